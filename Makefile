@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# exitplan: the one entry point.  `make help` lists the targets.
+
+PYTHON   := /usr/bin/python3
+PROFILE  ?= default
+CPU      ?= corei7_skylake_x
+GUEST    ?= handlers
+BUILD    := build
+PROFILES := $(sort $(basename $(notdir $(wildcard profiles/*.yaml))))
+
+.PHONY: all help deps-build deps-run deps-test deps-bench gen check-gen diff explain \
+	build iso run test test-gen test-unit test-boot bench clean
+
+all: build
+
+help:
+	@echo "make run   [PROFILE=default] [GUEST=handlers] [CPU=corei7_skylake_x]  boot in Bochs"
+	@echo "make test                      generator, unit and boot tests"
+	@echo "make gen / check-gen           regenerate generated/ / fail when it is stale"
+	@echo "make diff A=hrtimer B=overcommit   compare two profiles' generated code"
+	@echo "make explain [PROFILE=...]     the profile's decisions in words"
+	@echo "make bench                     exit costs per profile (Bochs ticks = instructions)"
+
+deps-build deps-run deps-test deps-bench: deps-%:
+	@scripts/ensure-deps.sh $*
+
+include gen/gen.mk
+include runtime/runtime.mk
+include tests/guest/guest.mk
+include tests/unit/unit.mk
+include tests/boot/boot.mk
+
+test: deps-test
+	$(MAKE) check-gen
+	$(MAKE) test-gen
+	$(MAKE) test-unit
+	$(MAKE) test-boot
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The contract between the exit path and the generated dispatch.
+ *
+ * The exit stub saves the guest's registers into struct vcpu, reads the
+ * exit reason, handles VM-entry failures (bit 31) itself, and calls
+ * vmx_dispatch_exit() with the basic exit reason (bits 15:0).  The
+ * dispatch, generated per profile, calls one handler and returns what it
+ * returned.  Handlers are named in spec/handlers.yaml and declared in the
+ * generated exit_handlers.h.
+ */
+#ifndef EXITPLAN_VMX_EXIT_H
+#define EXITPLAN_VMX_EXIT_H
+
+#include <stdint.h>
+
+struct vcpu;
+
+enum vmx_exit_action {
+	VMX_EXIT_RESUME = 0,	/* VMRESUME the guest */
+	VMX_EXIT_STOP = 1,	/* stop this guest; the report is printed */
+};
+
+typedef enum vmx_exit_action (*vmx_exit_handler_t)(struct vcpu *vcpu);
+
+/* Generated per profile (generated/PROFILE/exit_dispatch.c). */
+enum vmx_exit_action vmx_dispatch_exit(struct vcpu *vcpu, uint16_t basic_reason);
+
+/*
+ * Hand-written (arch/vmx): every reason the dispatch has no handler for,
+ * including those above the highest reason the SDM defines.  Prints the
+ * exit information and VMCS state, and stops the guest.  Never skips.
+ */
+enum vmx_exit_action handle_unexpected_exit(struct vcpu *vcpu, uint16_t basic_reason);
+
+#endif /* EXITPLAN_VMX_EXIT_H */

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Privileged x86 instructions as inline functions.  Host unit tests put
+ * tests/unit/fakes first on the include path, where a cpu.h of the same
+ * interface records the calls instead.
+ */
+#ifndef EXITPLAN_CPU_H
+#define EXITPLAN_CPU_H
+
+#include <stdint.h>
+
+static inline uint64_t rdmsr(uint32_t index)
+{
+	uint32_t lo, hi;
+
+	asm volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(index));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void wrmsr(uint32_t index, uint64_t value)
+{
+	asm volatile("wrmsr"
+		     : : "c"(index), "a"((uint32_t)value), "d"((uint32_t)(value >> 32))
+		     : "memory");
+}
+
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void cpuid_count(uint32_t leaf, uint32_t subleaf, uint32_t *eax,
+			       uint32_t *ebx, uint32_t *ecx, uint32_t *edx)
+{
+	asm volatile("cpuid"
+		     : "=a"(*eax), "=b"(*ebx), "=c"(*ecx), "=d"(*edx)
+		     : "a"(leaf), "c"(subleaf));
+}
+
+static inline void outb(uint16_t port, uint8_t v)
+{
+	asm volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline void outw(uint16_t port, uint16_t v)
+{
+	asm volatile("outw %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline void outl(uint16_t port, uint32_t v)
+{
+	asm volatile("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint8_t inb(uint16_t port)
+{
+	uint8_t v;
+
+	asm volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static inline uint16_t inw(uint16_t port)
+{
+	uint16_t v;
+
+	asm volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static inline uint32_t inl(uint16_t port)
+{
+	uint32_t v;
+
+	asm volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static inline uint64_t read_cr0(void)
+{
+	uint64_t v;
+
+	asm volatile("mov %%cr0, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_cr0(uint64_t v)
+{
+	asm volatile("mov %0, %%cr0" : : "r"(v) : "memory");
+}
+
+static inline uint64_t read_cr3(void)
+{
+	uint64_t v;
+
+	asm volatile("mov %%cr3, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_cr3(uint64_t v)
+{
+	asm volatile("mov %0, %%cr3" : : "r"(v) : "memory");
+}
+
+static inline uint64_t read_cr4(void)
+{
+	uint64_t v;
+
+	asm volatile("mov %%cr4, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_cr4(uint64_t v)
+{
+	asm volatile("mov %0, %%cr4" : : "r"(v) : "memory");
+}
+
+static inline void cpu_relax(void)
+{
+	asm volatile("pause");
+}
+
+static inline void cpu_halt_forever(void)
+{
+	for (;;)
+		asm volatile("cli; hlt");
+}
+
+#endif /* EXITPLAN_CPU_H */
