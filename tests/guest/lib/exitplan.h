@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Is the guest running under exitplan?  CPUID leaf 0x40000000 answers:
+ * EAX = the highest hypervisor leaf, EBX/ECX/EDX = "exit" "plan" "\0\0\0\0"
+ * (docs/GUESTS.md).  Checks that need exitplan SKIP elsewhere.
+ */
+#ifndef GUEST_EXITPLAN_H
+#define GUEST_EXITPLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define CPUID_HYPERVISOR_BASE	0x40000000u
+
+/* The signature as the three registers hold it, little endian. */
+struct hv_signature {
+	uint32_t max_leaf;
+	char text[13];		/* EBX, ECX, EDX as characters, NUL-ended */
+};
+
+struct hv_signature exitplan_signature(void);
+bool exitplan_detected(void);
+/* The guest-physical MMIO test page exitplan emulates (docs/GUESTS.md). */
+#define EXITPLAN_TEST_PAGE	0xfeb00000u
+#define EXITPLAN_TEST_PAGE_SIG	0x45584954u	/* "EXIT" read as a 32-bit value */
+/* The hypervisor's region, absent from the memory map exitplan passes. */
+#define EXITPLAN_HV_START	0x04000000u	/* 64 MiB */
+#define EXITPLAN_HV_END		0x06000000u	/* 96 MiB */
+
+#endif /* GUEST_EXITPLAN_H */

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * IDT setup, exception reporting and recovery, interrupt dispatch.
+ */
+#include "console.h"
+#include "idt.h"
+#include "test.h"
+#include "x86.h"
+
+#define GUEST_CS		0x08	/* entry.S's GDT */
+#define IDT_ENTRIES		256
+#define FIRST_EXTERNAL_VECTOR	32
+/* 32-bit interrupt gate, present, DPL 0 (SDM Vol. 3A, figure 6-2) */
+#define IDT_GATE_INTR32		0x8e00
+
+struct idt_entry {
+	uint16_t offset_lo;
+	uint16_t selector;
+	uint16_t flags;
+	uint16_t offset_hi;
+} __attribute__((packed));
+
+struct idt_desc {
+	uint16_t limit;
+	uint32_t base;
+} __attribute__((packed));
+
+extern const uint32_t trap_stub_table[IDT_ENTRIES];	/* entry.S */
+
+static struct idt_entry idt[IDT_ENTRIES] __attribute__((aligned(8)));
+static irq_handler_t irq_handlers[IDT_ENTRIES];
+
+volatile uint32_t fault_recovery_eip;
+static volatile int fault_expected = NO_FAULT;
+static volatile int fault_vector = NO_FAULT;
+static volatile uint32_t fault_error;
+
+static const char *const exception_names[32] = {
+	[X86_VEC_DE] = "#DE", [X86_VEC_DB] = "#DB", [X86_VEC_NMI] = "NMI",
+	[X86_VEC_BP] = "#BP", [X86_VEC_OF] = "#OF", [X86_VEC_BR] = "#BR",
+	[X86_VEC_UD] = "#UD", [X86_VEC_NM] = "#NM", [X86_VEC_DF] = "#DF",
+	[X86_VEC_TS] = "#TS", [X86_VEC_NP] = "#NP", [X86_VEC_SS] = "#SS",
+	[X86_VEC_GP] = "#GP", [X86_VEC_PF] = "#PF", [X86_VEC_MF] = "#MF",
+	[X86_VEC_AC] = "#AC", [X86_VEC_MC] = "#MC", [X86_VEC_XM] = "#XM",
+	[X86_VEC_VE] = "#VE", [X86_VEC_CP] = "#CP",
+};
+
+const char *vector_name(int vector)
+{
+	if (vector == NO_FAULT)
+		return "no exception";
+	if (vector >= 0 && vector < 32 && exception_names[vector])
+		return exception_names[vector];
+	return vector >= FIRST_EXTERNAL_VECTOR ? "interrupt" : "reserved";
+}
+
+void idt_init(void)
+{
+	struct idt_desc desc = {
+		.limit = sizeof(idt) - 1,
+		.base = (uint32_t)(uintptr_t)idt,
+	};
+
+	for (int v = 0; v < IDT_ENTRIES; v++) {
+		idt[v].offset_lo = trap_stub_table[v] & 0xffff;
+		idt[v].offset_hi = trap_stub_table[v] >> 16;
+		idt[v].selector = GUEST_CS;
+		idt[v].flags = IDT_GATE_INTR32;
+	}
+	asm volatile("lidt %0" : : "m"(desc));
+}
+
+void irq_register(uint8_t vector, irq_handler_t handler)
+{
+	irq_handlers[vector] = handler;
+}
+
+void expect_fault(int vector)
+{
+	fault_expected = vector;
+	fault_vector = NO_FAULT;
+	fault_error = 0;
+	fault_recovery_eip = 0;
+}
+
+bool fault_happened(void)
+{
+	/* Disarm: an ASM_TRY that did not fault leaves its address behind. */
+	fault_recovery_eip = 0;
+	if (fault_vector == NO_FAULT)
+		return false;
+	return fault_expected == ANY_VECTOR || fault_vector == fault_expected;
+}
+
+int last_fault_vector(void)
+{
+	return fault_vector;
+}
+
+uint32_t last_fault_error_code(void)
+{
+	return fault_error;
+}
+
+static void __attribute__((noreturn)) unexpected(struct trap_frame *f)
+{
+	bool exception = f->vector < FIRST_EXTERNAL_VECTOR;
+
+	printf("FAIL: unexpected %s %s (vector %u) error code 0x%x at EIP 0x%08x"
+	       " EFLAGS 0x%x CR2 0x%08x\n",
+	       exception ? "exception" : "interrupt", vector_name(f->vector),
+	       f->vector, f->error_code, f->eip, f->eflags, read_cr2());
+	printf("  eax %08x ebx %08x ecx %08x edx %08x esi %08x edi %08x ebp %08x\n",
+	       f->eax, f->ebx, f->ecx, f->edx, f->esi, f->edi, f->ebp);
+	test_abort();
+}
+
+void trap_dispatch(struct trap_frame *f);
+void trap_dispatch(struct trap_frame *f)
+{
+	if (f->vector < FIRST_EXTERNAL_VECTOR) {
+		if (!fault_recovery_eip)
+			unexpected(f);
+		fault_vector = (int)f->vector;
+		fault_error = f->error_code;
+		f->eip = fault_recovery_eip;
+		fault_recovery_eip = 0;
+		return;
+	}
+	if (!irq_handlers[f->vector])
+		unexpected(f);
+	irq_handlers[f->vector](f);
+}
+
+int rdmsr_safe(uint32_t msr, uint64_t *value)
+{
+	uint32_t lo = 0, hi = 0;
+
+	expect_fault(ANY_VECTOR);
+	asm volatile(ASM_TRY("1f")
+		     "rdmsr\n\t"
+		     "1:"
+		     : "+a"(lo), "+d"(hi) : "c"(msr) : "memory");
+	fault_happened();
+	*value = ((uint64_t)hi << 32) | lo;
+	return last_fault_vector();
+}
+
+int wrmsr_safe(uint32_t msr, uint64_t value)
+{
+	expect_fault(ANY_VECTOR);
+	asm volatile(ASM_TRY("1f")
+		     "wrmsr\n\t"
+		     "1:"
+		     : : "c"(msr), "a"((uint32_t)value),
+		       "d"((uint32_t)(value >> 32))
+		     : "memory");
+	fault_happened();
+	return last_fault_vector();
+}
+
+int write_cr4_safe(uint32_t value)
+{
+	expect_fault(ANY_VECTOR);
+	asm volatile(ASM_TRY("1f")
+		     "mov %0, %%cr4\n\t"
+		     "1:"
+		     : : "r"(value) : "memory");
+	fault_happened();
+	return last_fault_vector();
+}
+
+int xsetbv_safe(uint32_t xcr, uint64_t value)
+{
+	expect_fault(ANY_VECTOR);
+	asm volatile(ASM_TRY("1f")
+		     "xsetbv\n\t"
+		     "1:"
+		     : : "c"(xcr), "a"((uint32_t)value),
+		       "d"((uint32_t)(value >> 32))
+		     : "memory");
+	fault_happened();
+	return last_fault_vector();
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The few string functions the guests use (GCC may also emit calls to
+ * memcpy/memset/memcmp on its own, even with -ffreestanding). */
+#ifndef GUEST_STRING_H
+#define GUEST_STRING_H
+
+#include <stddef.h>
+
+void *memset(void *s, int c, size_t n);
+void *memcpy(void *dst, const void *src, size_t n);
+void *memmove(void *dst, const void *src, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+
+#endif /* GUEST_STRING_H */
