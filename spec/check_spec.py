@@ -1,0 +1,459 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Consistency checks of spec/*.yaml, independent of the generator.
+
+Checks what a typo in the architectural data would break: duplicate names
+and numbers, bit positions out of range, VMCS encodings whose width/type
+bits disagree with the declared width/kind, references between the files
+(controls, features, VMCS fields, MSRs, exit reasons), and the control
+bits against the real capability MSR values in shared/data/vmx-caps: the
+must-be-one bits of every model must be exactly the bits marked default1,
+and no model may allow a bit the spec does not define.
+
+Usage: spec/check_spec.py [--caps DIR] [--matrix]
+  --matrix  also print which features each vmx-caps model has.
+Exits 1 on the first file with inconsistencies, after listing them all.
+"""
+
+import argparse
+import glob
+import os
+import re
+import sys
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_CAPS = "/work/shared/data/vmx-caps"
+C_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+FEATURE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+MECHANISMS = {"atomic", "vmcs_always", "load_list", "manual", "passthrough", "trap"}
+VMCS_WIDTH = {0: 16, 1: 64, 2: 32, 3: "natural"}
+VMCS_KIND = {0: "control", 1: "read_only", 2: "guest", 3: "host"}
+CPUID_REGS = {"eax", "ebx", "ecx", "edx"}
+
+errors = []
+
+
+def err(where, msg):
+    errors.append(f"{where}: {msg}")
+
+
+def load(name):
+    with open(os.path.join(HERE, name)) as f:
+        text = f.read()
+    if not text.startswith("#"):
+        err(name, "must start with a comment saying what it is and which SDM section it follows")
+    return yaml.safe_load(text)
+
+
+def unique(where, seen, value, what):
+    if value in seen:
+        err(where, f"duplicate {what} {value!r}")
+    seen.add(value)
+
+
+def check_exit_reasons(doc):
+    names, numbers = set(), set()
+    out = {}
+    for i, e in enumerate(doc["exit_reasons"]):
+        w = f"exit_reasons.yaml[{i}]"
+        if set(e) != {"number", "name", "sdm", "qualification", "instruction_length"}:
+            err(w, f"keys {sorted(e)}")
+        if not C_IDENT.match(str(e.get("name"))):
+            err(w, f"name {e.get('name')!r} is not a C identifier")
+        if not isinstance(e.get("number"), int) or not 0 <= e["number"] <= 0xffff:
+            err(w, "number must be a 16-bit basic exit reason")
+        for k in ("qualification", "instruction_length"):
+            if not isinstance(e.get(k), bool):
+                err(w, f"{k} must be true or false")
+        unique(w, names, e.get("name"), "name")
+        unique(w, numbers, e.get("number"), "number")
+        out[e.get("name")] = e
+    nums = [e["number"] for e in doc["exit_reasons"]]
+    if nums != sorted(nums):
+        err("exit_reasons.yaml", "entries are not in ascending order")
+    return out
+
+
+def check_controls(doc):
+    controls = {}
+    fields = {}
+    keys = ["pin_based", "proc_based", "proc_based2", "vm_exit", "vm_entry"]
+    seen_keys = []
+    for i, f in enumerate(doc["control_fields"]):
+        w = f"vmx_controls.yaml[{f.get('key', i)}]"
+        seen_keys.append(f.get("key"))
+        for k in ("vmcs_field", "capability_msr", "c_prefix", "sdm", "controls"):
+            if k not in f:
+                err(w, f"missing {k}")
+        if "true_capability_msr" not in f:
+            err(w, "missing true_capability_msr (null when there is none)")
+        names, bits = set(), set()
+        for c in f["controls"]:
+            cw = f"{w}.{c.get('name')}"
+            if not C_IDENT.match(str(c.get("name"))):
+                err(cw, "name is not a C identifier")
+            if not isinstance(c.get("bit"), int) or not 0 <= c["bit"] <= 31:
+                err(cw, f"bit {c.get('bit')!r} outside 0..31")
+            if not c.get("sdm"):
+                err(cw, "missing sdm wording")
+            if str(c.get("name")).startswith("RESERVED") and not c.get("default1"):
+                err(cw, "a RESERVED_n entry must be default1")
+            unique(cw, names, c.get("name"), "control name")
+            unique(cw, bits, c.get("bit"), "bit")
+            controls[f"{f['key']}.{c['name']}"] = (f, c)
+        fields[f["key"]] = f
+    if seen_keys != keys:
+        err("vmx_controls.yaml", f"control fields must be {keys} in this order, got {seen_keys}")
+    macros = set()
+    for ref, (f, c) in controls.items():
+        unique(f"vmx_controls.yaml {ref}", macros, f["c_prefix"] + c["name"], "C macro")
+    return fields, controls
+
+
+def check_vmcs_fields(doc):
+    names, encs = set(), set()
+    out = {}
+    for i, f in enumerate(doc["vmcs_fields"]):
+        w = f"vmcs_fields.yaml[{f.get('name', i)}]"
+        e = f.get("encoding")
+        unique(w, names, f.get("name"), "name")
+        unique(w, encs, e, "encoding")
+        if not isinstance(e, int) or not 0 <= e <= 0x7fff:
+            err(w, f"encoding {e!r} out of range")
+            continue
+        if e & 1:
+            err(w, f"encoding {e:#06x} is a 'high' access encoding; list the full (even) one")
+        if e & (1 << 12):
+            err(w, f"encoding {e:#06x} has reserved bit 12 set")
+        if VMCS_WIDTH[(e >> 13) & 3] != f.get("width"):
+            err(w, f"width {f.get('width')!r} but encoding {e:#06x} says {VMCS_WIDTH[(e >> 13) & 3]}")
+        if VMCS_KIND[(e >> 10) & 3] != f.get("kind"):
+            err(w, f"kind {f.get('kind')!r} but encoding {e:#06x} says {VMCS_KIND[(e >> 10) & 3]}")
+        out[f["name"]] = f
+    return out
+
+
+def check_control_refs(fields, vmcs):
+    for key, f in fields.items():
+        if f["vmcs_field"] not in vmcs:
+            err(f"vmx_controls.yaml[{key}]", f"vmcs_field {f['vmcs_field']} not in vmcs_fields.yaml")
+
+
+def check_msrs(doc, vmcs, controls):
+    names, out = set(), {}
+    ranges = []
+    for i, m in enumerate(doc["msrs"]):
+        w = f"msrs.yaml[{m.get('name', i)}]"
+        unique(w, names, m.get("name"), "name")
+        for a in m.get("aliases", []):
+            unique(w, names, a, "name (alias)")
+        if not C_IDENT.match(str(m.get("name"))):
+            err(w, "name is not a C identifier")
+        idx, last = m.get("index"), m.get("last", m.get("index"))
+        if not isinstance(idx, int) or not 0 <= idx <= 0xffffffff:
+            err(w, f"index {idx!r} out of range")
+            continue
+        if not isinstance(last, int) or last < idx or last > 0xffffffff:
+            err(w, f"last {last!r} must be >= index")
+        if not isinstance(m.get("policy"), bool):
+            err(w, "policy must be true or false")
+        mech = m.get("mechanisms")
+        if not isinstance(mech, list) or set(mech) - MECHANISMS or len(set(mech)) != len(mech):
+            err(w, f"mechanisms {mech!r} must be a list from {sorted(MECHANISMS)}")
+            mech = []
+        if m.get("policy") and not mech:
+            err(w, "a policy MSR needs at least one mechanism")
+        if not m.get("policy") and mech:
+            err(w, "a non-policy MSR offers no mechanisms")
+        if "passthrough" in mech and "trap" not in mech:
+            err(w, "an MSR that can be passed through can also be trapped")
+        # SDM 26.4 / 28.6: these may not be in the MSR-load/store lists.
+        if "load_list" in mech and (idx in (0xc0000100, 0xc0000101) or (idx <= 0x8ff and last >= 0x800)):
+            err(w, "FS/GS base and the x2APIC range cannot be in the VM-entry/exit MSR lists")
+        want_vmcs = "atomic" in mech or "vmcs_always" in mech
+        v = m.get("vmcs")
+        if want_vmcs != (v is not None):
+            err(w, "vmcs: is required exactly when atomic or vmcs_always is offered")
+        if v is not None:
+            if set(v) != {"guest_field", "host_field", "entry_control", "exit_load_control",
+                          "exit_save_control", "feature"}:
+                err(w, f"vmcs keys {sorted(v)}")
+            for k in ("guest_field", "host_field"):
+                if v.get(k) is not None and v[k] not in vmcs:
+                    err(w, f"vmcs.{k} {v[k]} not in vmcs_fields.yaml")
+            if v.get("guest_field") is None:
+                err(w, "vmcs.guest_field is required")
+            for k in ("entry_control", "exit_load_control", "exit_save_control"):
+                if v.get(k) is not None and v[k] not in controls:
+                    err(w, f"vmcs.{k} {v[k]} is not a control")
+            if "atomic" in mech and (v.get("entry_control") is None or v.get("feature") is None):
+                err(w, "atomic needs an entry control and a feature")
+            if "vmcs_always" in mech and any(v.get(k) for k in ("entry_control", "exit_load_control",
+                                                                  "exit_save_control", "feature")):
+                err(w, "vmcs_always switching has no controls and needs no feature")
+        out[m["name"]] = m
+        for a in m.get("aliases", []):
+            out[a] = m
+        ranges.append((idx, last, m["name"]))
+    # Overlaps are allowed only as a named register inside a named range.
+    for a in ranges:
+        for b in ranges:
+            if a is b or a[1] < b[0] or b[1] < a[0]:
+                continue
+            inside = (a[0] >= b[0] and a[1] <= b[1]) or (b[0] >= a[0] and b[1] <= a[1])
+            if not inside or (a[0] == b[0] and a[1] == b[1]):
+                err("msrs.yaml", f"{a[2]} and {b[2]} overlap")
+    return out
+
+
+def check_detect(w, d, controls, msrs):
+    if not isinstance(d, dict) or len(d) not in (1, 2):
+        err(w, f"detect {d!r} must be one of controls/msr+bit/cpuid")
+        return
+    if "controls" in d:
+        if len(d) != 1 or not d["controls"]:
+            err(w, "controls: a non-empty list, alone")
+        for c in d["controls"]:
+            if c not in controls:
+                err(w, f"unknown control {c}")
+    elif "msr" in d:
+        if set(d) != {"msr", "bit"}:
+            err(w, "msr detection needs exactly msr and bit")
+        if d["msr"] not in msrs:
+            err(w, f"unknown MSR {d['msr']}")
+        if not isinstance(d.get("bit"), int) or not 0 <= d["bit"] <= 63:
+            err(w, f"bit {d.get('bit')!r} outside 0..63")
+    elif "cpuid" in d:
+        c = d["cpuid"]
+        if len(d) != 1 or set(c) != {"leaf", "reg", "bit"} or c["reg"] not in CPUID_REGS \
+                or not 0 <= c["bit"] <= 31:
+            err(w, f"cpuid {c!r} must be {{leaf, reg: e[abcd]x, bit: 0..31}}")
+    else:
+        err(w, f"detect {d!r} must be one of controls/msr+bit/cpuid")
+
+
+def check_features(doc, controls, msrs):
+    out = {}
+    for i, f in enumerate(doc["features"]):
+        w = f"features.yaml[{f.get('name', i)}]"
+        if not FEATURE_NAME.match(str(f.get("name"))):
+            err(w, "name must be lower-case snake_case (it is printed and matched)")
+        if f.get("name") in out:
+            err(w, "duplicate feature")
+        if not f.get("sdm"):
+            err(w, "missing sdm")
+        check_detect(w, f.get("detect"), controls, msrs)
+        for a in f.get("also", []):
+            check_detect(w + ".also", a, controls, msrs)
+        out[f["name"]] = f
+    for name, m in msrs.items():
+        feat = (m.get("vmcs") or {}).get("feature")
+        if feat is not None and feat not in out:
+            err(f"msrs.yaml[{name}]", f"vmcs.feature {feat} not in features.yaml")
+    # A feature of an atomic MSR must cover every control that switching uses.
+    for name, m in msrs.items():
+        v = m.get("vmcs")
+        if not v or not v.get("feature") or v["feature"] not in out:
+            continue
+        need = {v[k] for k in ("entry_control", "exit_load_control", "exit_save_control") if v[k]}
+        have = set(out[v["feature"]]["detect"].get("controls", []))
+        if need - have:
+            err(f"msrs.yaml[{name}]", f"feature {v['feature']} does not detect {sorted(need - have)}")
+    return out
+
+
+def check_arch(doc):
+    prefixes = set()
+    macros = set()
+    for g in doc.get("groups", []):
+        w = f"arch.yaml[{g.get('name')}]"
+        unique(w, prefixes, g.get("c_prefix"), "c_prefix")
+        width = g.get("width", 64)
+        names = set()
+        for b in g.get("bits", []):
+            bw = f"{w}.{b.get('name')}"
+            if not C_IDENT.match(str(b.get("name"))):
+                err(bw, "name is not a C identifier")
+            unique(bw, names, b.get("name"), "name")
+            lo = b.get("bit")
+            hi = b.get("last", lo)
+            if not isinstance(lo, int) or not isinstance(hi, int) or not 0 <= lo <= hi < width:
+                err(bw, f"bit {lo!r}..{hi!r} outside 0..{width - 1}")
+            if not b.get("sdm"):
+                err(bw, "missing sdm")
+            unique(bw, macros, g["c_prefix"] + b["name"], "C macro")
+            for vname, vval in (b.get("values") or {}).items():
+                if not C_IDENT.match(str(vname)):
+                    err(bw, f"value name {vname!r} is not a C identifier")
+                if not isinstance(vval, int) or not 0 <= vval < (1 << (hi - lo + 1)):
+                    err(bw, f"value {vname}={vval!r} does not fit bits {lo}..{hi}")
+                unique(bw, macros, g["c_prefix"] + b["name"] + "_" + vname, "C macro")
+    for v in doc.get("values", []):
+        w = f"arch.yaml values[{v.get('name')}]"
+        if not C_IDENT.match(str(v.get("name"))) or not isinstance(v.get("value"), int):
+            err(w, "needs a C identifier name and an integer value")
+        if not v.get("sdm"):
+            err(w, "missing sdm")
+        unique(w, macros, v.get("name"), "C macro")
+
+
+def check_handlers(doc, reasons):
+    h = doc.get("handlers")
+    if not isinstance(h, dict) or not h:
+        err("handlers.yaml", "handlers: must be a non-empty mapping")
+        return
+    for reason, fn in h.items():
+        if reason not in reasons:
+            err("handlers.yaml", f"unknown exit reason {reason}")
+        if not C_IDENT.match(str(fn)) or not fn.startswith("handle_"):
+            err("handlers.yaml", f"{reason}: handler {fn!r} must be a handle_* C identifier")
+        if fn == "handle_unexpected_exit":
+            err("handlers.yaml", f"{reason}: unhandled reasons are simply not listed")
+
+
+def check_runtime(doc, features, controls, msrs):
+    for f in doc.get("required_features", []):
+        name = f["feature"] if isinstance(f, dict) else f
+        if name not in features:
+            err("runtime.yaml", f"required feature {name} not in features.yaml")
+        if isinstance(f, dict) and not f.get("why"):
+            err("runtime.yaml", f"required feature {name}: say why")
+    for f in doc.get("preferred_features", []):
+        if f["feature"] not in features:
+            err("runtime.yaml", f"preferred feature {f['feature']} not in features.yaml")
+    for c in doc.get("required_controls", []):
+        if c.get("control") not in controls:
+            err("runtime.yaml", f"required control {c.get('control')} unknown")
+        if not c.get("why"):
+            err("runtime.yaml", f"required control {c.get('control')}: say why")
+    for p in doc.get("trapped_io_ports", []):
+        if not 0 <= p.get("first", -1) <= p.get("last", -1) <= 0xffff or not p.get("why"):
+            err("runtime.yaml", f"trapped I/O range {p!r}")
+    for m in doc.get("trapped_msrs", []):
+        if m.get("msr") not in msrs or not m.get("why"):
+            err("runtime.yaml", f"trapped MSR {m!r}")
+
+
+def check_hypercalls(doc):
+    abi = doc.get("abi", {})
+    regs = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11"}
+    if abi.get("number") not in regs or abi.get("result") not in regs \
+            or not set(abi.get("args", [])) <= regs or not isinstance(abi.get("unknown_result"), int):
+        err("hypercalls.yaml", f"abi {abi!r}")
+    names, numbers = set(), set()
+    for h in doc.get("hypercalls", []):
+        w = f"hypercalls.yaml[{h.get('name')}]"
+        unique(w, names, h.get("name"), "name")
+        unique(w, numbers, h.get("number"), "number")
+        if not C_IDENT.match(str(h.get("name"))) or not isinstance(h.get("number"), int):
+            err(w, "name and number")
+        if len(h.get("args", [])) > len(abi.get("args", [])):
+            err(w, "more arguments than the ABI has registers")
+        if not h.get("doc"):
+            err(w, "missing doc")
+
+
+def cap_value(model, name):
+    m = model["msrs"].get(name)
+    return m["value"] if m else 0
+
+
+def allowed1(model, fields, ref):
+    key, _, name = ref.partition(".")
+    f = fields[key]
+    bit = next(c["bit"] for c in f["controls"] if c["name"] == name)
+    ok = bool((cap_value(model, f["capability_msr"]) >> 32) & (1 << bit))
+    if key == "proc_based2":
+        act = next(c["bit"] for c in fields["proc_based"]["controls"]
+                   if c["name"] == "ACTIVATE_SECONDARY_CONTROLS")
+        ok = ok and bool((cap_value(model, fields["proc_based"]["capability_msr"]) >> 32) & (1 << act))
+    return ok
+
+
+def detect_one(model, fields, d):
+    if "controls" in d:
+        return all(allowed1(model, fields, c) for c in d["controls"])
+    if "msr" in d:
+        return bool((cap_value(model, d["msr"]) >> d["bit"]) & 1)
+    return None		# CPUID: not recorded in the caps files
+
+
+def feature_present(model, fields, f):
+    results = [detect_one(model, fields, d) for d in [f["detect"]] + f.get("also", [])]
+    if None in results:
+        return None
+    return all(results)
+
+
+def check_caps(capsdir, fields, features, matrix):
+    models = []
+    for p in sorted(glob.glob(os.path.join(capsdir, "*.yaml"))):
+        with open(p) as f:
+            models.append(yaml.safe_load(f))
+    for model in models:
+        w = f"vmx-caps/{model['model']}"
+        for key, f in fields.items():
+            v = cap_value(model, f["capability_msr"])
+            lo, hi = v & 0xffffffff, v >> 32
+            d1 = sum(1 << c["bit"] for c in f["controls"] if c.get("default1"))
+            defined = sum(1 << c["bit"] for c in f["controls"])
+            if key != "proc_based2" and lo != d1:
+                err(w, f"{f['capability_msr']} must-be-one bits {lo:#x} != default1 bits {d1:#x}")
+            if key == "proc_based2" and lo:
+                err(w, f"{f['capability_msr']} has must-be-one bits {lo:#x}")
+            if hi & ~defined:
+                err(w, f"{f['capability_msr']} allows undefined bits {hi & ~defined:#x}")
+            if lo & ~hi:
+                err(w, f"{f['capability_msr']} requires bits it does not allow: {lo & ~hi:#x}")
+            if f.get("true_capability_msr") and (cap_value(model, "IA32_VMX_BASIC") >> 55) & 1:
+                t = cap_value(model, f["true_capability_msr"])
+                if (t & 0xffffffff) & ~d1:
+                    err(w, f"{f['true_capability_msr']} requires non-default1 bits")
+                if (t >> 32) != hi:
+                    err(w, f"{f['true_capability_msr']} allowed-1 differs from {f['capability_msr']}")
+    if matrix:
+        names = [m["model"] for m in models]
+        print(f"{'feature':42}" + " ".join(f"{n[:6]:>6}" for n in names))
+        for name, f in features.items():
+            row = []
+            for model in models:
+                r = feature_present(model, fields, f)
+                row.append("     ?" if r is None else ("     1" if r else "     ."))
+            print(f"{name:42}" + " ".join(row))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--caps", default=DEFAULT_CAPS)
+    ap.add_argument("--matrix", action="store_true")
+    args = ap.parse_args()
+
+    reasons = check_exit_reasons(load("exit_reasons.yaml"))
+    fields, controls = check_controls(load("vmx_controls.yaml"))
+    vmcs = check_vmcs_fields(load("vmcs_fields.yaml"))
+    check_control_refs(fields, vmcs)
+    msrs = check_msrs(load("msrs.yaml"), vmcs, controls)
+    for f in fields.values():
+        for k in ("capability_msr", "true_capability_msr"):
+            if f.get(k) and f[k] not in msrs:
+                err(f"vmx_controls.yaml[{f['key']}]", f"{k} {f[k]} not in msrs.yaml")
+    features = check_features(load("features.yaml"), controls, msrs)
+    optional = {"arch.yaml": check_arch, "handlers.yaml": lambda d: check_handlers(d, reasons),
+                "runtime.yaml": lambda d: check_runtime(d, features, controls, msrs),
+                "hypercalls.yaml": check_hypercalls}
+    for name, fn in optional.items():
+        if os.path.exists(os.path.join(HERE, name)):
+            fn(load(name))
+        else:
+            err(name, "missing")
+    if os.path.isdir(args.caps):
+        check_caps(args.caps, fields, features, args.matrix)
+    for e in errors:
+        print("spec: " + e, file=sys.stderr)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
