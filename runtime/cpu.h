@@ -92,6 +92,14 @@ static inline void write_cr0(uint64_t v)
 	asm volatile("mov %0, %%cr0" : : "r"(v) : "memory");
 }
 
+static inline uint64_t read_cr2(void)
+{
+	uint64_t v;
+
+	asm volatile("mov %%cr2, %0" : "=r"(v));
+	return v;
+}
+
 static inline uint64_t read_cr3(void)
 {
 	uint64_t v;
@@ -118,12 +126,30 @@ static inline void write_cr4(uint64_t v)
 	asm volatile("mov %0, %%cr4" : : "r"(v) : "memory");
 }
 
+static inline void local_irq_disable(void)
+{
+	asm volatile("cli" : : : "memory");
+}
+
+static inline void local_irq_enable(void)
+{
+	asm volatile("sti" : : : "memory");
+}
+
+static inline uint64_t read_rflags(void)
+{
+	uint64_t v;
+
+	asm volatile("pushfq; popq %0" : "=r"(v));
+	return v;
+}
+
 static inline void cpu_relax(void)
 {
 	asm volatile("pause");
 }
 
-static inline void cpu_halt_forever(void)
+static inline __attribute__((noreturn)) void cpu_halt_forever(void)
 {
 	for (;;)
 		asm volatile("cli; hlt");

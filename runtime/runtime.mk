@@ -1,1 +1,90 @@
-# placeholder: owned by the part that builds it
+# SPDX-License-Identifier: GPL-2.0-only
+# The hypervisor image, $(BUILD)/$(PROFILE)/exitplan.elf, and the boot ISO
+# $(BUILD)/$(PROFILE)/$(GUEST).iso.  Included by the top-level Makefile.
+
+HV_DIR    := $(BUILD)/$(PROFILE)
+HV_OBJDIR := $(HV_DIR)/obj
+HV_INCDIR := $(HV_DIR)/include
+HV_ELF    := $(HV_DIR)/exitplan.elf
+HV_LDS    := $(HV_DIR)/exitplan.lds
+
+# The hypervisor's command line (after the image path) and the guest's.
+HV_ARGS    ?=
+GUEST_ARGS ?=
+GUEST_ELF  := $(BUILD)/guest/$(GUEST).elf
+ISO        := $(HV_DIR)/$(GUEST).iso
+
+HV_CC := gcc
+HV_LD := ld
+
+# -mcmodel=small: the image lives at 64 MiB, far below 2 GiB, so every
+# symbol fits a sign-extended 32-bit immediate.  No SSE/x87 state is ever
+# touched by the host, so the exit path need not save it.  No endbr64:
+# the exit path's instruction count is what profiles are compared by.
+HV_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
+	-ffreestanding -fno-stack-protector -fno-pic -fno-pie -fno-common \
+	-mcmodel=small -mno-red-zone -mno-sse -mno-mmx -mno-80387 \
+	-mgeneral-regs-only -fno-asynchronous-unwind-tables -fcf-protection=none
+HV_CPPFLAGS = -I runtime -I arch/vmx -I generated/common -I generated/$(PROFILE) \
+	-I $(HV_INCDIR) -DEXITPLAN_BUILD_PROFILE='"$(PROFILE)"' -MMD -MP
+HV_ASFLAGS := -D__ASSEMBLER__ -g
+HV_LDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 -z noexecstack \
+	--no-warn-rwx-segments
+
+# Sources: the hand-written parts by wildcard, so new files are picked up;
+# the generated ones as gen/gen.mk lists them, else by wildcard.
+GEN_COMMON_SRCS ?= $(wildcard generated/common/*.c)
+GEN_PROFILE_SRCS ?= $(wildcard generated/$(PROFILE)/*.c)
+
+HV_C_SRCS := $(filter-out runtime/asm-offsets.c,$(wildcard runtime/*.c arch/vmx/*.c)) \
+	$(GEN_COMMON_SRCS) $(GEN_PROFILE_SRCS)
+HV_S_SRCS := $(wildcard runtime/*.S arch/vmx/*.S)
+HV_OBJS := $(patsubst %.c,$(HV_OBJDIR)/%.o,$(HV_C_SRCS)) \
+	$(patsubst %.S,$(HV_OBJDIR)/%.o,$(HV_S_SRCS))
+
+# The version in the banner; version.h is rewritten only when it changes.
+HV_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+.PHONY: build iso FORCE
+
+build: $(HV_ELF)
+iso: $(ISO)
+
+$(HV_ELF): $(HV_OBJS) $(HV_LDS)
+	$(HV_LD) $(HV_LDFLAGS) -T $(HV_LDS) -o $@ $(HV_OBJS)
+
+$(HV_LDS): runtime/exitplan.ld runtime/layout.h
+	@mkdir -p $(@D)
+	$(HV_CC) -E -P -x c -D__ASSEMBLER__ -I runtime $< -o $@
+
+$(HV_INCDIR)/version.h: FORCE
+	@mkdir -p $(@D)
+	@echo '#define EXITPLAN_VERSION "$(HV_VERSION)"' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+# Constants for assembly, computed by the compiler from C headers.
+$(HV_INCDIR)/asm-offsets.h: runtime/asm-offsets.c
+	@mkdir -p $(@D) $(HV_OBJDIR)/runtime
+	$(HV_CC) $(HV_CFLAGS) $(HV_CPPFLAGS) -MT $@ -MF $(HV_OBJDIR)/runtime/asm-offsets.d \
+		-S -o $(HV_OBJDIR)/runtime/asm-offsets.s $<
+	@{ echo '/* Generated from runtime/asm-offsets.c; do not edit. */'; \
+	   sed -n 's/^[[:space:]]*\.ascii "->\([A-Za-z0-9_]*\) \$$\{0,1\}\(-\{0,1\}[0-9]*\)"$$/#define \1 \2/p' \
+		$(HV_OBJDIR)/runtime/asm-offsets.s; } > $@.tmp
+	@mv $@.tmp $@
+
+$(HV_OBJDIR)/%.o: %.c
+	@mkdir -p $(@D)
+	$(HV_CC) $(HV_CFLAGS) $(HV_CPPFLAGS) -c -o $@ $<
+
+$(HV_OBJDIR)/%.o: %.S $(HV_INCDIR)/asm-offsets.h
+	@mkdir -p $(@D)
+	$(HV_CC) $(HV_CPPFLAGS) $(HV_ASFLAGS) -c -o $@ $<
+
+$(HV_OBJDIR)/runtime/main.o: $(HV_INCDIR)/version.h
+$(HV_OBJDIR)/runtime/main.o: HV_CPPFLAGS += -include $(HV_INCDIR)/version.h
+
+-include $(HV_OBJS:.o=.d) $(HV_OBJDIR)/runtime/asm-offsets.d
+
+# The boot ISO: GRUB, the hypervisor, the guest as a module.
+$(ISO): $(HV_ELF) $(GUEST_ELF) tests/boot/mkiso.sh tests/boot/grub.cfg.in FORCE
+	@tests/boot/mkiso.sh $@ $(HV_ELF) $(GUEST_ELF) "$(HV_ARGS)" "$(GUEST_ARGS)"

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The multiboot v1 header and the 32-bit entry point.
+ *
+ * GRUB's `multiboot` command loads this ELF64 image by its program
+ * headers at HV_LOAD_ADDR and jumps to _start in 32-bit protected mode
+ * with paging off, EAX = MULTIBOOT_BOOTLOADER_MAGIC and EBX = the
+ * physical address of struct multiboot_info.  We check both, zero .bss,
+ * identity-map the first 4 GiB with 2-MiB pages, enter IA-32e mode
+ * (SDM Vol. 3A 10.8.5: CR4.PAE, CR3, EFER.LME, then CR0.PG) and call
+ * hv_main(magic, info) on the boot CPU's stack.
+ */
+#include "asm-offsets.h"
+#include "desc.h"
+#include "layout.h"
+#include "multiboot.h"
+#include "paging.h"
+
+#define MB_HEADER_FLAGS	(MULTIBOOT_PAGE_ALIGN | MULTIBOOT_MEMORY_INFO)
+
+/* CPUID.80000001H:EDX[29], "Intel 64 Architecture" (long mode). */
+#define CPUID_EXT_FEATURES	0x80000001
+#define CPUID_EDX_LM		(1 << 29)
+
+/* Where a failure before the console exists is reported. */
+#define BOCHS_E9_PORT		0xe9
+#define BOCHS_SHUTDOWN_PORT	0x8900
+
+	/*
+	 * The header must be 32-bit aligned within the first 8 KiB of the
+	 * file; the linker script puts .multiboot first.  For an ELF image
+	 * GRUB takes the load addresses from the program headers, so flag
+	 * bit 16 (the a.out address fields) is not set.
+	 */
+	.section .multiboot, "a"
+	.balign 4
+	.globl multiboot_header
+multiboot_header:
+	.long MULTIBOOT_HEADER_MAGIC
+	.long MB_HEADER_FLAGS
+	.long -(MULTIBOOT_HEADER_MAGIC + MB_HEADER_FLAGS)
+
+	.section .text.boot32, "ax"
+	.code32
+	.globl _start
+_start:
+	cli
+	cld
+	movl $boot_stack_top, %esp
+	movl %eax, %esi			/* keep magic and info across the setup */
+	movl %ebx, %ebp
+
+	cmpl $MULTIBOOT_BOOTLOADER_MAGIC, %eax
+	jne .Lbad_magic
+
+	/* Long mode present?  (Extended leaf first, then the LM bit.) */
+	movl $CPUID_EXT_FEATURES & 0xffff0000, %eax
+	cpuid
+	cmpl $CPUID_EXT_FEATURES, %eax
+	jb .Lno_long_mode
+	movl $CPUID_EXT_FEATURES, %eax
+	cpuid
+	testl $CPUID_EDX_LM, %edx
+	jz .Lno_long_mode
+
+	/* Zero .bss (page tables and stacks included). */
+	movl $__bss_start, %edi
+	movl $__bss_end, %ecx
+	subl %edi, %ecx
+	shrl $2, %ecx
+	xorl %eax, %eax
+	rep stosl
+
+	/* PML4[0] -> PDPT; PDPT[0..3] -> the four page directories. */
+	movl $boot_pdpt + (PTE_PRESENT | PTE_WRITE), boot_pml4
+	movl $boot_pd, %eax
+	orl $(PTE_PRESENT | PTE_WRITE), %eax
+	xorl %ecx, %ecx
+1:	movl %eax, boot_pdpt(, %ecx, 8)
+	addl $PAGE_SIZE, %eax
+	incl %ecx
+	cmpl $4, %ecx
+	jb 1b
+
+	/*
+	 * 2048 PDEs of 2 MiB each cover [0, 4 GiB).  A PDE is 8 bytes; the
+	 * high half (address bits 63:32) stays zero from the .bss clear.
+	 */
+	movl $(PTE_PRESENT | PTE_WRITE | PTE_PS), %eax
+	xorl %ecx, %ecx
+2:	movl %eax, %edx
+	cmpl $BOOT_UC_START, %eax
+	jb 3f
+	orl $(PTE_PCD | PTE_PWT), %edx	/* APIC, IO-APIC, firmware: uncached */
+3:	movl %edx, boot_pd(, %ecx, 8)
+	addl $LARGE_PAGE_SIZE, %eax
+	incl %ecx
+	cmpl $(4 * PT_ENTRIES), %ecx
+	jb 2b
+
+	movl %cr4, %eax
+	orl $BOOT_CR4_PAE, %eax
+	movl %eax, %cr4
+
+	movl $boot_pml4, %eax
+	movl %eax, %cr3
+
+	movl $BOOT_MSR_EFER, %ecx
+	rdmsr
+	orl $BOOT_EFER_LME, %eax
+	wrmsr
+
+	movl %cr0, %eax
+	orl $BOOT_CR0_PG, %eax
+	movl %eax, %cr0			/* IA-32e mode active, compatibility mode */
+
+	lgdt boot_gdt_ptr
+	ljmp $GDT_KERNEL_CS, $start64
+
+.Lbad_magic:
+	movl $msg_bad_magic, %ebx
+	jmp .Lfail32
+.Lno_long_mode:
+	movl $msg_no_long_mode, %ebx
+	/* fall through */
+
+	/*
+	 * No console yet: write the message to port 0xE9 (Bochs, QEMU's
+	 * debugcon) and to COM1 as the BIOS left it, then power off the
+	 * Bochs way and halt.
+	 */
+.Lfail32:
+	movb (%ebx), %al
+	testb %al, %al
+	jz 5f
+	outb %al, $BOCHS_E9_PORT
+	movw $0x3f8, %dx
+	outb %al, %dx
+	incl %ebx
+	jmp .Lfail32
+5:	movl $msg_shutdown, %ebx
+	movw $BOCHS_SHUTDOWN_PORT, %dx
+6:	movb (%ebx), %al
+	testb %al, %al
+	jz 7f
+	outb %al, %dx
+	incl %ebx
+	jmp 6b
+7:	cli
+	hlt
+	jmp 7b
+
+	.code64
+	.section .text, "ax"
+start64:
+	movl $GDT_KERNEL_DS, %eax
+	movl %eax, %ds
+	movl %eax, %es
+	movl %eax, %ss
+	xorl %eax, %eax
+	movl %eax, %fs
+	movl %eax, %gs
+
+	movq $boot_stack_top, %rsp
+	movl %esi, %edi			/* hv_main(magic, info) */
+	movl %ebp, %esi
+	xorl %ebp, %ebp			/* end of the frame-pointer chain */
+	call hv_main
+	/* hv_main powers off; should it ever return, stop here. */
+8:	cli
+	hlt
+	jmp 8b
+
+	.section .rodata
+	.balign 8
+boot_gdt:
+	.quad 0
+	.quad GDT_ENTRY(DESC_KERNEL_CODE64, 0, 0xfffff)
+	.quad GDT_ENTRY(DESC_KERNEL_DATA, 0, 0xfffff)
+boot_gdt_end:
+	.balign 8
+boot_gdt_ptr:
+	.word boot_gdt_end - boot_gdt - 1
+	.quad boot_gdt
+
+msg_bad_magic:
+	.asciz "exitplan: PANIC: not loaded by a multiboot v1 boot loader (bad magic in EAX)\r\n"
+msg_no_long_mode:
+	.asciz "exitplan: PANIC: this CPU has no long mode (CPUID.80000001H:EDX.LM = 0)\r\n"
+msg_shutdown:
+	.asciz "Shutdown"
+
+	.section .bss
+	.balign PAGE_SIZE
+	.globl boot_pml4
+boot_pml4:
+	.skip PAGE_SIZE
+boot_pdpt:
+	.skip PAGE_SIZE
+boot_pd:
+	.skip 4 * PAGE_SIZE
+
+	/* The boot CPU's main stack; struct percpu records it. */
+	.balign 16
+	.globl boot_stack_bottom, boot_stack_top
+boot_stack_bottom:
+	.skip HV_STACK_SIZE
+boot_stack_top:

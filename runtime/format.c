@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The one formatter behind printk, panic and snprintf.  It knows the
+ * conversions the hypervisor prints with and nothing else; an unknown
+ * conversion is printed literally so that a format mistake is visible.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "string.h"
+
+struct out {
+	char *buf;
+	size_t size;
+	size_t len;		/* what the full output would need */
+};
+
+static void put(struct out *o, char c)
+{
+	if (o->len + 1 < o->size)
+		o->buf[o->len] = c;
+	o->len++;
+}
+
+static void pad(struct out *o, char c, int n)
+{
+	while (n-- > 0)
+		put(o, c);
+}
+
+struct spec {
+	bool left;		/* '-' */
+	bool zero;		/* '0' */
+	int width;
+	int precision;		/* -1: none */
+};
+
+static void put_str(struct out *o, const struct spec *sp, const char *s)
+{
+	size_t n;
+
+	if (!s)
+		s = "(null)";
+	n = sp->precision >= 0 ? strnlen(s, sp->precision) : strlen(s);
+	if (!sp->left)
+		pad(o, ' ', sp->width - (int)n);
+	for (size_t i = 0; i < n; i++)
+		put(o, s[i]);
+	if (sp->left)
+		pad(o, ' ', sp->width - (int)n);
+}
+
+static void put_num(struct out *o, const struct spec *sp, uint64_t v, bool negative,
+		    unsigned int base, bool upper, const char *prefix)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char tmp[24];
+	int n = 0, prefix_len = prefix ? (int)strlen(prefix) : 0;
+	int zeros = 0, total;
+
+	do {
+		tmp[n++] = digits[v % base];
+		v /= base;
+	} while (v);
+	if (sp->precision > n)
+		zeros = sp->precision - n;
+	total = n + zeros + prefix_len + (negative ? 1 : 0);
+	/* '0' pads after the sign and prefix; ignored with '-' or a precision. */
+	if (sp->zero && !sp->left && sp->precision < 0 && sp->width > total) {
+		zeros += sp->width - total;
+		total = sp->width;
+	}
+	if (!sp->left)
+		pad(o, ' ', sp->width - total);
+	if (negative)
+		put(o, '-');
+	for (int i = 0; i < prefix_len; i++)
+		put(o, prefix[i]);
+	pad(o, '0', zeros);
+	while (n)
+		put(o, tmp[--n]);
+	if (sp->left)
+		pad(o, ' ', sp->width - total);
+}
+
+int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	struct out o = { .buf = buf, .size = size, .len = 0 };
+
+	while (*fmt) {
+		struct spec sp = { .precision = -1 };
+		int lmod = 0;		/* -2 hh, -1 h, 0 int, 1 l, 2 ll, 3 z */
+		const char *start = fmt;
+		uint64_t u;
+		int64_t s;
+
+		if (*fmt != '%') {
+			put(&o, *fmt++);
+			continue;
+		}
+		fmt++;
+		for (;; fmt++) {
+			if (*fmt == '-')
+				sp.left = true;
+			else if (*fmt == '0')
+				sp.zero = true;
+			else
+				break;
+		}
+		if (*fmt == '*') {
+			sp.width = va_arg(ap, int);
+			if (sp.width < 0) {
+				sp.left = true;
+				sp.width = -sp.width;
+			}
+			fmt++;
+		} else {
+			while (*fmt >= '0' && *fmt <= '9')
+				sp.width = sp.width * 10 + (*fmt++ - '0');
+		}
+		if (*fmt == '.') {
+			fmt++;
+			sp.precision = 0;
+			if (*fmt == '*') {
+				sp.precision = va_arg(ap, int);
+				if (sp.precision < 0)
+					sp.precision = -1;
+				fmt++;
+			} else {
+				while (*fmt >= '0' && *fmt <= '9')
+					sp.precision = sp.precision * 10 + (*fmt++ - '0');
+			}
+		}
+		if (*fmt == 'h') {
+			lmod = -1;
+			if (*++fmt == 'h') {
+				lmod = -2;
+				fmt++;
+			}
+		} else if (*fmt == 'l') {
+			lmod = 1;
+			if (*++fmt == 'l') {
+				lmod = 2;
+				fmt++;
+			}
+		} else if (*fmt == 'z') {
+			lmod = 3;
+			fmt++;
+		}
+
+		switch (*fmt) {
+		case 'd':
+		case 'i':
+			if (lmod >= 1)
+				s = lmod == 1 ? va_arg(ap, long) :
+				    lmod == 2 ? va_arg(ap, long long) : (int64_t)va_arg(ap, size_t);
+			else
+				s = va_arg(ap, int);
+			if (lmod == -1)
+				s = (short)s;
+			else if (lmod == -2)
+				s = (signed char)s;
+			/* Negate in unsigned arithmetic: INT64_MIN has no positive. */
+			put_num(&o, &sp, s < 0 ? -(uint64_t)s : (uint64_t)s, s < 0, 10, false, NULL);
+			break;
+		case 'u':
+		case 'x':
+		case 'X':
+			if (lmod >= 1)
+				u = lmod == 1 ? va_arg(ap, unsigned long) :
+				    lmod == 2 ? va_arg(ap, unsigned long long) : va_arg(ap, size_t);
+			else
+				u = va_arg(ap, unsigned int);
+			if (lmod == -1)
+				u = (unsigned short)u;
+			else if (lmod == -2)
+				u = (unsigned char)u;
+			put_num(&o, &sp, u, false, *fmt == 'u' ? 10 : 16, *fmt == 'X', NULL);
+			break;
+		case 'p':
+			/* Always 0x and 16 digits: addresses line up in dumps. */
+			sp.zero = true;
+			sp.precision = -1;
+			if (sp.width < 18)
+				sp.width = 18;
+			put_num(&o, &sp, (uintptr_t)va_arg(ap, void *), false, 16, false, "0x");
+			break;
+		case 's':
+			put_str(&o, &sp, va_arg(ap, const char *));
+			break;
+		case 'c':
+			sp.precision = -1;
+			{
+				char c[2] = { (char)va_arg(ap, int), '\0' };
+
+				/* A NUL char is still one character of output. */
+				if (!c[0]) {
+					pad(&o, ' ', sp.left ? 0 : sp.width - 1);
+					put(&o, '\0');
+					pad(&o, ' ', sp.left ? sp.width - 1 : 0);
+				} else {
+					put_str(&o, &sp, c);
+				}
+			}
+			break;
+		case '%':
+			put(&o, '%');
+			break;
+		default:
+			/* Unknown: print the directive as written. */
+			while (start < fmt)
+				put(&o, *start++);
+			if (!*fmt)
+				continue;
+			put(&o, *fmt);
+			break;
+		}
+		fmt++;
+	}
+	if (size)
+		buf[o.len < size ? o.len : size - 1] = '\0';
+	return (int)o.len;
+}
+
+int snprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return n;
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The hypervisor's C entry, called by boot.S in 64-bit mode on the boot
+ * CPU's stack with interrupts off.
+ */
+#include <stdint.h>
+
+#include "boot_info.h"
+#include "console.h"
+#include "page_alloc.h"
+#include "panic.h"
+#include "percpu.h"
+#include "pic.h"
+#include "traps.h"
+
+#if __has_include("profile.h")
+#include "profile.h"		/* generated: PROFILE_NAME */
+#else
+#define PROFILE_NAME	EXITPLAN_BUILD_PROFILE	/* from make, until generated */
+#endif
+
+#if __has_include("vmm.h")
+#include "vmm.h"
+#else
+/* Until the VT-x part provides runtime/vmm.h. */
+int vmm_run(const struct boot_info *bi);
+#endif
+
+#ifndef EXITPLAN_VERSION
+#define EXITPLAN_VERSION	"unknown"
+#endif
+
+void hv_main(uint32_t mb_magic, uint32_t mb_info_pa);
+
+void hv_main(uint32_t mb_magic, uint32_t mb_info_pa)
+{
+	const struct boot_info *bi;
+	int status;
+
+	/* Order matters: GS base first (printk asks which CPU it is on). */
+	percpu_init_bsp();
+	idt_init();
+	idt_load();
+	console_init();
+	pic_remap_and_mask();
+
+	printk("\nexitplan %s (profile %s)\n", EXITPLAN_VERSION, PROFILE_NAME);
+
+	bi = boot_info_init(mb_magic, mb_info_pa);
+	boot_info_print(bi);
+
+	page_alloc_init(bi);
+	printk("exitplan: page pool [%llx, %llx): %u pages free\n",
+	       (unsigned long long)bi->pool_start, (unsigned long long)bi->pool_end,
+	       page_alloc_free_pages());
+
+	status = vmm_run(bi);
+
+	printk("exitplan: exit status %d\n", status);
+	power_off_with_code(status & 0x7f);
+}

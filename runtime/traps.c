@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The IDT and what happens on an interrupt or exception in the
+ * hypervisor: a registered handler, or a full report and a panic.
+ */
+#include "console.h"
+#include "cpu.h"
+#include "desc.h"
+#include "panic.h"
+#include "percpu.h"
+#include "traps.h"
+
+extern const uint64_t interrupt_stubs[IDT_VECTORS];
+
+static struct idt_gate idt[IDT_VECTORS] __aligned(16);
+static interrupt_handler_t handlers[IDT_VECTORS];
+
+/* SDM Vol. 3A table 6-1 mnemonics. */
+static const char *const exception_names[NR_EXCEPTION_VECTORS] = {
+	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM",
+	"#DF", "CSO", "#TS", "#NP", "#SS", "#GP", "#PF", "#15",
+	"#MF", "#AC", "#MC", "#XM", "#VE", "#CP", "#22", "#23",
+	"#24", "#25", "#26", "#27", "#HV", "#VC", "#SX", "#31",
+};
+
+/* Vectors that get a known-good stack whatever RSP was. */
+static unsigned int vector_ist(unsigned int vector)
+{
+	switch (vector) {
+	case 8:
+		return IST_DOUBLE_FAULT;
+	case 2:
+		return IST_NMI;
+	case 18:
+		return IST_MACHINE_CHECK;
+	default:
+		return 0;
+	}
+}
+
+const char *exception_name(unsigned int vector)
+{
+	return vector < NR_EXCEPTION_VECTORS ? exception_names[vector] : NULL;
+}
+
+void idt_init(void)
+{
+	for (unsigned int v = 0; v < IDT_VECTORS; v++) {
+		uint64_t addr = interrupt_stubs[v];
+
+		idt[v] = (struct idt_gate){
+			.offset_low = addr & 0xffff,
+			.selector = GDT_KERNEL_CS,
+			.ist = vector_ist(v),
+			.type_attr = IDT_GATE_INTERRUPT,
+			.offset_mid = (addr >> 16) & 0xffff,
+			.offset_high = addr >> 32,
+		};
+	}
+}
+
+void idt_load(void)
+{
+	struct desc_ptr idtr = {
+		.limit = sizeof(idt) - 1,
+		.base = (uintptr_t)idt,
+	};
+
+	asm volatile("lidt %0" : : "m"(idtr));
+}
+
+uint64_t idt_base(void)
+{
+	return (uintptr_t)idt;
+}
+
+void idt_set_handler(unsigned int vector, interrupt_handler_t handler)
+{
+	if (vector >= IDT_VECTORS)
+		panic("idt_set_handler: vector %u out of range", vector);
+	WRITE_ONCE(handlers[vector], handler);
+}
+
+void interrupt_frame_dump(const struct interrupt_frame *f)
+{
+	printk("  RIP %016llx  CS %04llx  RFLAGS %016llx\n",
+	       (unsigned long long)f->rip, (unsigned long long)f->cs,
+	       (unsigned long long)f->rflags);
+	printk("  RSP %016llx  SS %04llx  error code %016llx\n",
+	       (unsigned long long)f->rsp, (unsigned long long)f->ss,
+	       (unsigned long long)f->error_code);
+	printk("  RAX %016llx  RBX %016llx  RCX %016llx\n",
+	       (unsigned long long)f->rax, (unsigned long long)f->rbx,
+	       (unsigned long long)f->rcx);
+	printk("  RDX %016llx  RSI %016llx  RDI %016llx\n",
+	       (unsigned long long)f->rdx, (unsigned long long)f->rsi,
+	       (unsigned long long)f->rdi);
+	printk("  RBP %016llx  R8  %016llx  R9  %016llx\n",
+	       (unsigned long long)f->rbp, (unsigned long long)f->r8,
+	       (unsigned long long)f->r9);
+	printk("  R10 %016llx  R11 %016llx  R12 %016llx\n",
+	       (unsigned long long)f->r10, (unsigned long long)f->r11,
+	       (unsigned long long)f->r12);
+	printk("  R13 %016llx  R14 %016llx  R15 %016llx\n",
+	       (unsigned long long)f->r13, (unsigned long long)f->r14,
+	       (unsigned long long)f->r15);
+	printk("  CR0 %016llx  CR2 %016llx  CR3 %016llx  CR4 %016llx\n",
+	       (unsigned long long)read_cr0(), (unsigned long long)read_cr2(),
+	       (unsigned long long)read_cr3(), (unsigned long long)read_cr4());
+}
+
+void interrupt_dispatch(struct interrupt_frame *f)
+{
+	unsigned int vector = f->vector & (IDT_VECTORS - 1);
+	interrupt_handler_t handler = READ_ONCE(handlers[vector]);
+
+	if (handler) {
+		handler(f);
+		return;
+	}
+
+	if (vector < NR_EXCEPTION_VECTORS) {
+		printk("exitplan: EXCEPTION %s (vector %u) on CPU %u, error code 0x%llx\n",
+		       exception_names[vector], vector, this_cpu_id(),
+		       (unsigned long long)f->error_code);
+		interrupt_frame_dump(f);
+		panic("unhandled exception %s at RIP %016llx",
+		      exception_names[vector], (unsigned long long)f->rip);
+	}
+	printk("exitplan: unexpected interrupt vector %u on CPU %u\n",
+	       vector, this_cpu_id());
+	interrupt_frame_dump(f);
+	panic("unexpected interrupt vector %u", vector);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The host IDT.  All 256 vectors have a stub (entry.S) that saves the
+ * registers into a struct interrupt_frame and calls interrupt_dispatch():
+ * a handler registered with idt_set_handler() runs; otherwise an
+ * exception (vector < 32) is reported with its state and panics, and any
+ * other vector panics as an unexpected interrupt.  Nothing is ignored.
+ */
+#ifndef EXITPLAN_TRAPS_H
+#define EXITPLAN_TRAPS_H
+
+#include <stdint.h>
+
+#define IDT_VECTORS		256
+#define NR_EXCEPTION_VECTORS	32
+
+/* Layout built by entry.S: keep in the order of the pushes, reversed. */
+struct interrupt_frame {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector;
+	uint64_t error_code;		/* 0 for vectors without one */
+	/* Pushed by the CPU. */
+	uint64_t rip, cs, rflags, rsp, ss;
+};
+
+typedef void (*interrupt_handler_t)(struct interrupt_frame *frame);
+
+/* Fill the IDT and load it on this CPU (each CPU calls idt_load()). */
+void idt_init(void);
+void idt_load(void);
+/* HOST_IDTR_BASE for the VMCS. */
+uint64_t idt_base(void);
+
+/* Install (or with NULL remove) the C handler of a vector. */
+void idt_set_handler(unsigned int vector, interrupt_handler_t handler);
+
+/* Called by entry.S. */
+void interrupt_dispatch(struct interrupt_frame *frame);
+
+/* "#PF" etc., or NULL above 31. */
+const char *exception_name(unsigned int vector);
+
+/* Print a frame: registers and control registers. */
+void interrupt_frame_dump(const struct interrupt_frame *frame);
+
+#endif /* EXITPLAN_TRAPS_H */
