@@ -20,7 +20,6 @@
 
 #include "vmx_controls.h"
 #include "vmx_controls_bits.h"	/* generated: CPU_BASED_*, VM_ENTRY_*, ... */
-#include "arch_bits.h"		/* generated: VMX_BASIC_TRUE_CTLS */
 #include "vmx_features.h"	/* generated: vmx_feature_supported(), names */
 
 /* The spec's key of each field (spec/vmx_controls.yaml), used in messages. */
@@ -33,11 +32,10 @@ static const char *const vmx_ctl_field_names[VMX_CTL_FIELDS] = {
 };
 
 /*
- * Controls that make the CPU load an MSR on VM entry and the matching one
- * that loads the host's value on VM exit.  Loading the guest's value on
- * entry without restoring the host's on exit (or the reverse) leaves the
- * host running on the guest's EFER/PAT/PERF_GLOBAL_CTRL: refuse it, as
- * KVM's vmcs_entry_exit_pairs[] check does.
+ * Controls that make the CPU load a guest MSR or state on VM entry, and
+ * the matching one that loads (or clears) the host's on VM exit.  One
+ * without the other leaves the host running on the guest's value, or the
+ * guest on the host's: refuse it, as KVM's vmcs_entry_exit_pairs[] does.
  */
 static const struct {
 	uint32_t entry;
@@ -46,6 +44,11 @@ static const struct {
 	{ VM_ENTRY_LOAD_IA32_PERF_GLOBAL_CTRL, VM_EXIT_LOAD_IA32_PERF_GLOBAL_CTRL },
 	{ VM_ENTRY_LOAD_IA32_PAT,             VM_EXIT_LOAD_IA32_PAT },
 	{ VM_ENTRY_LOAD_IA32_EFER,            VM_EXIT_LOAD_IA32_EFER },
+	{ VM_ENTRY_LOAD_BNDCFGS,              VM_EXIT_CLEAR_BNDCFGS },
+	{ VM_ENTRY_LOAD_IA32_RTIT_CTL,        VM_EXIT_CLEAR_IA32_RTIT_CTL },
+	{ VM_ENTRY_LOAD_IA32_LBR_CTL,         VM_EXIT_CLEAR_IA32_LBR_CTL },
+	{ VM_ENTRY_LOAD_CET_STATE,            VM_EXIT_LOAD_CET_STATE },
+	{ VM_ENTRY_LOAD_IA32_PKRS,            VM_EXIT_LOAD_IA32_PKRS },
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -88,7 +91,7 @@ static void vmx_allowed_settings(const struct vmx_caps *caps,
 				 uint32_t allowed0[VMX_CTL_FIELDS],
 				 uint32_t allowed1[VMX_CTL_FIELDS])
 {
-	bool true_ctls = caps->basic & VMX_BASIC_TRUE_CTLS;
+	bool true_ctls = vmx_feature_supported(caps, VMX_FEATURE_TRUE_CONTROLS);
 	uint64_t msr[VMX_CTL_FIELDS] = {
 		[VMX_PIN_BASED]   = true_ctls ? caps->true_pinbased : caps->pinbased,
 		[VMX_PROC_BASED]  = true_ctls ? caps->true_procbased : caps->procbased,

@@ -1,1 +1,100 @@
-# placeholder: owned by the part that builds it
+# SPDX-License-Identifier: GPL-2.0-only
+# Host unit tests (cmocka) of the pure VT-x logic and the generated code.
+#
+#   make test-unit     build and run every unit test; fails if any fails
+#
+# Programs (all in $(BUILD)/unit):
+#   test_engine             vmx_compute_controls() on hand-made setups and
+#                           on every recorded CPU model (shared/data/vmx-caps)
+#   test_policy             MSR and I/O bitmap construction
+#   PROFILE/test_controls   the profile's generated setup on every CPU model
+#   PROFILE/test_dispatch   the generated dispatch, for all 65536 reasons
+#   PROFILE/test_msrs       the generated MSR switch code and bitmap rules
+
+UNIT_OUT      := $(BUILD)/unit
+UNIT_SRC      := tests/unit
+# CI clones the repository beside shared/; the recordings live there.
+VMX_CAPS_DIR  := $(abspath ../shared/data/vmx-caps)
+VMX_CAPS_YAML  = $(sort $(wildcard $(VMX_CAPS_DIR)/*.yaml))
+
+UNIT_CC       := gcc
+UNIT_CFLAGS   := -std=gnu11 -Wall -Wextra -Werror -g -O1 \
+		 -fsanitize=address,undefined -fno-sanitize-recover=all \
+		 -fno-omit-frame-pointer -MMD -MP
+# -iquote, not -I: runtime/ has its own freestanding string.h, which must
+# not hide the host's <string.h> from libc, cmocka and the tests.  Quoted
+# includes still search these in order, so the fake cpu.h comes first.
+UNIT_INC      := -iquote $(UNIT_SRC)/fakes -iquote $(UNIT_SRC) -iquote runtime \
+		 -iquote arch/vmx -iquote generated/common
+UNIT_LDLIBS   := -lcmocka
+
+# Objects: profile-independent sources once in obj/common, the rest per
+# profile in obj/PROFILE (compiled with -iquote generated/PROFILE).
+UNIT_OBJ       = $(UNIT_OUT)/obj/$(1)/$(patsubst %.c,%.o,$(2))
+UNIT_COMMON_C  = $(sort $(wildcard generated/common/*.c))
+UNIT_CAPS_C   := $(UNIT_OUT)/vmx_caps_data.c
+UNIT_LIB_C     = arch/vmx/vmx_controls.c arch/vmx/policy.c \
+		 $(UNIT_SRC)/unit_util.c $(UNIT_SRC)/fakes/fake_cpu.c \
+		 $(UNIT_COMMON_C) $(UNIT_CAPS_C)
+UNIT_LIB_O     = $(foreach f,$(UNIT_LIB_C),$(call UNIT_OBJ,common,$(f)))
+
+UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
+		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs))
+
+.PHONY: unit-build
+unit-build: $(UNIT_PROGRAMS)
+
+# Run every program even after a failure, then fail if any failed.
+test-unit: unit-build
+	@failed=""; \
+	for t in $(UNIT_PROGRAMS); do \
+		echo "== $$t"; \
+		$$t || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$$failed" ]; then \
+		echo "test-unit: FAILED:$$failed" >&2; exit 1; \
+	fi; \
+	echo "test-unit: all $(words $(UNIT_PROGRAMS)) programs passed"
+
+$(UNIT_CAPS_C): $(UNIT_SRC)/caps2c.py $(VMX_CAPS_YAML) $(wildcard spec/msrs.yaml)
+	@test -d $(VMX_CAPS_DIR) || { \
+		echo "test-unit: $(VMX_CAPS_DIR) is missing: the unit tests need the" >&2; \
+		echo "test-unit: recorded capability MSRs (shared/data/vmx-caps beside the clone)" >&2; \
+		exit 1; }
+	@mkdir -p $(@D)
+	$(PYTHON) $(UNIT_SRC)/caps2c.py $@ $(if $(wildcard spec/msrs.yaml),--spec spec/msrs.yaml) $(VMX_CAPS_YAML)
+
+$(UNIT_OUT)/obj/common/%.o: %.c
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) $(UNIT_INC) -c -o $@ $<
+
+$(UNIT_OUT)/test_engine: $(call UNIT_OBJ,common,$(UNIT_SRC)/test_engine.c) $(UNIT_LIB_O)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
+
+$(UNIT_OUT)/test_policy: $(call UNIT_OBJ,common,$(UNIT_SRC)/test_policy.c) $(UNIT_LIB_O)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
+
+# Per profile: the profile's generated files and the tests that include its
+# headers.  test_dispatch.c includes exit_dispatch.c itself, to see its
+# table; msr_policy.c is linked when the generator emits one.
+define UNIT_PROFILE_RULES
+$(UNIT_OUT)/obj/$(1)/%.o: %.c
+	@mkdir -p $$(@D)
+	$$(UNIT_CC) $$(UNIT_CFLAGS) $$(UNIT_INC) -iquote generated/$(1) -c -o $$@ $$<
+
+UNIT_GEN_O_$(1) = $$(foreach f,generated/$(1)/vmcs_setup.c $$(wildcard generated/$(1)/msr_policy.c),$$(call UNIT_OBJ,$(1),$$(f)))
+
+$(UNIT_OUT)/$(1)/test_controls: $$(call UNIT_OBJ,$(1),$(UNIT_SRC)/test_controls.c) $$(UNIT_GEN_O_$(1)) $$(UNIT_LIB_O)
+	$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
+
+$(UNIT_OUT)/$(1)/test_dispatch: $$(call UNIT_OBJ,$(1),$(UNIT_SRC)/test_dispatch.c) $$(UNIT_GEN_O_$(1)) $$(UNIT_LIB_O)
+	$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
+
+$(UNIT_OUT)/$(1)/test_msrs: $$(call UNIT_OBJ,$(1),$(UNIT_SRC)/test_msrs.c) $$(UNIT_GEN_O_$(1)) $$(UNIT_LIB_O)
+	$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
+endef
+
+$(foreach p,$(PROFILES),$(eval $(call UNIT_PROFILE_RULES,$(p))))
+
+# Header dependencies from -MMD.
+-include $(shell find $(UNIT_OUT)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The fake CPU behind tests/unit/fakes/cpu.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+
+struct fake_cpu fake_cpu;
+
+void fake_cpu_reset(void)
+{
+	memset(&fake_cpu, 0, sizeof(fake_cpu));
+	fake_cpu.tsc_step = 1;
+}
+
+static int msr_slot(uint32_t index)
+{
+	unsigned int i;
+
+	for (i = 0; i < fake_cpu.n_msrs; i++)
+		if (fake_cpu.msr[i].index == index)
+			return (int)i;
+	return -1;
+}
+
+void fake_msr_set(uint32_t index, uint64_t value)
+{
+	int i = msr_slot(index);
+
+	if (i < 0) {
+		if (fake_cpu.n_msrs == FAKE_MSRS) {
+			fprintf(stderr, "fake_cpu: MSR file full (FAKE_MSRS)\n");
+			abort();
+		}
+		i = (int)fake_cpu.n_msrs++;
+		fake_cpu.msr[i].index = index;
+	}
+	fake_cpu.msr[i].value = value;
+}
+
+bool fake_msr_get(uint32_t index, uint64_t *value)
+{
+	int i = msr_slot(index);
+
+	if (i < 0)
+		return false;
+	*value = fake_cpu.msr[i].value;
+	return true;
+}
+
+static void log_access(enum fake_msr_op op, uint32_t index, uint64_t value)
+{
+	if (fake_cpu.n_log < FAKE_LOG)
+		fake_cpu.log[fake_cpu.n_log] = (struct fake_msr_access){ op, index, value };
+	fake_cpu.n_log++;
+}
+
+unsigned int fake_msr_count(enum fake_msr_op op, uint32_t index)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < fake_cpu.n_log && i < FAKE_LOG; i++)
+		if (fake_cpu.log[i].op == op && fake_cpu.log[i].index == index)
+			n++;
+	return n;
+}
+
+uint64_t fake_rdmsr(uint32_t index)
+{
+	uint64_t v = 0;
+
+	if (!fake_msr_get(index, &v)) {
+		fake_cpu.gp_faults++;
+		fake_cpu.last_gp_index = index;
+	}
+	log_access(FAKE_RDMSR, index, v);
+	return v;
+}
+
+void fake_wrmsr(uint32_t index, uint64_t value)
+{
+	log_access(FAKE_WRMSR, index, value);
+	if (msr_slot(index) < 0) {
+		fake_cpu.gp_faults++;
+		fake_cpu.last_gp_index = index;
+		return;
+	}
+	fake_msr_set(index, value);
+}
+
+uint64_t fake_rdtsc(void)
+{
+	uint64_t v = fake_cpu.tsc;
+
+	fake_cpu.tsc += fake_cpu.tsc_step;
+	fake_cpu.rdtsc_calls++;
+	return v;
+}
+
+void fake_io_write(uint16_t port, uint32_t value)
+{
+	fake_cpu.io_writes++;
+	fake_cpu.last_port = port;
+	fake_cpu.last_io_value = value;
+}
+
+uint32_t fake_io_read(uint16_t port)
+{
+	fake_cpu.io_reads++;
+	fake_cpu.last_port = port;
+	return ~0u;	/* an unclaimed port reads all ones */
+}
+
+void fake_halt_forever(void)
+{
+	fprintf(stderr, "fake_cpu: cpu_halt_forever() called\n");
+	abort();
+}
