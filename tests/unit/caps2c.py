@@ -4,15 +4,21 @@
 (shared/data/vmx-caps/MODEL.yaml) into a C table of struct vmx_caps for the
 unit tests.
 
-    caps2c.py OUTPUT.c CAPS.yaml...
+    caps2c.py OUTPUT.c [--spec SPEC_DIR] CAPS.yaml...
 
 An MSR a model does not report (IA32_VMX_PROCBASED_CTLS2, EPT_VPID_CAP or
-VMFUNC on older models) is 0, as struct vmx_caps documents.
+VMFUNC on older models) is 0, as struct vmx_caps documents.  With --spec,
+every recorded index is checked against spec/msrs.yaml.
 
-CPUID: the recordings hold no CPUID values, so cpuid_1_ecx and cpuid_1_edx
-are left 0.  Features detected through CPUID (x2APIC, TSC deadline) must
-therefore not be tested against this data; the tests stick to the features
-detected through the capability MSRs.
+CPUID: the recordings hold no CPUID values, so cpuid_1_ecx is derived, and
+only where that is certain (bit positions from spec/features.yaml):
+  - VMX: set for every model.  The IA32_VMX_* MSRs can be read only when
+    CPUID.01H:ECX.VMX is 1 (SDM Vol. 3D A.1), and each recording has them.
+  - x2APIC and TSC deadline: set as PLATFORM.md reports them for the models
+    it checked (PLATFORM_CPUID below); 0 for every other model, which may
+    well have them.  Tests must not draw conclusions about these features
+    on the unchecked models.
+cpuid_1_edx stays 0.
 """
 import os
 import sys
@@ -42,6 +48,14 @@ FIELDS = {
 }
 # Recorded, but not part of struct vmx_caps.
 IGNORED = {"IA32_FEATURE_CONTROL"}
+# CPUID features PLATFORM.md ("Interrupts, timers and SMP") verified per model.
+PLATFORM_CPUID = {
+    "corei7_skylake_x": {"x2apic", "tsc_deadline"},
+    "corei7_haswell_4770": {"x2apic", "tsc_deadline"},
+    "corei7_icelake_u": {"x2apic", "tsc_deadline"},
+    "tigerlake": {"x2apic", "tsc_deadline"},
+    "corei7_sandy_bridge_2600k": {"tsc_deadline"},	# "no x2APIC"
+}
 # Every VMX model reports these; a recording without them is truncated.
 MANDATORY = ["IA32_VMX_BASIC", "IA32_VMX_PINBASED_CTLS", "IA32_VMX_PROCBASED_CTLS",
              "IA32_VMX_EXIT_CTLS", "IA32_VMX_ENTRY_CTLS", "IA32_VMX_MISC"]
@@ -51,13 +65,38 @@ def fail(path, msg):
     sys.exit(f"caps2c: {path}: {msg}")
 
 
-def spec_msr_indices(spec_path):
+def load_yaml(path):
+    with open(path) as f:
+        return yaml.load(f, Loader=yaml.CSafeLoader)
+
+
+def spec_msr_indices(spec_dir):
     """MSR name -> index from spec/msrs.yaml, to cross-check the recordings."""
-    if not spec_path or not os.path.exists(spec_path):
+    path = os.path.join(spec_dir, "msrs.yaml")
+    if not os.path.exists(path):
         return {}
-    with open(spec_path) as f:
-        spec = yaml.load(f, Loader=yaml.CSafeLoader)
-    return {m["name"]: m["index"] for m in spec.get("msrs", [])}
+    return {m["name"]: m["index"] for m in load_yaml(path).get("msrs", [])}
+
+
+def spec_cpuid_1_ecx_bits(spec_dir):
+    """Feature name -> bit of CPUID.01H:ECX, from spec/features.yaml."""
+    path = os.path.join(spec_dir, "features.yaml")
+    bits = {}
+    for f in load_yaml(path).get("features", []):
+        cpuid = f.get("detect", {}).get("cpuid")
+        if cpuid and cpuid["leaf"] == 1 and cpuid["reg"] == "ecx":
+            bits[f["name"]] = cpuid["bit"]
+    return bits
+
+
+def cpuid_1_ecx(model, ecx_bits):
+    want = {"vmx"} | PLATFORM_CPUID.get(model, set())
+    value = 0
+    for name in sorted(want):
+        if name not in ecx_bits:
+            sys.exit(f"caps2c: spec/features.yaml has no CPUID.01H:ECX feature {name!r}")
+        value |= 1 << ecx_bits[name]
+    return value
 
 
 def load(path, spec_index):
@@ -87,15 +126,14 @@ def load(path, spec_index):
 
 
 def main():
-    if len(sys.argv) < 3:
-        sys.exit("usage: caps2c.py OUTPUT.c [--spec spec/msrs.yaml] CAPS.yaml...")
-    out = sys.argv[1]
-    args = sys.argv[2:]
-    spec_path = None
-    if args[:1] == ["--spec"]:
-        spec_path, args = args[1], args[2:]
-    spec_index = spec_msr_indices(spec_path)
+    if len(sys.argv) < 5 or sys.argv[2] != "--spec":
+        sys.exit("usage: caps2c.py OUTPUT.c --spec SPEC_DIR CAPS.yaml...")
+    out, spec_dir, args = sys.argv[1], sys.argv[3], sys.argv[4:]
+    spec_index = spec_msr_indices(spec_dir)
+    ecx_bits = spec_cpuid_1_ecx_bits(spec_dir)
     models = sorted((load(p, spec_index) + (p,) for p in args), key=lambda m: m[0])
+    for model, caps, _ in models:
+        caps["cpuid_1_ecx"] = cpuid_1_ecx(model, ecx_bits)
     names = [m[0] for m in models]
     if len(set(names)) != len(names):
         sys.exit("caps2c: two recordings name the same model")
@@ -110,9 +148,11 @@ def main():
         lines.append(f"\t{{ /* {os.path.basename(path)} */")
         lines.append(f'\t\t.model = "{model}",')
         lines.append("\t\t.caps = {")
-        for field in FIELDS.values():
+        for field in list(FIELDS.values()) + ["cpuid_1_ecx"]:
             if field in caps:
-                lines.append(f"\t\t\t.{field} = {caps[field]:#018x}ull,")
+                width = 10 if field == "cpuid_1_ecx" else 18
+                suffix = "u" if field == "cpuid_1_ecx" else "ull"
+                lines.append(f"\t\t\t.{field} = {caps[field]:#0{width}x}{suffix},")
         lines.append("\t\t},")
         lines.append("\t},")
     lines.append("};")

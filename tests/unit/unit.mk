@@ -56,13 +56,13 @@ test-unit: unit-build
 	fi; \
 	echo "test-unit: all $(words $(UNIT_PROGRAMS)) programs passed"
 
-$(UNIT_CAPS_C): $(UNIT_SRC)/caps2c.py $(VMX_CAPS_YAML) $(wildcard spec/msrs.yaml)
+$(UNIT_CAPS_C): $(UNIT_SRC)/caps2c.py $(VMX_CAPS_YAML) spec/msrs.yaml spec/features.yaml
 	@test -d $(VMX_CAPS_DIR) || { \
 		echo "test-unit: $(VMX_CAPS_DIR) is missing: the unit tests need the" >&2; \
 		echo "test-unit: recorded capability MSRs (shared/data/vmx-caps beside the clone)" >&2; \
 		exit 1; }
 	@mkdir -p $(@D)
-	$(PYTHON) $(UNIT_SRC)/caps2c.py $@ $(if $(wildcard spec/msrs.yaml),--spec spec/msrs.yaml) $(VMX_CAPS_YAML)
+	$(PYTHON) $(UNIT_SRC)/caps2c.py $@ --spec spec $(VMX_CAPS_YAML)
 
 $(UNIT_OUT)/obj/common/%.o: %.c
 	@mkdir -p $(@D)

@@ -2,7 +2,9 @@
 /*
  * The capability MSRs of every Bochs CPU model, as recorded in
  * shared/data/vmx-caps and turned into C by caps2c.py at build time.
- * cpuid_1_ecx/edx are 0: the recordings hold no CPUID values.
+ * The recordings hold no CPUID values: cpuid_1_ecx has VMX for every
+ * model and x2APIC/TSC deadline only where PLATFORM.md verified them
+ * (see caps2c.py); cpuid_1_edx is 0.
  */
 #ifndef EXITPLAN_TEST_VMX_CAPS_DATA_H
 #define EXITPLAN_TEST_VMX_CAPS_DATA_H
