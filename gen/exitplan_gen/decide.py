@@ -1,0 +1,313 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The decisions a profile implies: the dispatch chain, the control bits
+with their origins, the gates, the MSR switching and bitmaps, and the I/O
+traps.  Pure data for the templates and for `explain`."""
+
+import math
+
+from .errors import GenError
+from .spec import CTL_FIELD_ORDER, Obj
+from .validate import pct
+
+# Profile keys that decide a control bit, and the controls each sets.
+# Names are checked against spec/vmx_controls.yaml when used.
+EXECUTION_CONTROLS = {
+    "hlt_exiting": ["proc_based.HLT_EXITING"],
+    "cr8_exiting": ["proc_based.CR8_LOAD_EXITING", "proc_based.CR8_STORE_EXITING"],
+    "mov_dr_exiting": ["proc_based.MOV_DR_EXITING"],
+    "rdtsc_exiting": ["proc_based.RDTSC_EXITING"],
+}
+PAUSE_LOOP_FEATURE = "pause_loop_exiting"
+PREEMPTION_TIMER_FEATURE = "preemption_timer"
+PAUSE_CHOICES = {
+    # mode: (choice macro suffix, printed description, controls)
+    "loop": ("LOOP", "PAUSE-loop exiting", ["proc_based2.PAUSE_LOOP_EXITING"]),
+    "exit": ("EXIT", "plain PAUSE exiting", ["proc_based.PAUSE_EXITING"]),
+    "none": ("NONE", "no PAUSE exiting", []),
+}
+MSR_SWITCH_WORDS = {
+    "atomic": "atomic",
+    "manual": "manual WRMSR",
+    "load_list": "MSR-load lists",
+}
+ACCESS_INTERCEPT = {
+    "passthrough": "MSR_INTERCEPT_NONE",
+    "trap": "MSR_INTERCEPT_RW",
+    "trap_writes": "MSR_INTERCEPT_WRITE",
+    "trap_reads": "MSR_INTERCEPT_READ",
+}
+ACCESS_WORDS = {
+    "passthrough": "RDMSR and WRMSR run without an exit",
+    "trap": "RDMSR and WRMSR exit",
+    "trap_writes": "WRMSR exits, RDMSR runs without an exit",
+    "trap_reads": "RDMSR exits, WRMSR runs without an exit",
+}
+
+
+class Bits:
+    """Control bits per field, in groups that each say where they come from."""
+
+    def __init__(self):
+        self.groups = {k: [] for k in CTL_FIELD_ORDER}
+
+    def add(self, origin, controls):
+        by_field = {}
+        for c in controls:
+            by_field.setdefault(c.field.key, []).append(c)
+        for key, ctls in by_field.items():
+            have = {c.ref for g in self.groups[key] for c in g.controls}
+            ctls = sorted({c.ref: c for c in ctls if c.ref not in have}.values(), key=lambda c: c.bit)
+            if ctls:
+                self.groups[key].append(Obj(origin=origin, controls=ctls))
+
+    def fields(self, spec):
+        """[(control field, [groups])] for fields with bits, in SDM order."""
+        return [(spec.control_fields[k], self.groups[k]) for k in CTL_FIELD_ORDER if self.groups[k]]
+
+    def all(self):
+        return [c for k in CTL_FIELD_ORDER for g in self.groups[k] for c in g.controls]
+
+
+def _controls(spec, refs):
+    return [spec.control_ref(r) for r in refs]
+
+
+def _choice_set(controls):
+    """{field key: [controls]} of one gate choice, SDM field order."""
+    out = {}
+    for c in sorted(controls, key=lambda c: (CTL_FIELD_ORDER.index(c.field.key), c.bit)):
+        out.setdefault(c.field.key, []).append(c)
+    return [(k, out[k]) for k in CTL_FIELD_ORDER if k in out]
+
+
+def decide(p, spec):
+    plan = Obj(profile=p, spec=spec)
+    _dispatch(plan, p, spec)
+    _features_and_controls(plan, p, spec)
+    _msrs(plan, p, spec)
+    _io(plan, p, spec)
+    return plan
+
+
+# --- dispatch --------------------------------------------------------------
+def _dispatch(plan, p, spec):
+    handled = [m for m in p.mix if m.reason.name in spec.handlers]
+    direct = []
+    if p.policy == "direct":
+        if p.direct_mode == "count":
+            direct = handled[:p.direct_value]
+        elif p.direct_mode == "coverage":
+            acc = 0.0
+            for m in handled:
+                direct.append(m)
+                acc = math.fsum(d.share for d in direct)
+                # Tolerate float rounding: 0.95 reached as 0.9499999999.
+                if acc + 1e-9 >= p.direct_value:
+                    break
+        else:
+            by_name = {m.reason.name: m for m in p.mix}
+            direct = [by_name[n] for n in p.direct_value]
+    cum = 0.0
+    plan.direct = []
+    for m in direct:
+        cum = math.fsum([cum, m.share])
+        plan.direct.append(Obj(reason=m.reason, share=m.share, cumulative=cum,
+                               handler=spec.handlers[m.reason.name]))
+    plan.direct_share = cum
+    direct_names = {d.reason.name for d in plan.direct}
+    share = p.share
+    # Every reason the runtime handles, by number: the table and the switch.
+    plan.handled = [Obj(reason=r, handler=spec.handlers[r.name], share=share.get(r.name),
+                        direct=r.name in direct_names)
+                    for r in spec.exit_reasons if r.name in spec.handlers]
+    plan.table = [h for h in plan.handled if not h.direct]
+    plan.table_share = math.fsum(h.share or 0.0 for h in plan.table)
+    plan.unhandled = [m for m in p.mix if m.reason.name not in spec.handlers]
+    plan.unhandled_share = math.fsum(m.share for m in plan.unhandled)
+
+
+# --- features, control bits and gates -------------------------------------
+def _features_and_controls(plan, p, spec):
+    required = {}		# feature name -> [origins]
+
+    def need(feature, origin):
+        required.setdefault(feature.name, [])
+        if origin not in required[feature.name]:
+            required[feature.name].append(origin)
+
+    req = Bits()
+    opt = Bits()
+    gates = []
+
+    for f in spec.runtime.features:
+        need(f, "runtime")
+    req.add("runtime (spec/runtime.yaml)", spec.runtime.required)
+    opt.add("runtime (spec/runtime.yaml)", spec.runtime.optional)
+
+    driven = spec.gated_features
+    for r in p.require:
+        need(r.feature, "features.require")
+        if r.feature.name not in driven:
+            req.add(f"features.require: {r.feature.name}", r.feature.controls)
+
+    # Execution keys.
+    for key, refs in EXECUTION_CONTROLS.items():
+        if getattr(p, key):
+            req.add(f"execution.{key}", _controls(spec, refs))
+
+    if p.ptimer is not None:
+        need(spec.feature[PREEMPTION_TIMER_FEATURE], "execution.preemption_timer")
+        ctls = list(spec.feature[PREEMPTION_TIMER_FEATURE].controls)
+        if p.ptimer.save:
+            ctls.append(spec.control_ref("vm_exit.SAVE_VMX_PREEMPTION_TIMER"))
+        req.add("execution.preemption_timer", ctls)
+    elif PREEMPTION_TIMER_FEATURE in {r.feature.name for r in p.require}:
+        r = next(r for r in p.require if r.feature.name == PREEMPTION_TIMER_FEATURE)
+        raise p.doc.error(r.path, "features.require names preemption_timer but "
+                                  "execution.preemption_timer is not enabled")
+
+    plan.pause = None
+    if p.pause is not None:
+        chain = p.pause.chain
+        choices = []
+        for mode in chain:
+            suffix, words, refs = PAUSE_CHOICES[mode]
+            needs = [spec.feature[PAUSE_LOOP_FEATURE]] if mode == "loop" else []
+            choices.append(Obj(name=mode, macro=suffix, description=words, needs=needs,
+                               set=_choice_set(_controls(spec, refs))))
+        if len(chain) > 1:
+            gates.append(Obj(name="pause", macro="PAUSE", origin="execution.pause", choices=choices))
+        else:
+            # No fallback: the mode is simply what the profile runs with.
+            only = choices[0]
+            for f in only.needs:
+                need(f, "execution.pause")
+            req.add(f"execution.pause: {only.description}", [c for _, cs in only.set for c in cs])
+        plan.pause = Obj(mode=p.pause.mode, chain=chain,
+                         uses_loop="loop" in chain, ple_gap=p.pause.ple_gap, ple_window=p.pause.ple_window)
+
+    # MSRs switched atomically: their entry/exit controls, as a pair.
+    plan.msr_gates = {}
+    for e in p.msrs:
+        if e.switch != "atomic":
+            continue
+        a = e.msr.atomic
+        ctls = [a.entry_load, a.exit_load]
+        if e.writes_pass:
+            # The guest changes the MSR without exiting: save it on exit.
+            ctls.append(a.exit_save)
+        origin = f"msrs.{e.msr.name}: switch atomic"
+        if e.fallback is None:
+            need(a.feature, f"msrs.{e.msr.name}")
+            req.add(origin, ctls)
+        else:
+            gname = e.msr.gate_name
+            gates.append(Obj(name=gname, macro=gname.upper(), origin=f"msrs.{e.msr.name}",
+                             msr=e.msr,
+                             choices=[Obj(name="atomic", macro="ATOMIC", description=MSR_SWITCH_WORDS["atomic"],
+                                          needs=[a.feature], set=_choice_set(ctls)),
+                                      Obj(name=e.fallback, macro=e.fallback.upper(),
+                                          description=MSR_SWITCH_WORDS[e.fallback], needs=[], set=[])]))
+            plan.msr_gates[e.msr.name] = gates[-1]
+    for e in p.msrs:
+        if e.switch == "atomic" and e.msr.atomic.feature.name in {r.feature.name for r in p.require}:
+            pass
+    for r in p.require:
+        name = r.feature.name
+        if name in driven and name not in required and name not in (PAUSE_LOOP_FEATURE,):
+            raise p.doc.error(r.path, f"features.require names {name}, but {driven[name]} "
+                                      "does not use it")
+        if name == PAUSE_LOOP_FEATURE and (p.pause is None or p.pause.mode != "loop"):
+            raise p.doc.error(r.path, "features.require names pause_loop_exiting but "
+                                      "execution.pause does not use PAUSE-loop exiting")
+
+    for g in p.prefer:
+        f = g.feature
+        gates.append(Obj(name=f.name, macro=f.name.upper(), origin=f"features.prefer.{f.name}",
+                         choices=[Obj(name=f.name, macro="USE", description=f.description, needs=[f],
+                                      set=_choice_set(f.controls)),
+                                  Obj(name="none", macro="NONE", description=f"without {f.description}",
+                                      needs=[], set=[])]))
+
+    if len(gates) > plan.spec.max_gates:
+        raise GenError(p.path, 1, 1, f"the profile declares {len(gates)} gates; the runtime "
+                                     f"supports at most {plan.spec.max_gates} (VMX_MAX_GATES)")
+    for i, g in enumerate(gates):
+        g.index = i
+        for j, c in enumerate(g.choices):
+            c.index = j
+
+    # A bit both required and set by a gate choice would make the gate moot.
+    req_refs = {c.ref for c in req.all()}
+    for g in gates:
+        for c in g.choices:
+            for _, ctls in c.set:
+                for ctl in ctls:
+                    if ctl.ref in req_refs:
+                        raise GenError(p.path, 1, 1, f"gate {g.name}: {ctl.macro} is also required "
+                                                     "elsewhere, so the gate's fallback could never apply")
+
+    plan.required_features = [Obj(feature=f, origins=required[f.name])
+                              for f in spec.features if f.name in required]
+    plan.required_bits = req
+    plan.optional_bits = opt
+    plan.gates = gates
+
+
+# --- MSRs --------------------------------------------------------------------
+def _msrs(plan, p, spec):
+    manual = []
+    load_list = []
+    atomic = []
+    for e in p.msrs:
+        gate = plan.msr_gates.get(e.msr.name)
+        if e.switch == "manual" or gate is not None:
+            manual.append(Obj(entry=e, msr=e.msr, gate=gate, save=e.writes_pass))
+        if e.switch == "load_list":
+            load_list.append(e)
+        if e.switch == "atomic":
+            atomic.append(Obj(entry=e, msr=e.msr, gate=gate))
+    manual.sort(key=lambda m: m.msr.index)
+    load_list.sort(key=lambda e: e.msr.index)
+    for i, m in enumerate(manual):
+        m.slot = i
+    plan.manual_msrs = manual
+    plan.load_list = load_list
+    plan.atomic_msrs = atomic
+
+    rules = []
+    if p.msr_default != "trap":
+        for r in spec.msr_bitmap_ranges:
+            rules.append(Obj(first=r.first, last=r.last, first_macro=None, last_macro=None,
+                             intercept=ACCESS_INTERCEPT[p.msr_default],
+                             comment=f"msrs.default: {p.msr_default} ({r.what})"))
+    # Ranges before single MSRs, so a single MSR's rule overrides its range's.
+    named = sorted(p.msrs, key=lambda e: (e.msr.last is None, e.msr.index))
+    for e in named:
+        m = e.msr
+        rules.append(Obj(first=m.index, last=m.last if m.last is not None else m.index,
+                         first_macro=m.first_macro, last_macro=m.last_macro,
+                         intercept=ACCESS_INTERCEPT[e.access],
+                         comment=f"msrs.{m.name}: {e.access}"))
+    # The runtime's MSRs last: nothing a profile says can open them.
+    for t in sorted(spec.runtime.msrs, key=lambda t: t.msr.index):
+        m = t.msr
+        rules.append(Obj(first=m.index, last=m.last if m.last is not None else m.index,
+                         first_macro=m.first_macro, last_macro=m.last_macro,
+                         intercept="MSR_INTERCEPT_RW", comment=f"runtime: {m.name} ({t.why})" if t.why
+                         else f"runtime: {m.name}"))
+    plan.msr_rules = rules
+
+
+# --- I/O ---------------------------------------------------------------------
+def _io(plan, p, spec):
+    ranges = [Obj(first=r.first, last=r.last, comment=f"runtime: {r.why}" if r.why else "runtime")
+              for r in spec.runtime.io]
+    ranges += [Obj(first=r.first, last=r.last,
+                   comment=f"execution.io: {r.why}" if r.why else "execution.io")
+               for r in p.io]
+    plan.io = sorted(ranges, key=lambda r: r.first)
+
+
+def describe_mix_share(share):
+    return pct(share)

@@ -1,0 +1,172 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""exitplan-gen: the command line.
+
+  exitplan-gen gen [PROFILE...]     regenerate generated/ (all profiles when none named)
+  exitplan-gen check                list stale, missing and extra files; exit 1 if any
+  exitplan-gen explain PROFILE      the profile's decisions in words
+  exitplan-gen diff A B             unified diff of two profiles' generated code
+
+A PROFILE is a name (profiles/NAME.yaml) or a path to a .yaml file.
+Exit status: 0 done, 1 check found differences, 2 invalid input.
+"""
+
+import argparse
+import difflib
+import os
+import sys
+
+from .decide import decide
+from .errors import GenError
+from .explain import explain
+from .render import render_common, render_profile
+from .schema import load_schema
+from .spec import Spec
+from .validate import load_profile
+from . import output
+
+
+def _profile_paths(root, names):
+    """[(path as shown, filesystem path)] of the named profiles, or all."""
+    if not names:
+        pdir = os.path.join(root, "profiles")
+        try:
+            files = sorted(f for f in os.listdir(pdir) if f.endswith(".yaml"))
+        except OSError as e:
+            raise GenError("profiles", None, None, f"cannot list: {e.strerror}") from None
+        return [(os.path.join("profiles", f), os.path.join(pdir, f)) for f in files]
+    out = []
+    for n in names:
+        if n.endswith(".yaml") or os.sep in n:
+            out.append((n, n))
+        else:
+            shown = os.path.join("profiles", n + ".yaml")
+            out.append((shown, os.path.join(root, shown)))
+    return out
+
+
+class Generator:
+    def __init__(self, root):
+        self.root = root
+        self.spec = Spec(root)
+        self.schema = load_schema(os.path.join(root, "spec", "profile.schema.json"))
+
+    def plan(self, shown, fs_path):
+        p = load_profile(fs_path, self.spec, self.schema)
+        p.path = shown
+        p.doc.path = shown
+        p.source_rel = "profiles/" + os.path.basename(fs_path)
+        return decide(p, self.spec)
+
+    def plans(self, names):
+        plans = []
+        seen = {}
+        for shown, fs_path in _profile_paths(self.root, names):
+            try:
+                plan = self.plan(shown, fs_path)
+            except GenError as e:
+                if e.path == fs_path:
+                    e.path = shown
+                raise
+            if plan.profile.name in seen:
+                raise GenError(shown, None, None, f"profile '{plan.profile.name}' is also {seen[plan.profile.name]}")
+            seen[plan.profile.name] = shown
+            plans.append(plan)
+        return plans
+
+    def render(self, plans):
+        """{relative output path: content} of common/ and each profile."""
+        files = {}
+        for name, text in render_common(self.spec).items():
+            files[os.path.join("common", name)] = text
+        for plan in plans:
+            for name, text in render_profile(plan).items():
+                files[os.path.join(plan.profile.name, name)] = text
+        return files
+
+
+def cmd_gen(args):
+    g = Generator(args.root)
+    plans = g.plans(args.profiles)
+    files = g.render(plans)
+    # Directories this run owns: common/ and each profile generated; with
+    # no profile named, every directory under the output dir.
+    owned = ["common"] + [p.profile.name for p in plans]
+    changed = output.write_tree(args.out, files, owned, prune_dirs=not args.profiles)
+    for path in changed:
+        if not args.quiet:
+            print(f"exitplan-gen: {path}")
+    return 0
+
+
+def cmd_check(args):
+    g = Generator(args.root)
+    plans = g.plans([])
+    files = g.render(plans)
+    problems = output.compare_tree(args.out, files)
+    for kind, path in problems:
+        print(f"{os.path.join(args.out, path)}: {kind}")
+    if problems:
+        print("exitplan-gen: generated/ is out of date; run `make gen`", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_explain(args):
+    g = Generator(args.root)
+    plan, = g.plans([args.profile])
+    sys.stdout.write(explain(plan))
+    return 0
+
+
+def _normalise(text, plan):
+    p = plan.profile
+    for old, new in ((p.sha256, "<sha256 of the profile>"),
+                     (p.source_rel, "profiles/<PROFILE>.yaml"),
+                     (f'"{p.name}"', '"<PROFILE>"'),
+                     (f"'{p.name}'", "'<PROFILE>'")):
+        text = text.replace(old, new)
+    return text
+
+
+def cmd_diff(args):
+    g = Generator(args.root)
+    a, b = g.plans([args.a, args.b])
+    fa, fb = render_profile(a), render_profile(b)
+    out = []
+    for name in sorted(set(fa) | set(fb)):
+        la = _normalise(fa.get(name, ""), a).splitlines(keepends=True)
+        lb = _normalise(fb.get(name, ""), b).splitlines(keepends=True)
+        out.extend(difflib.unified_diff(la, lb, f"generated/{a.profile.name}/{name}",
+                                        f"generated/{b.profile.name}/{name}"))
+    sys.stdout.write("".join(out))
+    return 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="exitplan-gen", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--root", default=".", help="the exitplan checkout (default: .)")
+    ap.add_argument("--out", default=None, help="output directory (default: ROOT/generated)")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("gen", help="regenerate generated/")
+    s.add_argument("profiles", nargs="*")
+    s.add_argument("-q", "--quiet", action="store_true", help="do not list the files written")
+    s.set_defaults(func=cmd_gen)
+    s = sub.add_parser("check", help="fail when generated/ is stale")
+    s.set_defaults(func=cmd_check)
+    s = sub.add_parser("explain", help="a profile's decisions in words")
+    s.add_argument("profile")
+    s.set_defaults(func=cmd_explain)
+    s = sub.add_parser("diff", help="diff two profiles' generated code")
+    s.add_argument("a")
+    s.add_argument("b")
+    s.set_defaults(func=cmd_diff)
+    args = ap.parse_args(argv)
+    if args.out is None:
+        args.out = os.path.join(args.root, "generated") if args.root != "." else "generated"
+    try:
+        return args.func(args)
+    except GenError as e:
+        print(str(e), file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0

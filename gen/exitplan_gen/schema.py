@@ -1,0 +1,186 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""JSON-Schema validation of a profile, with every error mapped to the
+position of the offending node and said in plain words."""
+
+import json
+import re
+
+import jsonschema
+
+from .errors import GenError, suggest
+
+_TYPE_WORDS = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "a string",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "empty",
+}
+
+# What a name in a mapping of names must look like, by the mapping's key.
+_NAME_HINTS = {
+    "reasons": "exit reason names are upper case, like MSR_WRITE",
+    "msrs": "MSR names are upper case, like IA32_EFER",
+    "prefer": "feature names are lower case, like vpid",
+}
+
+# Plain words for pattern mismatches, by the last key of the path.
+_PATTERN_WORDS = {
+    "profile": "must be lower-case letters, digits and dashes, starting with a letter",
+    "date": "must be a date written YYYY-MM-DD",
+    "unexpected_handler": "must be a C function name in lower case",
+}
+
+
+def where(path):
+    """'exit_mix.source', 'execution.io.trap[2]', or 'the profile'."""
+    out = ""
+    for p in path:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        else:
+            out += ("." if out else "") + str(p)
+    return out or "the profile"
+
+
+def describe(value):
+    """A value as a reader would write it in YAML, with its kind."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"the string '{value}'"
+    if isinstance(value, int):
+        return f"the number {value}"
+    if isinstance(value, float):
+        return f"the number {value:g}"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)
+
+
+def literal(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"'{value}'"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def load_schema(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            schema = json.load(f)
+    except OSError as e:
+        raise GenError(path, None, None, f"cannot read: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise GenError(path, e.lineno, e.colno, f"invalid JSON: {e.msg}") from None
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as e:
+        raise GenError(path, None, None, f"invalid schema: {e.message}") from None
+    return schema
+
+
+def _extra_keys(error):
+    schema = error.schema
+    props = schema.get("properties", {})
+    patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
+    return [k for k in error.instance
+            if k not in props and not any(p.search(k) for p in patterns)]
+
+
+def _explain(doc, error):
+    """(line, col, message) for one jsonschema error."""
+    path = tuple(error.absolute_path)
+    at = where(path)
+    value = error.instance
+    kind = error.validator
+    schema = error.schema
+    line, col = doc.mark(path)
+
+    if kind == "required":
+        missing = [k for k in error.validator_value if k not in value]
+        key = missing[0]
+        if path:
+            return line, col, f"{at}: missing required key '{key}'"
+        return line, col, f"the profile is missing required key '{key}'"
+    if kind == "additionalProperties":
+        extras = sorted(_extra_keys(error), key=lambda k: doc.key_mark(path + (k,)))
+        key = extras[0]
+        line, col = doc.key_mark(path + (key,))
+        props = schema.get("properties", {})
+        if schema.get("patternProperties"):
+            hint = _NAME_HINTS.get(path[-1] if path else "", "")
+            names = "default" if props else ""
+            msg = f"'{key}' in {at} is not a valid name"
+            if hint:
+                msg += f" ({hint})"
+            if names and suggest(key, props):
+                msg += suggest(key, props)
+            return line, col, msg
+        return line, col, f"unknown key '{key}' in {at}{suggest(key, props)}"
+    if kind == "enum":
+        options = ", ".join(str(o) for o in error.validator_value)
+        hint = suggest(value, [str(o) for o in error.validator_value])
+        return line, col, f"{at} must be one of {options}, not {literal(value)}{hint}"
+    if kind == "type":
+        types = error.validator_value
+        if isinstance(types, str):
+            types = [types]
+        wanted = " or ".join(_TYPE_WORDS.get(t, t) for t in types)
+        if not path:
+            return line, col, f"a profile must be a mapping, not {describe(value)}"
+        return line, col, f"{at} must be {wanted}, not {describe(value)}"
+    if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        bound = literal(error.validator_value)
+        words = {"minimum": "at least", "exclusiveMinimum": "more than",
+                 "maximum": "at most", "exclusiveMaximum": "less than"}[kind]
+        return line, col, f"{at} must be {words} {bound}, not {literal(value)}"
+    if kind == "pattern":
+        words = _PATTERN_WORDS.get(path[-1] if path else "", f"must match {error.validator_value}")
+        return line, col, f"{at} {literal(value)} {words}"
+    if kind == "minLength":
+        return line, col, f"{at} must not be empty"
+    if kind == "minItems":
+        return line, col, f"{at} must list at least {error.validator_value} item" + \
+            ("s" if error.validator_value != 1 else "")
+    if kind == "uniqueItems":
+        seen = set()
+        for i, item in enumerate(value):
+            k = json.dumps(item, sort_keys=True)
+            if k in seen:
+                line, col = doc.mark(path + (i,))
+                return line, col, f"{at} lists {literal(item)} twice"
+            seen.add(k)
+    if kind == "minProperties":
+        if path and path[-1] == "direct":
+            return line, col, f"{at} needs one of count, coverage, order"
+        return line, col, f"{at} must not be empty"
+    if kind == "maxProperties":
+        if path and path[-1] == "direct":
+            keys = sorted(value, key=lambda k: doc.key_mark(path + (k,)))
+            line, col = doc.key_mark(path + (keys[1],))
+            return line, col, (f"{at} takes only one of count, coverage, order, "
+                               f"not both {keys[0]} and {keys[1]}")
+        return line, col, f"{at} has too many keys"
+    return line, col, f"{at}: {error.message}"
+
+
+def validate(doc, schema):
+    """Raise a GenError for the first schema violation in document order."""
+    validator = jsonschema.Draft202012Validator(schema)
+    found = []
+    for error in validator.iter_errors(doc.value):
+        line, col, msg = _explain(doc, error)
+        found.append((line, col, msg))
+    if found:
+        line, col, msg = min(found)
+        raise GenError(doc.path, line, col, msg)

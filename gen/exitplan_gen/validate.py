@@ -1,0 +1,335 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""A profile: loaded, checked against spec/profile.schema.json, then
+checked for meaning against spec/, and normalised for decide.py.
+
+Every rejection is one GenError at the offending node.
+"""
+
+import hashlib
+import math
+import os
+
+from .errors import GenError, suggest
+from .loader import load_file
+from .schema import validate as schema_validate
+from .spec import Obj
+
+SHARE_TOLERANCE = 1e-6
+U32_MAX = 0xffffffff
+
+# KVM's defaults (arch/x86/kvm/vmx/vmx.c: ple_gap, ple_window).
+DEFAULT_PLE_GAP = 128
+DEFAULT_PLE_WINDOW = 4096
+
+# Writes reach the hardware MSR without an exit under these access modes;
+# reads under these.
+WRITES_PASS = ("passthrough", "trap_reads")
+READS_PASS = ("passthrough", "trap_writes")
+
+
+def pct(x):
+    """A share as a percentage with one decimal, as the generated comments print it."""
+    if 0 < x < 0.0005:
+        return "<0.1%"
+    return f"{x * 100:.1f}%"
+
+
+class Profile(Obj):
+    pass
+
+
+def load_profile(path, spec, schema, expect_name=None):
+    """Load and check the profile at path (shown in messages as given)."""
+    doc, raw = load_file(path)
+    if doc.value is None:
+        raise GenError(path, 1, 1, "the profile is empty")
+    schema_validate(doc, schema)
+    return _semantic(doc, raw, spec, expect_name)
+
+
+def _semantic(doc, raw, spec, expect_name):
+    v = doc.value
+    err = doc.error
+    p = Profile(path=doc.path, doc=doc, sha256=hashlib.sha256(raw).hexdigest())
+
+    # --- name and description -------------------------------------------
+    stem = os.path.basename(doc.path)
+    stem = stem[:-5] if stem.endswith(".yaml") else stem
+    if expect_name is not None:
+        stem = expect_name
+    if v["profile"] != stem:
+        raise err(("profile",), f"profile name '{v['profile']}' does not match the file name '{stem}.yaml'")
+    p.name = v["profile"]
+    p.description = " ".join(v["description"].split())
+
+    # --- exit mix ---------------------------------------------------------
+    mix = v["exit_mix"]
+    src = mix["source"]
+    p.source = src
+    if src["kind"] == "measured":
+        missing = [k for k in ("guest", "cpu", "date", "exits") if k not in src]
+        if missing:
+            raise err(("exit_mix", "source"),
+                      f"exit_mix.source: a measured mix needs guest, cpu, date and exits; "
+                      f"missing {', '.join(missing)}")
+    else:
+        extra = [k for k in ("guest", "cpu", "date", "exits") if k in src]
+        if extra:
+            raise err(("exit_mix", "source", extra[0]),
+                      f"exit_mix.source: '{extra[0]}' describes a measurement, but kind is 'estimate'",
+                      key=True)
+    p.unit = mix["unit"]
+    reasons = mix["reasons"]
+    for name in reasons:
+        if name not in spec.reason:
+            raise err(("exit_mix", "reasons", name),
+                      f"unknown exit reason '{name}'{suggest(name, spec.reason)}", key=True)
+    if p.unit == "count":
+        for name, n in reasons.items():
+            if not isinstance(n, int) and not (isinstance(n, float) and n.is_integer()):
+                raise err(("exit_mix", "reasons", name),
+                          f"exit_mix.reasons.{name}: a count must be a whole number, not {n:g}")
+        total = sum(int(n) for n in reasons.values())
+        if total == 0:
+            raise err(("exit_mix", "reasons"), "exit_mix.reasons: the counts add up to 0")
+        if "exits" in src and src["exits"] != total:
+            raise err(("exit_mix", "source", "exits"),
+                      f"exit_mix.source.exits is {src['exits']} but the counts add up to {total}")
+        shares = {k: int(n) / total for k, n in reasons.items()}
+    else:
+        for name, s in reasons.items():
+            if not math.isfinite(s) or s > 1:
+                raise err(("exit_mix", "reasons", name),
+                          f"exit_mix.reasons.{name}: a share must be between 0 and 1, not {s:g}")
+        total = math.fsum(reasons.values())
+        if abs(total - 1.0) > SHARE_TOLERANCE:
+            raise err(("exit_mix", "reasons"),
+                      f"exit_mix.reasons: the shares add up to {total:.6g}, not 1")
+        shares = dict(reasons)
+    # Frequency order; ties broken by exit-reason number.
+    p.mix = sorted((Obj(reason=spec.reason[k], value=reasons[k], share=shares[k])
+                    for k in reasons), key=lambda m: (-m.share, m.reason.number))
+    p.share = {m.reason.name: m.share for m in p.mix}
+
+    # --- dispatch ---------------------------------------------------------
+    d = v["dispatch"]
+    p.policy = d["policy"]
+    p.direct_mode = None
+    p.direct_value = None
+    if "direct" in d:
+        if p.policy != "direct":
+            raise err(("dispatch", "direct"),
+                      f"dispatch.direct is only meaningful with policy direct, not {p.policy}", key=True)
+        (mode, value), = d["direct"].items()
+        p.direct_mode, p.direct_value = mode, value
+    elif p.policy == "direct":
+        raise err(("dispatch",), "dispatch: policy direct needs direct: {count: N}, {coverage: F} or {order: [...]}")
+    handled = [m for m in p.mix if m.reason.name in spec.handlers]
+    if p.direct_mode == "count" and p.direct_value > len(handled):
+        raise err(("dispatch", "direct", "count"),
+                  f"dispatch.direct.count is {p.direct_value} but exit_mix has only "
+                  f"{len(handled)} reason{'s' if len(handled) != 1 else ''} with a runtime handler")
+    if p.direct_mode == "coverage":
+        c = p.direct_value
+        if not (0 < c <= 1):
+            raise err(("dispatch", "direct", "coverage"),
+                      f"dispatch.direct.coverage must be more than 0 and at most 1, not {c:g}")
+        reach = math.fsum(m.share for m in handled)
+        if reach + 1e-9 < c:
+            raise err(("dispatch", "direct", "coverage"),
+                      f"dispatch.direct.coverage {c:g} cannot be reached: reasons with a runtime "
+                      f"handler make up only {pct(reach)} of exit_mix")
+    if p.direct_mode == "order":
+        seen = {}
+        for i, name in enumerate(p.direct_value):
+            at = ("dispatch", "direct", "order", i)
+            if name not in spec.reason:
+                raise err(at, f"unknown exit reason '{name}'{suggest(name, spec.reason)}")
+            if name in seen:
+                raise err(at, f"dispatch.direct.order lists {name} twice")
+            seen[name] = i
+            if name not in spec.handlers:
+                raise err(at, f"exit reason {name} has no runtime handler in spec/handlers.yaml, "
+                              "so it cannot be called directly")
+            if name not in p.share:
+                raise err(at, f"dispatch.direct.order names {name}, which exit_mix.reasons does not list "
+                              "(give it a share, even 0)")
+    p.unexpected = d.get("unexpected_handler", "handle_unexpected_exit")
+    if p.unexpected not in spec.unexpected_handlers:
+        raise err(("dispatch", "unexpected_handler"),
+                  f"unknown handler '{p.unexpected}'{suggest(p.unexpected, spec.unexpected_handlers)}")
+
+    p.stats = v.get("statistics", "counts")
+
+    # --- features ---------------------------------------------------------
+    f = v.get("features", {})
+    p.require = []
+    for i, name in enumerate(f.get("require", [])):
+        if name not in spec.feature:
+            raise err(("features", "require", i), f"unknown feature '{name}'{suggest(name, spec.feature)}")
+        p.require.append(Obj(feature=spec.feature[name], path=("features", "require", i)))
+    required_names = {r.feature.name for r in p.require}
+    p.prefer = []
+    for name, g in sorted(f.get("prefer", {}).items(), key=lambda kv: doc.key_mark(("features", "prefer", kv[0]))):
+        at = ("features", "prefer", name)
+        if name not in spec.feature:
+            raise err(at, f"unknown feature '{name}'{suggest(name, spec.feature)}", key=True)
+        if name in required_names:
+            raise err(at, f"feature {name} is both required and preferred: a required feature "
+                          "has no fallback", key=True)
+        feat = spec.feature[name]
+        if name in spec.gated_features:
+            raise err(at, f"feature {name} is decided by {spec.gated_features[name]}; "
+                          "declare its fallback there", key=True)
+        if not feat.controls:
+            raise err(at, f"feature {name} sets no VMX control, so preferring it changes nothing", key=True)
+        p.prefer.append(Obj(feature=feat, fallback=g["fallback"], path=at))
+
+    # --- execution --------------------------------------------------------
+    x = v.get("execution", {})
+    p.hlt_exiting = x.get("hlt_exiting", True)
+    p.cr8_exiting = x.get("cr8_exiting", False)
+    p.mov_dr_exiting = x.get("mov_dr_exiting", False)
+    p.rdtsc_exiting = x.get("rdtsc_exiting", False)
+    _pause(p, x, err, required_names)
+    _preemption_timer(p, x, err)
+    _io(p, x, err, spec)
+
+    # --- MSRs -------------------------------------------------------------
+    _msrs(p, v.get("msrs", {}), doc, err, spec, required_names)
+
+    # A required feature must be used by something, so that requiring it
+    # means the profile runs with it.
+    return p
+
+
+def _pause(p, x, err, required_names):
+    pause = x.get("pause")
+    if pause is None:
+        p.pause = None
+        return
+    at = ("execution", "pause")
+    mode = pause["mode"]
+    chain = [mode]
+    for i, fb in enumerate(pause.get("fallback", [])):
+        if fb == mode:
+            raise err(at + ("fallback", i), f"execution.pause.fallback '{fb}' is the preferred mode itself")
+        if fb in chain:
+            raise err(at + ("fallback", i), f"execution.pause.fallback repeats '{fb}'")
+        if chain[-1] == "none":
+            raise err(at + ("fallback", i), f"execution.pause.fallback '{fb}' is unreachable: "
+                                            "'none' needs no CPU feature")
+        chain.append(fb)
+    if "fallback" in pause and mode != "loop":
+        # Only PAUSE-loop exiting depends on a CPU feature that may be absent.
+        raise err(at + ("fallback",), f"execution.pause.fallback is only meaningful for mode loop: "
+                                      f"mode '{mode}' needs no optional CPU feature", key=True)
+    if "fallback" in pause and "pause_loop_exiting" in required_names:
+        raise err(at + ("fallback",), "execution.pause.fallback contradicts features.require: "
+                                      "pause_loop_exiting is required, so there is nothing to fall back from",
+                  key=True)
+    for k in ("ple_gap", "ple_window"):
+        if k in pause:
+            if "loop" not in chain:
+                raise err(at + (k,), f"execution.pause.{k} is set but PAUSE-loop exiting is not used "
+                                     f"(mode '{mode}')", key=True)
+            if not 0 <= pause[k] <= U32_MAX:
+                raise err(at + (k,), f"execution.pause.{k} {pause[k]} does not fit the 32-bit "
+                                     f"{'PLE_Gap' if k == 'ple_gap' else 'PLE_Window'} field")
+    if "pause_loop_exiting" in required_names and mode != "loop":
+        raise err(at + ("mode",), f"features.require names pause_loop_exiting but execution.pause.mode is '{mode}'")
+    p.pause = Obj(mode=mode, chain=chain, path=at,
+                  ple_gap=pause.get("ple_gap", DEFAULT_PLE_GAP),
+                  ple_window=pause.get("ple_window", DEFAULT_PLE_WINDOW))
+
+
+def _preemption_timer(p, x, err):
+    t = x.get("preemption_timer")
+    at = ("execution", "preemption_timer")
+    if t is None or not t["enabled"]:
+        for k in ("value", "save_on_exit"):
+            if t is not None and k in t:
+                raise err(at + (k,), f"execution.preemption_timer.{k} is set but the timer is not enabled",
+                          key=True)
+        p.ptimer = None
+        return
+    if "value" not in t:
+        raise err(at, "execution.preemption_timer: an enabled timer needs a value")
+    if not 0 < t["value"] <= U32_MAX:
+        raise err(at + ("value",), f"execution.preemption_timer.value {t['value']} does not fit the "
+                                   "32-bit VMX-preemption timer value (1..0xffffffff)")
+    p.ptimer = Obj(value=t["value"], save=t.get("save_on_exit", False), path=at)
+
+
+def _io(p, x, err, spec):
+    ranges = []
+    for i, r in enumerate(x.get("io", {}).get("trap", [])):
+        at = ("execution", "io", "trap", i)
+        first, last = r["port"], r.get("last", r["port"])
+        for k, val in (("port", first), ("last", last)):
+            if not 0 <= val <= 0xffff:
+                raise err(at + (k,), f"port {val:#x} is outside the I/O space 0..0xffff")
+        if last < first:
+            raise err(at + ("last",), f"port range {first:#x}..{last:#x} is reversed")
+        ranges.append(Obj(first=first, last=last, why=r.get("why", ""), origin="profile", path=at))
+    for r in ranges:
+        for o in spec.runtime.io:
+            if r.first <= o.last and o.first <= r.last:
+                raise err(r.path, f"port range {r.first:#x}..{r.last:#x} overlaps the runtime's "
+                                  f"{o.first:#x}..{o.last:#x} ({o.why}), which spec/runtime.yaml always traps")
+    for i, a in enumerate(ranges):
+        for b in ranges[:i]:
+            if a.first <= b.last and b.first <= a.last:
+                raise err(a.path, f"port range {a.first:#x}..{a.last:#x} overlaps "
+                                  f"{b.first:#x}..{b.last:#x} at line {b.path and p.doc.mark(b.path)[0]}")
+    p.io = ranges
+
+
+def _msrs(p, m, doc, err, spec, required_names):
+    p.msr_default = m.get("default", "trap")
+    p.msrs = []
+    names = sorted((k for k in m if k != "default"), key=lambda k: doc.key_mark(("msrs", k)))
+    runtime_trapped = {t.msr.name: t for t in spec.runtime.msrs}
+    for name in names:
+        at = ("msrs", name)
+        e = m[name]
+        if name not in spec.msr:
+            raise err(at, f"unknown MSR '{name}'{suggest(name, spec.policy_msrs)}", key=True)
+        msr = spec.msr[name]
+        if not msr.policy:
+            raise err(at, f"{name} is not an MSR a profile may name: the runtime owns it "
+                          "(spec/msrs.yaml)", key=True)
+        offers = ", ".join(msr.mechanisms) or "nothing"
+        switch, access = e["switch"], e["access"]
+        if name in runtime_trapped and access != "trap":
+            raise err(at + ("access",), f"{name} is trapped by the runtime (spec/runtime.yaml); "
+                                        f"a profile cannot make it '{access}'")
+        if switch != "none" and switch not in msr.mechanisms:
+            raise err(at + ("switch",), f"{name} cannot be switched '{switch}': spec/msrs.yaml offers {offers}")
+        if switch != "none" and msr.last is not None:
+            raise err(at + ("switch",), f"{name} is a range of MSRs; only single MSRs can be switched")
+        if access != "passthrough" and "trap" not in msr.mechanisms:
+            raise err(at + ("access",), f"{name} cannot be accessed '{access}': spec/msrs.yaml offers "
+                                        f"{offers}, not trap")
+        if access != "trap" and switch == "none" and "passthrough" not in msr.mechanisms:
+            raise err(at + ("access",), f"{name} cannot be accessed '{access}' without switching: the guest "
+                                        f"would reach the host's value; spec/msrs.yaml offers {offers}")
+        fallback = e.get("fallback")
+        if fallback is not None:
+            fat = at + ("fallback",)
+            if fallback == switch:
+                raise err(fat, f"{name}: fallback '{fallback}' is the preferred switch itself")
+            if switch != "atomic":
+                raise err(fat, f"{name}: a fallback is only meaningful for switch atomic; "
+                               f"'{switch}' needs no optional CPU feature")
+            if fallback not in msr.mechanisms:
+                raise err(fat, f"{name} cannot fall back to '{fallback}': spec/msrs.yaml offers {offers}")
+            if fallback != "manual":
+                raise err(fat, f"{name}: an atomic switch can only fall back to 'manual' "
+                               "(the one mechanism that needs neither a CPU feature nor a VMCS list)")
+            feat = msr.atomic.feature
+            if feat.name in required_names:
+                raise err(fat, f"{name}: fallback contradicts features.require: {feat.name} is required, "
+                               "so there is nothing to fall back from")
+        p.msrs.append(Obj(msr=msr, switch=switch, access=access, fallback=fallback, path=at,
+                          writes_pass=access in WRITES_PASS, reads_pass=access in READS_PASS))
