@@ -299,6 +299,39 @@ def check_arch(doc):
         unique(w, macros, v.get("name"), "C macro")
 
 
+def arch_macros(doc):
+    """Every C name arch.yaml makes, as the generator emits them."""
+    out = []
+    for g in doc.get("groups", []):
+        for b in g.get("bits", []):
+            name = g["c_prefix"] + b["name"]
+            out.append(name)
+            if "last" in b:
+                out += [name + "_SHIFT", name + "_MASK"]
+            out += [name + "_" + v for v in (b.get("values") or {})]
+    out += [v["name"] for v in doc.get("values", [])]
+    return out
+
+
+def check_c_names(reasons, fields, vmcs, msrs, features, arch):
+    """The generated headers share one C namespace: no name twice."""
+    seen = {}
+    names = [("exit reason", "EXIT_REASON_" + r) for r in reasons]
+    names += [("control", f["c_prefix"] + c["name"]) for f in fields.values() for c in f["controls"]]
+    names += [("VMCS field", n) for n in vmcs]
+    names += [("MSR", "MSR_" + n) for n in msrs]
+    names += [("MSR range", "MSR_" + n + s) for n, m in msrs.items() if "last" in m
+              for s in ("_FIRST", "_LAST")]
+    names += [("feature", "VMX_FEATURE_" + n.upper()) for n in features]
+    names += [("arch", n) for n in arch]
+    for what, n in names:
+        if n in seen and seen[n] != what:
+            err("C names", f"{n} is both a {seen[n]} and a {what}")
+        elif n in seen and what != "MSR":
+            err("C names", f"{what} {n} defined twice")
+        seen[n] = what
+
+
 def check_handlers(doc, reasons):
     h = doc.get("handlers")
     if not isinstance(h, dict) or not h:
@@ -448,6 +481,8 @@ def main():
             fn(load(name))
         else:
             err(name, "missing")
+    if os.path.exists(os.path.join(HERE, "arch.yaml")):
+        check_c_names(reasons, fields, vmcs, msrs, features, arch_macros(load("arch.yaml")))
     if os.path.isdir(args.caps):
         check_caps(args.caps, fields, features, args.matrix)
     for e in errors:
