@@ -23,3 +23,10 @@ bool exitplan_detected(void)
 	return sig.max_leaf >= CPUID_HYPERVISOR_BASE &&
 	       !memcmp(sig.text, want, sizeof(want));
 }
+
+bool qemu_tcg_detected(void)
+{
+	struct hv_signature sig = exitplan_signature();
+
+	return !memcmp(sig.text, "TCGTCGTCGTCG", 12);
+}
