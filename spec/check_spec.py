@@ -258,7 +258,8 @@ def check_features(doc, controls, msrs):
         if not v or not v.get("feature") or v["feature"] not in out:
             continue
         need = {v[k] for k in ("entry_control", "exit_load_control", "exit_save_control") if v[k]}
-        have = set(out[v["feature"]]["detect"].get("controls", []))
+        f = out[v["feature"]]
+        have = {c for d in [f["detect"]] + f.get("also", []) for c in d.get("controls", [])}
         if need - have:
             err(f"msrs.yaml[{name}]", f"feature {v['feature']} does not detect {sorted(need - have)}")
     return out
