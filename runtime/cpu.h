@@ -136,6 +136,14 @@ static inline void local_irq_enable(void)
 	asm volatile("sti" : : : "memory");
 }
 
+static inline uint64_t read_rsp(void)
+{
+	uint64_t v;
+
+	asm volatile("mov %%rsp, %0" : "=r"(v));
+	return v;
+}
+
 static inline uint64_t read_rflags(void)
 {
 	uint64_t v;

@@ -11,6 +11,7 @@
 #include "panic.h"
 #include "percpu.h"
 #include "pic.h"
+#include "selftest.h"
 #include "traps.h"
 
 #if __has_include("profile.h")
@@ -35,6 +36,7 @@ void hv_main(uint32_t mb_magic, uint32_t mb_info_pa);
 void hv_main(uint32_t mb_magic, uint32_t mb_info_pa)
 {
 	const struct boot_info *bi;
+	char test[32];
 	int status;
 
 	/* Order matters: GS base first (printk asks which CPU it is on). */
@@ -54,7 +56,10 @@ void hv_main(uint32_t mb_magic, uint32_t mb_info_pa)
 	       (unsigned long long)bi->pool_start, (unsigned long long)bi->pool_end,
 	       page_alloc_free_pages());
 
-	status = vmm_run(bi);
+	if (cmdline_option(bi->cmdline, "selftest", test, sizeof(test)))
+		status = selftest_run(test, bi);
+	else
+		status = vmm_run(bi);
 
 	printk("exitplan: exit status %d\n", status);
 	power_off_with_code(status & 0x7f);

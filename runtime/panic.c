@@ -48,8 +48,8 @@ void panic(const char *fmt, ...)
 	va_end(ap);
 	printk("\n");
 
-	printk("  on CPU %u, called from %p, RSP %p\n", this_cpu_id(),
-	       __builtin_return_address(0), __builtin_frame_address(0));
+	printk("  on CPU %u, called from %p, RSP %016llx\n", this_cpu_id(),
+	       __builtin_return_address(0), (unsigned long long)read_rsp());
 	printk("  CR0 %016llx  CR3 %016llx  CR4 %016llx\n",
 	       (unsigned long long)read_cr0(), (unsigned long long)read_cr3(),
 	       (unsigned long long)read_cr4());

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "boot_info.h"
+#include "console.h"
+#include "layout.h"
+#include "page_alloc.h"
+#include "panic.h"
+#include "selftest.h"
+#include "string.h"
+
+/*
+ * Each case prints its format and its output; the boot test formats the
+ * same arguments with Python's % operator and compares.  Keep the order
+ * in step with FORMAT_CASES in tests/boot/test_boot_basic.py.
+ */
+#define FMT_CASE(fmt, ...)						\
+	do {								\
+		snprintf(buf, sizeof(buf), fmt, __VA_ARGS__);		\
+		printk("selftest: format %u '%s' [%s]\n", n++, fmt, buf); \
+	} while (0)
+
+static int selftest_format(void)
+{
+	char buf[128];
+	unsigned int n = 0;
+	int ret;
+
+	FMT_CASE("%d %i %d", 0, -1, 2147483647);
+	FMT_CASE("%d", (int)-2147483647 - 1);
+	FMT_CASE("%u %u", 0u, 4294967295u);
+	FMT_CASE("%x %X", 0xdeadbeefu, 0xdeadbeefu);
+	FMT_CASE("%lx %lu", 0xfffffffffffffffful, 18446744073709551615ul);
+	FMT_CASE("%016llx", 0x1234abcdull);
+	FMT_CASE("%lld %ld", (long long)-9223372036854775807ll - 1, -42l);
+	FMT_CASE("%llu", 12345678901234567890ull);
+	FMT_CASE("[%5d|%-5d|%05d]", 42, 42, 42);
+	FMT_CASE("[%05d|%-5d]", -42, -42);
+	FMT_CASE("[%8s|%-8s|%.3s]", "abc", "abc", "abcdef");
+	FMT_CASE("[%c%c%c]", 'x', 'y', 'z');
+	FMT_CASE("%p", (void *)0x4000000);
+	FMT_CASE("%s %%", "100");
+	FMT_CASE("%hhu %hd", 0x1ff, 0x18000);
+	FMT_CASE("[%*d|%-*d]", 4, 7, 4, 7);
+	FMT_CASE("%zu %zx", (size_t)4096, (size_t)4096);
+
+	/* Truncation: C99 semantics, the would-be length comes back. */
+	ret = snprintf(buf, 8, "%s", "abcdefghij");
+	printk("selftest: snprintf truncation ret=%d buf=[%s]\n", ret, buf);
+	return ret == 10 && !strcmp(buf, "abcdefg") ? 0 : 1;
+}
+
+static bool page_is_zero(const void *page, unsigned int npages)
+{
+	const uint64_t *p = page;
+
+	for (size_t i = 0; i < (size_t)npages * PAGE_SIZE / sizeof(*p); i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+#define CHECK(cond)							\
+	do {								\
+		if (!(cond)) {						\
+			printk("selftest: alloc FAILED: %s (line %d)\n", #cond, __LINE__); \
+			return 1;					\
+		}							\
+	} while (0)
+
+static int selftest_alloc(const struct boot_info *bi)
+{
+	unsigned int free0 = page_alloc_free_pages(), count = 0;
+	uint8_t *p, *q, *first = NULL, *prev = NULL, *x;
+
+	CHECK(free0 == page_alloc_total_pages());
+	CHECK(free0 == (bi->pool_end - bi->pool_start) / PAGE_SIZE);
+
+	p = page_alloc();
+	CHECK(p && IS_ALIGNED((uintptr_t)p, PAGE_SIZE));
+	CHECK((uintptr_t)p >= bi->pool_start && (uintptr_t)p < bi->pool_end);
+	CHECK(page_is_zero(p, 1));
+	CHECK(page_alloc_free_pages() == free0 - 1);
+	memset(p, 0xaa, PAGE_SIZE);
+	page_free(p);
+	q = page_alloc();
+	CHECK(q == p);			/* first fit: the same page again... */
+	CHECK(page_is_zero(q, 1));	/* ...zeroed again */
+
+	p = page_alloc_contig(16);
+	CHECK(p && page_is_zero(p, 16));
+	CHECK(p + 16 * PAGE_SIZE <= q || p >= q + PAGE_SIZE);
+	page_free_contig(p, 16);
+	page_free(q);
+	CHECK(page_alloc_free_pages() == free0);
+
+	/* Exhaust the pool: every page once, in ascending order, then NULL. */
+	while ((x = page_alloc())) {
+		CHECK(!prev || x > prev);
+		if (!first)
+			first = x;
+		prev = x;
+		count++;
+	}
+	CHECK(count == free0);
+	CHECK(page_alloc_contig(1) == NULL);
+	CHECK((uintptr_t)first == bi->pool_start);
+	CHECK((uintptr_t)prev + PAGE_SIZE == bi->pool_end);
+	for (uint8_t *pg = first; pg <= prev; pg += PAGE_SIZE)
+		page_free(pg);
+	CHECK(page_alloc_free_pages() == free0);
+
+	printk("selftest: alloc ok: %u pages, pool [%llx, %llx)\n", count,
+	       (unsigned long long)bi->pool_start, (unsigned long long)bi->pool_end);
+	return 0;
+}
+
+/*
+ * FNV-1a (64-bit) of every module, which the test computes over the file
+ * it put on the ISO: the copy into the hypervisor region is exact.
+ */
+static int selftest_modules(const struct boot_info *bi)
+{
+	for (unsigned int i = 0; i < bi->module_count; i++) {
+		const uint8_t *p = (const uint8_t *)(uintptr_t)bi->modules[i].start;
+		uint64_t len = bi->modules[i].end - bi->modules[i].start;
+		uint64_t h = 0xcbf29ce484222325ull;	/* FNV offset basis */
+
+		for (uint64_t k = 0; k < len; k++)
+			h = (h ^ p[k]) * 0x100000001b3ull;	/* FNV prime */
+		printk("selftest: module %u fnv1a64 %016llx\n", i, (unsigned long long)h);
+	}
+	return 0;
+}
+
+int selftest_run(const char *name, const struct boot_info *bi)
+{
+	printk("selftest: %s\n", name);
+	if (!strcmp(name, "format"))
+		return selftest_format();
+	if (!strcmp(name, "modules"))
+		return selftest_modules(bi);
+	if (!strcmp(name, "alloc"))
+		return selftest_alloc(bi);
+	if (!strcmp(name, "pagefault")) {
+		/* Above the 4-GiB identity map: not present. */
+		volatile uint64_t *unmapped = (volatile uint64_t *)HV_IDENTITY_MAP_END;
+
+		printk("selftest: reading %p\n", (void *)unmapped);
+		(void)*unmapped;
+		return 1;
+	}
+	if (!strcmp(name, "ud")) {
+		asm volatile("ud2");
+		return 1;
+	}
+	if (!strcmp(name, "panic"))
+		panic("selftest panic %d", 42);
+	if (!strcmp(name, "doublefree")) {
+		void *p = page_alloc();
+
+		page_free(p);
+		page_free(p);
+		return 1;
+	}
+	printk("selftest: unknown test '%s'\n", name);
+	return 2;
+}

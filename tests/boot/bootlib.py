@@ -1,0 +1,212 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Helpers for exitplan's boot tests: build the hypervisor and an ISO,
+boot it in Bochs or QEMU with a timeout, and hand back what it printed.
+
+A run is judged by the serial output, never by the emulator's exit
+status (Bochs exits 1 on power-off and sometimes crashes afterwards).
+
+    hv = bootlib.build_hv("default")
+    iso = bootlib.build_iso(hv, guest_elf, out_dir / "x.iso", guest_args="quick")
+    r = bootlib.run_bochs(iso, "corei7_skylake_x", out_dir / "skx.serial")
+    r.expect(r"^exitplan: exit status 0$")
+
+Independent runs can go in parallel (2 cores here): run_parallel() takes
+a list of zero-argument callables and returns their results in order.
+"""
+import concurrent.futures
+import os
+import re
+import shlex
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, List, Optional
+
+REPO = Path(__file__).resolve().parents[2]
+BOOT_DIR = REPO / "tests" / "boot"
+BUILD = Path(os.environ.get("EXITPLAN_BUILD", REPO / "build"))
+if not BUILD.is_absolute():
+    BUILD = REPO / BUILD
+DEFAULT_CPU = os.environ.get("EXITPLAN_CPU", "corei7_skylake_x")
+# Generous per-run limit: a boot to the first line takes 2 s; exit-heavy
+# guests a few more.  A hang shows up as timed_out, not as a stuck suite.
+BOOT_TIMEOUT = int(os.environ.get("EXITPLAN_BOOT_TIMEOUT", "120"))
+# Extra arguments for every `make` call (e.g. HV_C_SRCS=... to build a
+# subset while another part is being written).
+MAKE_ARGS = shlex.split(os.environ.get("EXITPLAN_MAKE_ARGS", ""))
+MAX_PARALLEL = int(os.environ.get("EXITPLAN_BOOT_JOBS", str(os.cpu_count() or 2)))
+
+# The last line of every complete run (runtime/main.c).
+EXIT_STATUS_RE = re.compile(r"^exitplan: exit status (-?\d+)$", re.M)
+PANIC_RE = re.compile(r"^exitplan: PANIC: .*$", re.M)
+
+
+class BootError(Exception):
+    pass
+
+
+def make(*targets: str, **variables: str) -> None:
+    """Run make in the repository with VAR=value arguments; raise with
+    make's output when it fails."""
+    # Spell BUILD as the Makefile does (relative) so that the targets in
+    # the dependency files match those of a `make` from the shell.
+    build = os.path.relpath(BUILD, REPO) if BUILD.is_relative_to(REPO) else str(BUILD)
+    cmd = ["make", "--no-print-directory", "-s", f"BUILD={build}"]
+    cmd += [f"{k}={v}" for k, v in variables.items()] + MAKE_ARGS + list(targets)
+    p = subprocess.run(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    if p.returncode != 0:
+        raise BootError(f"{' '.join(cmd)} failed:\n{p.stdout[-6000:]}")
+
+
+def build_hv(profile: str = "default") -> Path:
+    """Build build/PROFILE/exitplan.elf (incrementally) and return it."""
+    make("build", PROFILE=profile)
+    elf = BUILD / profile / "exitplan.elf"
+    if not elf.is_file():
+        raise BootError(f"make build did not produce {elf}")
+    return elf
+
+
+def build_guest(name: str) -> Path:
+    """Build build/guest/NAME.elf with tests/guest/guest.mk's rule."""
+    elf = BUILD / "guest" / f"{name}.elf"
+    make(os.path.relpath(elf, REPO) if elf.is_relative_to(REPO) else str(elf))
+    if not elf.is_file():
+        raise BootError(f"make did not produce {elf}")
+    return elf
+
+
+def build_iso(hv_elf: Path, guest_elf: Path, iso: Path, hv_args: str = "",
+              guest_args: str = "") -> Path:
+    """A GRUB ISO that multiboots hv_elf with guest_elf as its module.
+    Rebuilt only when an input changed (tests/boot/mkiso.sh)."""
+    iso = Path(iso)
+    iso.parent.mkdir(parents=True, exist_ok=True)
+    p = subprocess.run([str(BOOT_DIR / "mkiso.sh"), str(iso), str(hv_elf), str(guest_elf),
+                        hv_args, guest_args],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        raise BootError(f"mkiso.sh failed:\n{p.stdout}")
+    return iso
+
+
+@dataclass
+class BootResult:
+    """What one boot printed.  `serial` is COM1 with CR LF turned into LF."""
+    emulator: str
+    cpu: str
+    serial_path: Path
+    serial: str
+    timed_out: bool
+    log_path: Optional[Path] = None
+    log: str = ""
+    lines: List[str] = field(default_factory=list)
+
+    @property
+    def exit_status(self) -> Optional[int]:
+        """N from "exitplan: exit status N", or None if the run never got there."""
+        m = EXIT_STATUS_RE.search(self.serial)
+        return int(m.group(1)) if m else None
+
+    @property
+    def panicked(self) -> bool:
+        return PANIC_RE.search(self.serial) is not None
+
+    def vmx_failures(self) -> List[str]:
+        """Bochs's explanation of failed VM entries and VMX instructions."""
+        return [l for l in self.log.splitlines() if "VMENTER FAIL" in l or "VMFAIL" in l]
+
+    def describe(self, tail: int = 40) -> str:
+        """A summary for assertion messages: how the run ended, the last
+        lines of the serial output, and anything Bochs complained about."""
+        head = (f"{self.emulator} cpu={self.cpu} serial={self.serial_path}"
+                f"{' log=' + str(self.log_path) if self.log_path else ''}"
+                f"{' TIMED OUT' if self.timed_out else ''}")
+        out = [head, "--- serial (last %d lines) ---" % tail] + self.lines[-tail:]
+        complaints = [l for l in self.log.splitlines()
+                      if re.search(r"\d{11}[ep]\[|VMENTER FAIL|VMFAIL", l)]
+        if complaints:
+            out += ["--- emulator errors ---"] + complaints[-20:]
+        return "\n".join(out)
+
+    def find(self, pattern: str, flags: int = re.M) -> Optional[re.Match]:
+        return re.search(pattern, self.serial, flags)
+
+    def findall(self, pattern: str, flags: int = re.M) -> list:
+        return re.findall(pattern, self.serial, flags)
+
+    def expect(self, pattern: str, flags: int = re.M) -> re.Match:
+        """The first match of a (multiline) regex, or AssertionError with
+        the run's description."""
+        m = self.find(pattern, flags)
+        if not m:
+            raise AssertionError(f"no match for {pattern!r}\n{self.describe()}")
+        return m
+
+    def expect_clean_exit(self, status: Optional[int] = None) -> int:
+        """The run ended on its own with an exit-status line, no panic,
+        (and with the given status); returns the status."""
+        if self.timed_out:
+            raise AssertionError(f"run timed out\n{self.describe()}")
+        if self.panicked:
+            raise AssertionError(f"hypervisor panicked\n{self.describe()}")
+        st = self.exit_status
+        if st is None:
+            raise AssertionError(f"no exit-status line\n{self.describe()}")
+        if status is not None and st != status:
+            raise AssertionError(f"exit status {st}, expected {status}\n{self.describe()}")
+        return st
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
+
+
+def _result(emulator: str, cpu: str, serial: Path, log: Optional[Path],
+            timed_out: bool) -> BootResult:
+    text = _read(serial).replace("\r\n", "\n").replace("\r", "\n")
+    return BootResult(emulator=emulator, cpu=cpu, serial_path=serial, serial=text,
+                      timed_out=timed_out, log_path=log,
+                      log=_read(log) if log else "", lines=text.splitlines())
+
+
+def run_bochs(iso: Path, cpu: str = DEFAULT_CPU, serial: Optional[Path] = None,
+              timeout: int = BOOT_TIMEOUT, ncpu: int = 1) -> BootResult:
+    """Boot iso in Bochs with the given CPU model; COM1 to serial
+    (default: beside the ISO), bochs.log beside it."""
+    iso = Path(iso)
+    serial = Path(serial) if serial else iso.with_name(f"{iso.stem}-{cpu}.serial")
+    serial.parent.mkdir(parents=True, exist_ok=True)
+    p = subprocess.run([str(BOOT_DIR / "run-bochs.sh"), str(iso), cpu, str(serial),
+                        str(timeout), str(ncpu)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode not in (0, 124):
+        raise BootError(f"run-bochs.sh failed ({p.returncode}):\n{p.stdout}")
+    log = serial.with_name(serial.name[:-len(".serial")] + ".bochs.log") \
+        if serial.name.endswith(".serial") else Path(str(serial) + ".bochs.log")
+    return _result("bochs", cpu, serial, log, p.returncode == 124)
+
+
+def run_qemu(iso: Path, serial: Optional[Path] = None, timeout: int = BOOT_TIMEOUT,
+             cpu: str = "qemu64") -> BootResult:
+    """Boot iso in QEMU (TCG, no VT-x)."""
+    iso = Path(iso)
+    serial = Path(serial) if serial else iso.with_name(f"{iso.stem}-qemu.serial")
+    env = dict(os.environ, QEMU_CPU=cpu)
+    p = subprocess.run([str(BOOT_DIR / "run-qemu.sh"), str(iso), str(serial), str(timeout)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    if p.returncode not in (0, 124):
+        raise BootError(f"run-qemu.sh failed ({p.returncode}):\n{p.stdout}")
+    return _result("qemu", cpu, serial, None, p.returncode == 124)
+
+
+def run_parallel(jobs: List[Callable[[], BootResult]],
+                 max_workers: int = MAX_PARALLEL) -> List[BootResult]:
+    """Run independent boots at the same time, results in job order.  The
+    emulators are separate processes, so threads are enough."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max_workers) as pool:
+        return [f.result() for f in [pool.submit(job) for job in jobs]]

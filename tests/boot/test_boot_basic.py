@@ -1,0 +1,221 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The boot runtime on its own: the image boots from GRUB on Bochs and on
+QEMU, prints its banner, the memory map and the modules, moves the
+modules into the hypervisor region, and stops by itself.  The runtime's
+self-tests (selftest=NAME on the hypervisor command line) check printk's
+formatter, the page allocator, and that exceptions and panics are
+reported and power the machine off instead of hanging it."""
+import re
+
+import pytest
+
+import bootlib
+
+HV_REGION = (0x4000000, 0x6000000)
+PAGE = 4096
+
+# A module with a size that is not a multiple of a page, and content that
+# would show if it were truncated or misplaced.
+BLOB_SIZE = 3 * PAGE + 123
+BLOB_ARGS = "blob answer=42"
+
+
+@pytest.fixture(scope="module")
+def blob(boot_out):
+    p = boot_out / "blob.bin"
+    p.write_bytes(bytes((i * 7 + 3) & 0xff for i in range(BLOB_SIZE)))
+    return p
+
+
+@pytest.fixture(scope="module")
+def basic_iso(hv_elf, blob, boot_out):
+    return bootlib.build_iso(hv_elf, blob, boot_out / "basic.iso",
+                             hv_args="console=both", guest_args=BLOB_ARGS)
+
+
+@pytest.fixture(scope="module")
+def basic_runs(basic_iso, boot_out):
+    """Bochs twice (determinism) and QEMU once, in parallel."""
+    cpu = bootlib.DEFAULT_CPU
+    return bootlib.run_parallel([
+        lambda: bootlib.run_bochs(basic_iso, cpu, boot_out / "basic-bochs-1.serial"),
+        lambda: bootlib.run_bochs(basic_iso, cpu, boot_out / "basic-bochs-2.serial"),
+        lambda: bootlib.run_qemu(basic_iso, boot_out / "basic-qemu.serial"),
+    ])
+
+
+def check_boot_output(r):
+    """What every boot prints before the VMM runs."""
+    r.expect(r"^exitplan \S+ \(profile [A-Za-z0-9_-]+\)$")
+    r.expect(r"^exitplan: boot loader 'GRUB [^']*', command line 'console=both'$")
+
+    # The memory map: the announced number of entries follows, and the
+    # hypervisor region lies inside an available range.
+    m = r.expect(r"^exitplan: memory map \((\d+) entries\):$")
+    entries = re.findall(r"^  mem \[([0-9a-f]{16})-([0-9a-f]{16})\] (.+)$", r.serial, re.M)
+    assert len(entries) == int(m.group(1)) > 0, r.describe()
+    assert any(t == "available" and int(a, 16) <= HV_REGION[0] and int(b, 16) >= HV_REGION[1] - 1
+               for a, b, t in entries), r.describe()
+
+    m = r.expect(r"^exitplan: hypervisor region \[([0-9a-f]+), ([0-9a-f]+)\), "
+                 r"image \[([0-9a-f]+), ([0-9a-f]+)\)$")
+    start, end, img_start, img_end = (int(x, 16) for x in m.groups())
+    assert (start, end) == HV_REGION and img_start == start and start < img_end < end
+
+    # The module: whole, after the image, inside the region.
+    r.expect(r"^exitplan: 1 module$")
+    m = r.expect(r"^  module 0 \[([0-9a-f]+), ([0-9a-f]+)\) (\d+) bytes '([^']*)'"
+                 r"(?: \(moved from ([0-9a-f]+)\))?$")
+    mod_start, mod_end, size = int(m.group(1), 16), int(m.group(2), 16), int(m.group(3))
+    assert size == BLOB_SIZE == mod_end - mod_start, r.describe()
+    assert m.group(4) == BLOB_ARGS
+    assert img_end <= mod_start and mod_end <= end and mod_start % PAGE == 0, r.describe()
+
+    # The page pool starts after the module and runs to the region's end.
+    m = r.expect(r"^exitplan: page pool \[([0-9a-f]+), ([0-9a-f]+)\): (\d+) pages free$")
+    pool_start, pool_end, free = int(m.group(1), 16), int(m.group(2), 16), int(m.group(3))
+    assert pool_start >= mod_end and pool_start % PAGE == 0 and pool_end == end
+    assert free == (pool_end - pool_start) // PAGE
+
+
+def test_bochs_boots(basic_runs):
+    r = basic_runs[0]
+    check_boot_output(r)
+    # Whatever the VMM did with a module that is no guest, the run ended
+    # with a status line, without a panic or a hang.
+    r.expect_clean_exit()
+
+
+def test_bochs_is_deterministic(basic_runs):
+    """clock: sync=none makes two runs of one image print the same bytes."""
+    a, b = basic_runs[0], basic_runs[1]
+    assert a.serial and a.serial == b.serial, a.describe() + "\n" + b.describe()
+
+
+def test_qemu_boots(basic_runs):
+    r = basic_runs[2]
+    check_boot_output(r)
+    r.expect_clean_exit()
+
+
+def test_module_moved_intact(basic_runs):
+    """GRUB 2.06 loads modules at 1 MiB; the runtime copies them into its
+    region.  Both emulators agree on where they ended up."""
+    where = [r.expect(r"^  module 0 .*$").group(0) for r in (basic_runs[0], basic_runs[2])]
+    assert "moved from" in where[0]
+    assert re.sub(r" \(moved from.*", "", where[0]) == re.sub(r" \(moved from.*", "", where[1])
+
+
+# (format, Python arguments formatting to what C must print), in the order
+# of selftest_format() in runtime/selftest.c.
+FORMAT_CASES = [
+    ("%d %i %d", (0, -1, 2147483647)),
+    ("%d", (-2147483648,)),
+    ("%u %u", (0, 4294967295)),
+    ("%x %X", (0xdeadbeef, 0xdeadbeef)),
+    ("%lx %lu", (0xffffffffffffffff, 18446744073709551615)),
+    ("%016llx", (0x1234abcd,)),
+    ("%lld %ld", (-9223372036854775808, -42)),
+    ("%llu", (12345678901234567890,)),
+    ("[%5d|%-5d|%05d]", (42, 42, 42)),
+    ("[%05d|%-5d]", (-42, -42)),
+    ("[%8s|%-8s|%.3s]", ("abc", "abc", "abcdef")),
+    ("[%c%c%c]", ("x", "y", "z")),
+    ("%p", (0x4000000,)),
+    ("%s %%", ("100",)),
+    ("%hhu %hd", (0xff, -32768)),      # C truncates 0x1ff and 0x18000
+    ("[%*d|%-*d]", (4, 7, 4, 7)),
+    ("%zu %zx", (4096, 4096)),
+]
+
+
+def python_format(fmt, args):
+    fmt = re.sub(r"(hh|h|ll|l|z)([diuxX])", r"\2", fmt)
+    fmt = fmt.replace("%p", "0x%016x")
+    return fmt % args
+
+
+@pytest.fixture(scope="module")
+def selftest_runs(hv_elf, blob, boot_out):
+    names = ["format", "modules", "alloc", "pagefault", "ud", "panic", "doublefree"]
+    isos = {n: bootlib.build_iso(hv_elf, blob, boot_out / f"selftest-{n}.iso",
+                                 hv_args=f"selftest={n}", guest_args=BLOB_ARGS)
+            for n in names}
+    jobs = [(lambda n=n: bootlib.run_bochs(isos[n], bootlib.DEFAULT_CPU,
+                                           boot_out / f"selftest-{n}.serial"))
+            for n in names]
+    return dict(zip(names, bootlib.run_parallel(jobs)))
+
+
+def test_printk_format(selftest_runs):
+    r = selftest_runs["format"]
+    got = re.findall(r"^selftest: format (\d+) '(.*)' \[(.*)\]$", r.serial, re.M)
+    assert len(got) == len(FORMAT_CASES), r.describe()
+    for (i, fmt, out), (want_fmt, args) in zip(got, FORMAT_CASES):
+        assert fmt == want_fmt, f"case {i}: C and Python tables out of step"
+        assert out == python_format(fmt, args), f"case {i}: {fmt!r}"
+    r.expect(r"^selftest: snprintf truncation ret=10 buf=\[abcdefg\]$")
+    r.expect_clean_exit(0)
+
+
+def fnv1a64(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+
+
+def test_module_contents(selftest_runs, blob):
+    """The module the hypervisor holds is byte for byte the file on the ISO."""
+    r = selftest_runs["modules"]
+    got = int(r.expect(r"^selftest: module 0 fnv1a64 ([0-9a-f]{16})$").group(1), 16)
+    assert got == fnv1a64(blob.read_bytes()), r.describe()
+    r.expect_clean_exit(0)
+
+
+def test_page_allocator(selftest_runs):
+    r = selftest_runs["alloc"]
+    m = r.expect(r"^selftest: alloc ok: (\d+) pages, pool \[([0-9a-f]+), ([0-9a-f]+)\)$")
+    assert int(m.group(1)) == (int(m.group(3), 16) - int(m.group(2), 16)) // PAGE
+    r.expect_clean_exit(0)
+
+
+def check_panic_stops(r):
+    """A panic prints its line and the state, and powers off: no hang, no
+    exit-status line, nothing after the report."""
+    assert not r.timed_out, r.describe()
+    assert r.panicked, r.describe()
+    assert r.exit_status is None, r.describe()
+    r.expect(r"^  on CPU 0, called from 0x[0-9a-f]{16}, RSP [0-9a-f]{16}$")
+    r.expect(r"^  CR0 [0-9a-f]{16}  CR3 [0-9a-f]{16}  CR4 [0-9a-f]{16}$")
+    assert r.lines[-1].startswith("  CR0 "), r.describe()
+
+
+def test_page_fault_is_reported(selftest_runs):
+    r = selftest_runs["pagefault"]
+    check_panic_stops(r)
+    r.expect(r"^exitplan: EXCEPTION #PF \(vector 14\) on CPU 0, error code 0x0$")
+    r.expect(r"^  CR0 [0-9a-f]{16}  CR2 0000000100000000  CR3 [0-9a-f]{16}  CR4 [0-9a-f]{16}$")
+    rip = int(r.expect(r"^  RIP ([0-9a-f]{16})  CS 0008  RFLAGS").group(1), 16)
+    assert HV_REGION[0] <= rip < HV_REGION[1]
+    r.expect(r"^exitplan: PANIC: unhandled exception #PF at RIP %016x$" % rip)
+
+
+def test_invalid_opcode_is_reported(selftest_runs):
+    r = selftest_runs["ud"]
+    check_panic_stops(r)
+    r.expect(r"^exitplan: EXCEPTION #UD \(vector 6\) on CPU 0, error code 0x0$")
+    r.expect(r"^exitplan: PANIC: unhandled exception #UD at RIP [0-9a-f]{16}$")
+
+
+def test_panic(selftest_runs):
+    r = selftest_runs["panic"]
+    check_panic_stops(r)
+    r.expect(r"^exitplan: PANIC: selftest panic 42$")
+
+
+def test_double_free_panics(selftest_runs):
+    r = selftest_runs["doublefree"]
+    check_panic_stops(r)
+    r.expect(r"^exitplan: PANIC: page_free: page 0x[0-9a-f]{16} is not allocated "
+             r"\(double free\?\)$")
