@@ -29,9 +29,6 @@ extern const char __image_start[], __image_end[];	/* guest.ld */
 /* An MSR index no CPU model implements; outside the MSR bitmap's ranges. */
 #define MSR_NONEXISTENT		0x40001234u
 #define HYPERCALL_UNKNOWN	0xdead
-/* XCR0 bits (SDM Vol. 1, 13.3) */
-#define XCR0_X87		(1u << 0)
-#define XCR0_SSE		(1u << 1)
 /* DR7 bits that read back as written; bit 10 is reserved and reads 1. */
 #define DR7_FIXED1		(1u << 10)
 #define DR7_LE_GE		(3u << 8)
@@ -160,18 +157,18 @@ static void check_exceptions(void)
 {
 	uint16_t bad_selector = 0x1238;	/* beyond the 3-entry GDT */
 
-	expect_fault(X86_VEC_UD);
+	expect_fault(X86_EXC_UD);
 	asm volatile(ASM_TRY("1f") "ud2\n\t1:" : : : "memory");
 	check("exception-ud2", fault_happened(), "got %s",
 	      vector_name(last_fault_vector()));
 
-	expect_fault(X86_VEC_BP);
+	expect_fault(X86_EXC_BP);
 	asm volatile(ASM_TRY("1f") "int3\n\t1:" : : : "memory");
 	check("exception-int3", fault_happened(), "got %s",
 	      vector_name(last_fault_vector()));
 
 	/* #GP with the selector as the error code (SDM Vol. 3A, 6.13). */
-	expect_fault(X86_VEC_GP);
+	expect_fault(X86_EXC_GP);
 	asm volatile(ASM_TRY("1f") "movw %0, %%fs\n\t1:" : : "r"(bad_selector) : "memory");
 	check("exception-gp-error-code",
 	      fault_happened() && last_fault_error_code() == (bad_selector & ~7u),
@@ -289,10 +286,10 @@ static void check_msrs(void)
 		return;
 	}
 	vec = rdmsr_safe(MSR_NONEXISTENT, &v);
-	check("msr-nonexistent-read-gp", vec == X86_VEC_GP,
+	check("msr-nonexistent-read-gp", vec == X86_EXC_GP,
 	      "RDMSR 0x%x: %s, value 0x%llx", MSR_NONEXISTENT, vector_name(vec), v);
 	vec = wrmsr_safe(MSR_NONEXISTENT, 0);
-	check("msr-nonexistent-write-gp", vec == X86_VEC_GP,
+	check("msr-nonexistent-write-gp", vec == X86_EXC_GP,
 	      "WRMSR 0x%x: %s", MSR_NONEXISTENT, vector_name(vec));
 }
 
@@ -398,7 +395,7 @@ static void check_crs(void)
 
 	printf("cr: CR0 0x%08x CR3 0x%08x CR4 0x%08x\n", cr0, cr3, cr4);
 	/* The multiboot state: protected mode, paging off. */
-	check("cr0-read", (cr0 & 1) && !(cr0 & 0x80000000u), "CR0 0x%08x", cr0);
+	check("cr0-read", (cr0 & X86_CR0_PE) && !(cr0 & X86_CR0_PG), "CR0 0x%08x", cr0);
 
 	write_cr0(cr0 | X86_CR0_WP);
 	on = read_cr0();
@@ -434,7 +431,7 @@ static void check_crs(void)
 	} else {
 		vec = write_cr4_safe(cr4 | X86_CR4_VMXE);
 		v = read_cr4();
-		check("cr4-vmxe-gp", vec == X86_VEC_GP, "MOV to CR4 with VMXE: %s",
+		check("cr4-vmxe-gp", vec == X86_EXC_GP, "MOV to CR4 with VMXE: %s",
 		      vector_name(vec));
 		check("cr4-reads-without-vmxe", !(v & X86_CR4_VMXE) && v == cr4,
 		      "CR4 0x%08x, was 0x%08x", v, cr4);
@@ -458,7 +455,7 @@ static void check_crs(void)
 	write_cr0(cr0);
 	check("lmsw",
 	      (on & (X86_CR0_TS | X86_CR0_MP)) == (X86_CR0_TS | X86_CR0_MP) &&
-	      !(off & (X86_CR0_TS | X86_CR0_MP)) && (off & 1) &&
+	      !(off & (X86_CR0_TS | X86_CR0_MP)) && (off & X86_CR0_PE) &&
 	      (on & 0xffff0000u) == (cr0 & 0xffff0000u),
 	      "CR0 after LMSW set TS|MP 0x%08x, after clearing 0x%08x (was 0x%08x)",
 	      on, off, cr0);
@@ -544,7 +541,7 @@ static void check_xsetbv(void)
 	}
 
 	vec = xsetbv_safe(0, XCR0_X87);
-	check("xsetbv-without-osxsave-ud", vec == X86_VEC_UD,
+	check("xsetbv-without-osxsave-ud", vec == X86_EXC_UD,
 	      "XSETBV with CR4.OSXSAVE clear: %s", vector_name(vec));
 
 	vec = write_cr4_safe(cr4 | X86_CR4_OSXSAVE);
@@ -552,7 +549,7 @@ static void check_xsetbv(void)
 		   "%s, CR4 0x%08x", vector_name(vec), read_cr4()))
 		return;
 	/* CPUID.1:ECX[27] mirrors the guest's CR4.OSXSAVE (SDM Vol. 2A). */
-	check("cpuid-osxsave-mirrors-cr4", cpuid(1).ecx & (1u << 27),
+	check("cpuid-osxsave-mirrors-cr4", cpuid(1).ecx & CPUID_1_ECX_OSXSAVE,
 	      "CPUID.1:ECX 0x%08x with CR4.OSXSAVE set", cpuid(1).ecx);
 
 	vec = xsetbv_safe(0, XCR0_X87 | XCR0_SSE);
@@ -560,7 +557,7 @@ static void check_xsetbv(void)
 	check("xsetbv-x87-sse", vec == NO_FAULT && xcr0 == (XCR0_X87 | XCR0_SSE),
 	      "%s, XCR0 reads 0x%llx", vector_name(vec), xcr0);
 	vec = xsetbv_safe(0, XCR0_SSE);
-	check("xsetbv-no-x87-gp", vec == X86_VEC_GP,
+	check("xsetbv-no-x87-gp", vec == X86_EXC_GP,
 	      "XCR0 = SSE only: %s", vector_name(vec));
 	check("xsetbv-gp-keeps-xcr0", xgetbv(0) == (XCR0_X87 | XCR0_SSE),
 	      "XCR0 reads 0x%llx", xgetbv(0));
@@ -576,7 +573,7 @@ static struct { uint64_t eptp_or_vpid, gpa_or_linear; } inv_desc;
 
 #define CHECK_UD(name, insn, ...)						\
 	do {									\
-		expect_fault(X86_VEC_UD);					\
+		expect_fault(X86_EXC_UD);					\
 		asm volatile(ASM_TRY("1f") insn "\n\t1:" : : __VA_ARGS__ : "memory"); \
 		check(name, fault_happened(), "got %s",			\
 		      vector_name(last_fault_vector()));			\
@@ -639,7 +636,7 @@ static bool check_timer_and_hlt(void)
 	delivered = apic_timer_wait_spinning(before, IRQ_WAIT_TICKS);
 	check("apic-timer-oneshot-irq", delivered,
 	      "no interrupt within %llu TSC ticks (current count %u)",
-	      IRQ_WAIT_TICKS, apic_read(APIC_TIMER_CCR));
+	      IRQ_WAIT_TICKS, apic_read(XAPIC_REG_TIMER_CUR_COUNT));
 	if (delivered) {
 		before = apic_timer_irqs;
 		apic_timer_oneshot(APIC_TIMER_COUNT);
@@ -692,8 +689,8 @@ static void check_apic_base(void)
 	bool delivered;
 
 	check("apic-base-read",
-	      (base & APIC_BASE_BSP) && (base & APIC_BASE_ENABLE) &&
-	      (base & APIC_BASE_ADDR_MASK) == 0xfee00000u,
+	      (base & APIC_BASE_BSP) && (base & APIC_BASE_EN) &&
+	      (base & APIC_BASE_ADDR_MASK) == APIC_DEFAULT_PHYS_BASE,
 	      "IA32_APIC_BASE 0x%llx", base);
 
 	if (under_tcg) {
@@ -707,11 +704,11 @@ static void check_apic_base(void)
 	 * Only here is the global enable cleared: exitplan virtualizes the
 	 * MSR (under Bochs a real clear would kill the APIC for good).
 	 */
-	wrmsr(MSR_IA32_APIC_BASE, base & ~(uint64_t)APIC_BASE_ENABLE);
+	wrmsr(MSR_IA32_APIC_BASE, base & ~(uint64_t)APIC_BASE_EN);
 	v = rdmsr(MSR_IA32_APIC_BASE);
-	check("apic-base-disable", v == (base & ~(uint64_t)APIC_BASE_ENABLE),
+	check("apic-base-disable", v == (base & ~(uint64_t)APIC_BASE_EN),
 	      "read 0x%llx after writing 0x%llx", v,
-	      base & ~(uint64_t)APIC_BASE_ENABLE);
+	      base & ~(uint64_t)APIC_BASE_EN);
 	wrmsr(MSR_IA32_APIC_BASE, base);
 	v = rdmsr(MSR_IA32_APIC_BASE);
 	check("apic-base-enable", v == base, "read 0x%llx after writing 0x%llx",

@@ -27,7 +27,7 @@ void apic_write(uint32_t reg, uint32_t value)
 
 void apic_eoi(void)
 {
-	apic_write(APIC_EOI, 0);
+	apic_write(XAPIC_REG_EOI, 0);
 }
 
 static void apic_timer_irq(struct trap_frame *frame)
@@ -49,22 +49,22 @@ void apic_init(void)
 	irq_register(APIC_TIMER_VECTOR, apic_timer_irq);
 	irq_register(APIC_SPURIOUS_VECTOR, apic_spurious_irq);
 
-	apic_write(APIC_SVR, APIC_SVR_ENABLE | APIC_SPURIOUS_VECTOR);
-	apic_write(APIC_TPR, 0);
-	apic_write(APIC_LVT_TIMER, APIC_LVT_MASKED | APIC_TIMER_VECTOR);
-	apic_write(APIC_TIMER_ICR, 0);
-	apic_write(APIC_TIMER_DCR, APIC_TIMER_DIVIDE_BY_1);
+	apic_write(XAPIC_REG_SVR, APIC_SVR_ENABLE | APIC_SPURIOUS_VECTOR);
+	apic_write(XAPIC_REG_TPR, 0);
+	apic_write(XAPIC_REG_LVT_TIMER, APIC_LVT_MASKED | APIC_TIMER_VECTOR);
+	apic_write(XAPIC_REG_TIMER_INIT_COUNT, 0);
+	apic_write(XAPIC_REG_TIMER_DIV_CONF, APIC_TIMER_DIV_1);
 }
 
 void apic_timer_oneshot(uint32_t initial_count)
 {
-	apic_write(APIC_LVT_TIMER, APIC_LVT_TIMER_ONESHOT | APIC_TIMER_VECTOR);
-	apic_write(APIC_TIMER_ICR, initial_count);
+	apic_write(XAPIC_REG_LVT_TIMER, APIC_LVT_TIMER_MODE_ONESHOT | APIC_TIMER_VECTOR);
+	apic_write(XAPIC_REG_TIMER_INIT_COUNT, initial_count);
 }
 
 void apic_timer_tsc_deadline(uint64_t deadline)
 {
-	apic_write(APIC_LVT_TIMER, APIC_LVT_TIMER_TSC_DEADLINE | APIC_TIMER_VECTOR);
+	apic_write(XAPIC_REG_LVT_TIMER, APIC_LVT_TIMER_MODE_TSC_DEADLINE | APIC_TIMER_VECTOR);
 	/*
 	 * The LVT write is an MMIO store and the deadline a WRMSR, which is
 	 * not serializing for this MSR: order them, or the deadline can reach
@@ -77,8 +77,8 @@ void apic_timer_tsc_deadline(uint64_t deadline)
 
 void apic_timer_stop(void)
 {
-	apic_write(APIC_LVT_TIMER, APIC_LVT_MASKED | APIC_TIMER_VECTOR);
-	apic_write(APIC_TIMER_ICR, 0);
+	apic_write(XAPIC_REG_LVT_TIMER, APIC_LVT_MASKED | APIC_TIMER_VECTOR);
+	apic_write(XAPIC_REG_TIMER_INIT_COUNT, 0);
 }
 
 bool cpu_has_tsc_deadline(void)

@@ -14,23 +14,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Register offsets in the 4-KiB xAPIC page (SDM Vol. 3A, table 10-1). */
-#define APIC_ID			0x020
-#define APIC_VERSION		0x030
-#define APIC_TPR		0x080
-#define APIC_EOI		0x0b0
-#define APIC_SVR		0x0f0
-#define APIC_LVT_TIMER		0x320
-#define APIC_TIMER_ICR		0x380	/* initial count */
-#define APIC_TIMER_CCR		0x390	/* current count */
-#define APIC_TIMER_DCR		0x3e0	/* divide configuration */
+#include "x86.h"
 
-#define APIC_SVR_ENABLE		(1u << 8)
-#define APIC_LVT_MASKED		(1u << 16)
-#define APIC_LVT_TIMER_ONESHOT	(0u << 17)
-#define APIC_LVT_TIMER_TSC_DEADLINE (2u << 17)
-#define APIC_TIMER_DIVIDE_BY_1	0xb
-
+/*
+ * Register offsets (XAPIC_REG_*) and LVT/SVR bits come from x86.h (the
+ * generated arch_bits.h).  The vectors are the guests' own choice.
+ */
 #define APIC_TIMER_VECTOR	0x40
 #define APIC_SPURIOUS_VECTOR	0xff
 

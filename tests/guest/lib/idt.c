@@ -36,13 +36,13 @@ static volatile int fault_vector = NO_FAULT;
 static volatile uint32_t fault_error;
 
 static const char *const exception_names[32] = {
-	[X86_VEC_DE] = "#DE", [X86_VEC_DB] = "#DB", [X86_VEC_NMI] = "NMI",
-	[X86_VEC_BP] = "#BP", [X86_VEC_OF] = "#OF", [X86_VEC_BR] = "#BR",
-	[X86_VEC_UD] = "#UD", [X86_VEC_NM] = "#NM", [X86_VEC_DF] = "#DF",
-	[X86_VEC_TS] = "#TS", [X86_VEC_NP] = "#NP", [X86_VEC_SS] = "#SS",
-	[X86_VEC_GP] = "#GP", [X86_VEC_PF] = "#PF", [X86_VEC_MF] = "#MF",
-	[X86_VEC_AC] = "#AC", [X86_VEC_MC] = "#MC", [X86_VEC_XM] = "#XM",
-	[X86_VEC_VE] = "#VE", [X86_VEC_CP] = "#CP",
+	[X86_EXC_DE] = "#DE", [X86_EXC_DB] = "#DB", [X86_EXC_NMI] = "NMI",
+	[X86_EXC_BP] = "#BP", [X86_EXC_OF] = "#OF", [X86_EXC_BR] = "#BR",
+	[X86_EXC_UD] = "#UD", [X86_EXC_NM] = "#NM", [X86_EXC_DF] = "#DF",
+	[X86_EXC_TS] = "#TS", [X86_EXC_NP] = "#NP", [X86_EXC_SS] = "#SS",
+	[X86_EXC_GP] = "#GP", [X86_EXC_PF] = "#PF", [X86_EXC_MF] = "#MF",
+	[X86_EXC_AC] = "#AC", [X86_EXC_MC] = "#MC", [X86_EXC_XM] = "#XM",
+	[X86_EXC_VE] = "#VE", [X86_EXC_CP] = "#CP",
 };
 
 const char *vector_name(int vector)

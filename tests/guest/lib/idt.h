@@ -8,7 +8,7 @@
  * statement that holds the faulting instruction, so the compiler cannot
  * move anything between the two:
  *
- *	expect_fault(X86_VEC_GP);
+ *	expect_fault(X86_EXC_GP);
  *	asm volatile(ASM_TRY("1f") "wrmsr\n\t" "1:" : ...);
  *	if (fault_happened()) ...
  *
