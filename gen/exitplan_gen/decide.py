@@ -159,32 +159,15 @@ def _features_and_controls(plan, p, spec):
         need(spec.feature[PREEMPTION_TIMER_FEATURE], "execution.preemption_timer")
         ctls = list(spec.feature[PREEMPTION_TIMER_FEATURE].controls)
         if p.ptimer.save:
-            ctls.append(spec.control_ref("vm_exit.SAVE_VMX_PREEMPTION_TIMER"))
+            save = spec.control_ref("vm_exit.SAVE_VMX_PREEMPTION_TIMER")
+            ctls.append(save)
+            for f in spec.needs_for([save]):
+                need(f, "execution.preemption_timer.save_on_exit")
         req.add("execution.preemption_timer", ctls)
     elif PREEMPTION_TIMER_FEATURE in {r.feature.name for r in p.require}:
         r = next(r for r in p.require if r.feature.name == PREEMPTION_TIMER_FEATURE)
         raise p.doc.error(r.path, "features.require names preemption_timer but "
                                   "execution.preemption_timer is not enabled")
-
-    plan.pause = None
-    if p.pause is not None:
-        chain = p.pause.chain
-        choices = []
-        for mode in chain:
-            suffix, words, refs = PAUSE_CHOICES[mode]
-            needs = [spec.feature[PAUSE_LOOP_FEATURE]] if mode == "loop" else []
-            choices.append(Obj(name=mode, macro=suffix, description=words, needs=needs,
-                               set=_choice_set(_controls(spec, refs))))
-        if len(chain) > 1:
-            gates.append(Obj(name="pause", macro="PAUSE", origin="execution.pause", choices=choices))
-        else:
-            # No fallback: the mode is simply what the profile runs with.
-            only = choices[0]
-            for f in only.needs:
-                need(f, "execution.pause")
-            req.add(f"execution.pause: {only.description}", [c for _, cs in only.set for c in cs])
-        plan.pause = Obj(mode=p.pause.mode, chain=chain,
-                         uses_loop="loop" in chain, ple_gap=p.pause.ple_gap, ple_window=p.pause.ple_window)
 
     # MSRs switched atomically: their entry/exit controls, as a pair.
     plan.msr_gates = {}
@@ -209,9 +192,26 @@ def _features_and_controls(plan, p, spec):
                                       Obj(name=e.fallback, macro=e.fallback.upper(),
                                           description=MSR_SWITCH_WORDS[e.fallback], needs=[], set=[])]))
             plan.msr_gates[e.msr.name] = gates[-1]
-    for e in p.msrs:
-        if e.switch == "atomic" and e.msr.atomic.feature.name in {r.feature.name for r in p.require}:
-            pass
+    plan.pause = None
+    if p.pause is not None:
+        chain = p.pause.chain
+        choices = []
+        for mode in chain:
+            suffix, words, refs = PAUSE_CHOICES[mode]
+            needs = [spec.feature[PAUSE_LOOP_FEATURE]] if mode == "loop" else []
+            choices.append(Obj(name=mode, macro=suffix, description=words, needs=needs,
+                               set=_choice_set(_controls(spec, refs))))
+        if len(chain) > 1:
+            gates.append(Obj(name="pause", macro="PAUSE", origin="execution.pause", choices=choices))
+        else:
+            # No fallback: the mode is simply what the profile runs with.
+            only = choices[0]
+            for f in only.needs:
+                need(f, "execution.pause")
+            req.add(f"execution.pause: {only.description}", [c for _, cs in only.set for c in cs])
+        plan.pause = Obj(mode=p.pause.mode, chain=chain,
+                         uses_loop="loop" in chain, ple_gap=p.pause.ple_gap, ple_window=p.pause.ple_window)
+
     for r in p.require:
         name = r.feature.name
         if name in driven and name not in required and name not in (PAUSE_LOOP_FEATURE,):
@@ -237,15 +237,13 @@ def _features_and_controls(plan, p, spec):
         for j, c in enumerate(g.choices):
             c.index = j
 
-    # A bit both required and set by a gate choice would make the gate moot.
+    # A bit required anyway need not be set by a gate choice: drop it there,
+    # so that a choice's set[] lists only what the choice adds.
     req_refs = {c.ref for c in req.all()}
     for g in gates:
         for c in g.choices:
-            for _, ctls in c.set:
-                for ctl in ctls:
-                    if ctl.ref in req_refs:
-                        raise GenError(p.path, 1, 1, f"gate {g.name}: {ctl.macro} is also required "
-                                                     "elsewhere, so the gate's fallback could never apply")
+            c.set = [(k, [ctl for ctl in ctls if ctl.ref not in req_refs]) for k, ctls in c.set]
+            c.set = [(k, ctls) for k, ctls in c.set if ctls]
 
     plan.required_features = [Obj(feature=f, origins=required[f.name])
                               for f in spec.features if f.name in required]
@@ -271,29 +269,26 @@ def _msrs(plan, p, spec):
     load_list.sort(key=lambda e: e.msr.index)
     for i, m in enumerate(manual):
         m.slot = i
+        how = f"gate {m.gate.name}: {MSR_SWITCH_WORDS['manual']}" if m.gate else "switch manual"
+        m.words = f"{how}, {m.entry.access}"
     plan.manual_msrs = manual
     plan.load_list = load_list
     plan.atomic_msrs = atomic
 
     rules = []
-    if p.msr_default != "trap":
-        for r in spec.msr_bitmap_ranges:
-            rules.append(Obj(first=r.first, last=r.last, first_macro=None, last_macro=None,
-                             intercept=ACCESS_INTERCEPT[p.msr_default],
-                             comment=f"msrs.default: {p.msr_default} ({r.what})"))
     # Ranges before single MSRs, so a single MSR's rule overrides its range's.
     named = sorted(p.msrs, key=lambda e: (e.msr.last is None, e.msr.index))
     for e in named:
         m = e.msr
         rules.append(Obj(first=m.index, last=m.last if m.last is not None else m.index,
-                         first_macro=m.first_macro, last_macro=m.last_macro,
+                         first_c=m.first_macro, last_c=m.last_macro,
                          intercept=ACCESS_INTERCEPT[e.access],
                          comment=f"msrs.{m.name}: {e.access}"))
     # The runtime's MSRs last: nothing a profile says can open them.
     for t in sorted(spec.runtime.msrs, key=lambda t: t.msr.index):
         m = t.msr
         rules.append(Obj(first=m.index, last=m.last if m.last is not None else m.index,
-                         first_macro=m.first_macro, last_macro=m.last_macro,
+                         first_c=m.first_macro, last_c=m.last_macro,
                          intercept="MSR_INTERCEPT_RW", comment=f"runtime: {m.name} ({t.why})" if t.why
                          else f"runtime: {m.name}"))
     plan.msr_rules = rules

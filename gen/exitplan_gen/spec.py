@@ -119,6 +119,9 @@ class Spec:
     """All of spec/: exit reasons, controls, VMCS fields, MSRs, features,
     architectural bits, handlers, the runtime's needs, hypercalls."""
 
+    # VMX_MAX_GATES of arch/vmx/vmx_controls.h; vmcs_setup.c asserts it.
+    max_gates = 16
+
     FILES = ("exit_reasons.yaml", "vmx_controls.yaml", "vmcs_fields.yaml", "msrs.yaml",
              "features.yaml", "arch.yaml", "handlers.yaml", "runtime.yaml", "hypercalls.yaml")
 
@@ -138,8 +141,7 @@ class Spec:
         self._hypercalls(self.files["hypercalls.yaml"])
 
     def sources(self, *names):
-        """[(rel path, sha256)] of the named spec files (all when none)."""
-        names = names or self.FILES
+        """[(rel path, sha256)] of the named spec files."""
         return [(self.files[n].rel, self.files[n].sha256) for n in names]
 
     # --- exit reasons -------------------------------------------------
@@ -487,14 +489,13 @@ class Spec:
         value = sf.doc.value
         handlers = sf.top("handlers", dict)
         self.handlers = {}
-        funcs = {}
         for name, fn in handlers.items():
             p = ("handlers", name)
             if name not in self.reason:
                 raise sf.err(p, f"unknown exit reason '{name}'{suggest(name, self.reason)}", key=True)
             if not isinstance(fn, str) or not C_IDENT.match(fn):
                 raise sf.err(p, f"handler of {name} must be a C function name")
-            _unique(sf, funcs, fn, p, "handler")
+            # One function may serve several reasons (handle_invalid_op).
             self.handlers[name] = fn
         self.unexpected_handlers = {"handle_unexpected_exit"}
         if isinstance(value, dict) and "unexpected" in value:
@@ -503,3 +504,111 @@ class Spec:
                 raise sf.err(("unexpected",), "unexpected must be a C function name")
             self.unexpected_handlers.add(u)
         self.handler_list = [(r, self.handlers[r.name]) for r in self.exit_reasons if r.name in self.handlers]
+        # Each function once, in the order of its first reason.
+        self.handler_functions = []
+        for _, fn in self.handler_list:
+            if fn not in self.handler_functions:
+                self.handler_functions.append(fn)
+
+    # --- architectural bits -------------------------------------------------
+    def _arch(self, sf):
+        groups = sf.top("groups", list)
+        macros = {}
+        self.arch_groups = []
+        for i, g in enumerate(groups):
+            p = ("groups", i)
+            prefix = sf.field(p, g, "c_prefix", (str,))
+            width = sf.field(p, g, "width", (int,), required=False, default=64)
+            if width not in (32, 64):
+                raise sf.err(p + ("width",), f"width {width} is not 32 or 64")
+            one = "1u" if width == 32 else "1ull"
+            suffix = "u" if width == 32 else "ull"
+            grp = Obj(name=sf.field(p, g, "name", (str,)), sdm=sf.field(p, g, "sdm", (str,)),
+                      width=width, defines=[])
+            used = {}
+            for j, b in enumerate(sf.field(p, g, "bits", (list,))):
+                q = p + ("bits", j)
+                name = sf.ident(q, b)
+                bit = sf.field(q, b, "bit", (int,))
+                last = sf.field(q, b, "last", (int,), required=False, default=bit)
+                if not 0 <= bit <= last < width:
+                    raise sf.err(q, f"bits {bit}..{last} do not fit a {width}-bit {grp.name}")
+                # Fields may overlap: some registers have alternative
+                # layouts (the ICR destination in xAPIC and x2APIC mode).
+                if name in used:
+                    raise sf.err(q + ("name",), f"{grp.name} defines {name} twice")
+                used[name] = bit
+                sdm = sf.field(q, b, "sdm", (str,))
+                values = sf.field(q, b, "values", (dict,), required=False, default={})
+                base = prefix + name
+                if last == bit and not values:
+                    grp.defines.append((base, f"({one} << {bit})", sdm))
+                else:
+                    mask = ((1 << (last - bit + 1)) - 1) << bit
+                    grp.defines.append((base + "_SHIFT", str(bit), sdm))
+                    grp.defines.append((base + "_MASK", f"0x{mask:x}{suffix}", f"bits {last}:{bit}"))
+                    for vname, v in values.items():
+                        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < (1 << (last - bit + 1)):
+                            raise sf.err(q + ("values", vname), f"value {v!r} does not fit bits {last}:{bit}")
+                        grp.defines.append((f"{base}_{vname}", f"({v}{suffix} << {bit})", None))
+            for m, _, _ in grp.defines:
+                _unique(sf, macros, m, p, "C macro")
+            self.arch_groups.append(grp)
+        self.arch_values = []
+        for i, v in enumerate(sf.top("values", list)):
+            p = ("values", i)
+            name = sf.ident(p, v)
+            _unique(sf, macros, name, p + ("name",), "C macro")
+            value = sf.field(p, v, "value", (int,))
+            self.arch_values.append(Obj(name=name, value=value, literal=_literal(sf, p + ("value",), value),
+                                        sdm=sf.field(p, v, "sdm", (str,))))
+
+
+    # --- what the runtime needs in every profile ---------------------------
+    def _runtime(self, sf):
+        rt = sf.top("runtime", dict)
+        p = ("runtime",)
+        for k in rt:
+            if k not in ("features", "required_controls", "optional_controls", "io_ports", "msrs"):
+                raise sf.err(p + (k,), f"unknown key '{k}' in runtime", key=True)
+        self.runtime = Obj(features=[], required=[], optional=[], io=[], msrs=[])
+        for i, name in enumerate(sf.field(p, rt, "features", (list,))):
+            if name not in self.feature:
+                raise sf.err(p + ("features", i), f"unknown feature '{name}'{suggest(name, self.feature)}")
+            self.runtime.features.append(self.feature[name])
+        for key, dest in (("required_controls", self.runtime.required),
+                          ("optional_controls", self.runtime.optional)):
+            for i, ref in enumerate(sf.field(p, rt, key, (list,), required=False, default=[])):
+                dest.append(self.lookup_control(sf, p + (key, i), ref))
+        for i, e in enumerate(sf.field(p, rt, "io_ports", (list,))):
+            q = p + ("io_ports", i)
+            first = sf.field(q, e, "port", (int,))
+            last = sf.field(q, e, "last", (int,), required=False, default=first)
+            if not 0 <= first <= last <= 0xffff:
+                raise sf.err(q, f"port range {first:#x}..{last:#x} is reversed or outside 0..0xffff")
+            for o in self.runtime.io:
+                if first <= o.last and o.first <= last:
+                    raise sf.err(q, f"port range {first:#x}..{last:#x} overlaps {o.first:#x}..{o.last:#x}")
+            self.runtime.io.append(Obj(first=first, last=last, why=sf.field(q, e, "why", (str,), required=False,
+                                                                            default="")))
+        for i, e in enumerate(sf.field(p, rt, "msrs", (list,))):
+            q = p + ("msrs", i)
+            name = sf.field(q, e, "name", (str,))
+            if name not in self.msr:
+                raise sf.err(q + ("name",), f"unknown MSR '{name}'{suggest(name, self.msr)}")
+            self.runtime.msrs.append(Obj(msr=self.msr[name], why=sf.field(q, e, "why", (str,), required=False,
+                                                                          default="")))
+
+    # --- hypercalls ---------------------------------------------------------
+    def _hypercalls(self, sf):
+        self.hypercalls = sf.top("hypercalls", list)
+
+
+def _literal(sf, path, value):
+    """The number as the spec file writes it (0x020 stays 0x020)."""
+    line, col = sf.doc.mark(path)
+    text = sf.doc.text.splitlines()[line - 1][col - 1:]
+    m = re.match(r"(0x[0-9a-fA-F_]+|[0-9_]+)", text)
+    if m and int(m.group(1).replace("_", ""), 0) == value:
+        return m.group(1).replace("_", "")
+    return str(value)

@@ -6,6 +6,7 @@ Every rejection is one GenError at the offending node.
 """
 
 import hashlib
+import textwrap
 import math
 import os
 
@@ -61,6 +62,7 @@ def _semantic(doc, raw, spec, expect_name):
         raise err(("profile",), f"profile name '{v['profile']}' does not match the file name '{stem}.yaml'")
     p.name = v["profile"]
     p.description = " ".join(v["description"].split())
+    p.description_lines = textwrap.wrap(p.description.replace("*/", "* /"), width=70)
 
     # --- exit mix ---------------------------------------------------------
     mix = v["exit_mix"]
@@ -154,6 +156,11 @@ def _semantic(doc, raw, spec, expect_name):
             if name not in p.share:
                 raise err(at, f"dispatch.direct.order names {name}, which exit_mix.reasons does not list "
                               "(give it a share, even 0)")
+    p.direct_words = ""
+    if p.direct_mode == "order":
+        p.direct_words = ", direct order"
+    elif p.direct_mode is not None:
+        p.direct_words = f", direct {p.direct_mode} {p.direct_value:g}"
     p.unexpected = d.get("unexpected_handler", "handle_unexpected_exit")
     if p.unexpected not in spec.unexpected_handlers:
         raise err(("dispatch", "unexpected_handler"),
@@ -314,6 +321,9 @@ def _msrs(p, m, doc, err, spec, required_names):
         if access != "trap" and switch == "none" and "passthrough" not in msr.mechanisms:
             raise err(at + ("access",), f"{name} cannot be accessed '{access}' without switching: the guest "
                                         f"would reach the host's value; spec/msrs.yaml offers {offers}")
+        if switch == "atomic" and access in WRITES_PASS and msr.atomic.exit_save is None:
+            raise err(at + ("access",), f"{name}: switch atomic with access '{access}' would lose the "
+                                        "guest's writes: no VM-exit control saves it; trap its writes")
         fallback = e.get("fallback")
         if fallback is not None:
             fat = at + ("fallback",)

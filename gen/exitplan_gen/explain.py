@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""`exitplan-gen explain PROFILE`: the profile's decisions in words."""
+
+import textwrap
+
+from .decide import ACCESS_WORDS, MSR_SWITCH_WORDS
+from .validate import pct
+
+
+def _wrap(text, indent="  "):
+    return textwrap.fill(" ".join(text.split()), width=78, initial_indent=indent,
+                         subsequent_indent=indent) + "\n"
+
+
+def explain(plan):
+    p, spec = plan.profile, plan.spec
+    out = []
+    w = out.append
+    w(f"Profile {p.name} ({p.path})\n")
+    w(_wrap(p.description))
+    src = p.source
+    w("\nExit mix: ")
+    if src["kind"] == "measured":
+        w(f"measured on {src['cpu']} running {src['guest']}, {src['date']}, {src['exits']} exits.\n")
+    else:
+        w("estimated.\n")
+    w(_wrap(f"Basis: {src['basis']}"))
+
+    # Dispatch.
+    w(f"\nDispatch: policy {p.policy}")
+    if p.policy == "direct":
+        w(f", direct {p.direct_mode}")
+        if p.direct_mode != "order":
+            w(f" {p.direct_value:g}")
+        w(".\n")
+        why = {
+            "count": f"the {p.direct_value} most frequent reasons with a runtime handler",
+            "coverage": (f"the most frequent reasons with a runtime handler until together "
+                         f"they reach {pct(p.direct_value)} of all exits"),
+            "order": "the reasons the profile lists, in its order",
+        }[p.direct_mode]
+        w(_wrap(f"Called directly ({why}; ties broken by exit-reason number), so the hot "
+                "path has no indirect call:"))
+        for i, d in enumerate(plan.direct, 1):
+            w(f"  {i:2}. {d.reason.name:<22} {pct(d.share):>6}  cumulative {pct(d.cumulative):>6}"
+              f"  -> {d.handler}()\n")
+        if p.direct_mode == "coverage":
+            w(_wrap(f"The chain stops at {pct(plan.direct_share)}, the first point at or above "
+                    f"{pct(p.direct_value)}."))
+    elif p.policy == "table":
+        w(".\n")
+        w(_wrap("No direct calls: every exit goes through the bounds-checked, speculation-safe "
+                "handler table."))
+    else:
+        w(".\n")
+        w(_wrap("A C switch over every handled reason; the compiler picks jump table or compares."))
+    if p.policy != "switch":
+        table_in_mix = [h for h in plan.table if h.share]
+        w(f"  Through vmx_exit_table: {len(plan.table)} handled reasons, "
+          f"{pct(plan.table_share)} of the mix")
+        if table_in_mix:
+            w(": " + ", ".join(f"{h.reason.name} {pct(h.share)}" for h in table_in_mix))
+        w(".\n")
+    if plan.unhandled:
+        w(_wrap("No runtime handler (to " + p.unexpected + "(), which stops the guest): " +
+                ", ".join(f"{m.reason.name} {pct(m.share)}" for m in plan.unhandled) + "."))
+    else:
+        w(f"  Any other reason goes to {p.unexpected}(), which reports it and stops the guest.\n")
+
+    w(f"\nStatistics: {p.stats}: ")
+    w({"off": "the dispatch does no accounting at all.\n",
+       "counts": "the dispatch counts every exit by reason in vcpu->stats.\n",
+       "timing": "the dispatch counts every exit by reason; the runtime adds TSC ticks per reason.\n"}
+      [p.stats])
+
+    # Features.
+    w("\nRequired features (the profile is refused at boot without them):\n")
+    for r in plan.required_features:
+        w(f"  {r.feature.name:<24} {r.feature.sdm}  [{', '.join(r.origins)}]\n")
+
+    # Gates.
+    if plan.gates:
+        w("\nGates (first choice the CPU supports is taken; boot prints which):\n")
+        for g in plan.gates:
+            w(f"  gate {g.name} ({g.origin}):\n")
+            for c in g.choices:
+                needs = ", ".join(f.name for f in c.needs) or "nothing"
+                sets = ", ".join(ctl.macro for _, ctls in c.set for ctl in ctls) or "no control bits"
+                w(f"    {c.index + 1}. {c.description}: needs {needs}; sets {sets}\n")
+    else:
+        w("\nGates: none; nothing is preferred with a fallback.\n")
+
+    # Control bits.
+    w("\nControl bits required (the profile is refused if the CPU cannot set one):\n")
+    for cf, groups in plan.required_bits.fields(spec):
+        for g in groups:
+            for c in g.controls:
+                w(f"  {c.macro:<40} {c.sdm}  [{g.origin}]\n")
+    if plan.optional_bits.all():
+        w("Control bits optional (set when the CPU allows them):\n")
+        for cf, groups in plan.optional_bits.fields(spec):
+            for g in groups:
+                for c in g.controls:
+                    w(f"  {c.macro:<40} {c.sdm}  [{g.origin}]\n")
+
+    if plan.pause is not None:
+        w("\nPAUSE: " + " -> ".join(plan.pause.chain))
+        if plan.pause.uses_loop:
+            w(f"; PLE_Gap {plan.pause.ple_gap}, PLE_Window {plan.pause.ple_window} ticks")
+        w(".\n")
+    if p.ptimer is not None:
+        w(f"VMX-preemption timer: value {p.ptimer.value}"
+          f"{', saved on exit (counts down across exits)' if p.ptimer.save else ', reloaded on every entry'}.\n")
+
+    # MSRs.
+    w("\nMSRs:\n")
+    w(f"  default: {p.msr_default}: {ACCESS_WORDS[p.msr_default]} for every MSR not named below.\n")
+    for e in p.msrs:
+        m = e.msr
+        offers = ", ".join(m.mechanisms)
+        if e.switch == "none":
+            how = "not switched"
+            if "vmcs_always" in m.mechanisms:
+                how += " (every VM entry and exit loads it from the VMCS anyway)"
+        elif e.switch == "atomic":
+            a = m.atomic
+            how = (f"switched atomically by {a.entry_load.macro}"
+                   f"{' / ' + a.exit_load.macro if a.exit_load else ''}"
+                   f"{' and saved by ' + a.exit_save.macro if e.writes_pass and a.exit_save else ''}")
+            if e.fallback:
+                how += f", else {MSR_SWITCH_WORDS[e.fallback]} (gate {m.gate_name}, needs {a.feature.name})"
+            else:
+                how += f" (requires {a.feature.name})"
+        elif e.switch == "manual":
+            how = ("switched by hand: RDMSR of the guest value on exit, WRMSR of the host value"
+                   if e.writes_pass else "switched by hand: WRMSR on exit and before entry")
+        else:
+            how = "switched by the VM-entry/VM-exit MSR-load lists"
+        w(textwrap.fill(f"{m.name}: {how}; {ACCESS_WORDS[e.access]}. Legal: spec/msrs.yaml "
+                        f"offers {offers}.", width=78, initial_indent="  ",
+                        subsequent_indent="      ") + "\n")
+    for t in spec.runtime.msrs:
+        w(f"  {t.msr.name}: always trapped by the runtime{': ' + t.why if t.why else ''}.\n")
+
+    w("\nI/O ports that exit:\n")
+    for r in plan.io:
+        ports = f"{r.first:#06x}" if r.first == r.last else f"{r.first:#06x}-{r.last:#06x}"
+        w(f"  {ports:<16} {r.comment}\n")
+    return "".join(out)
