@@ -354,10 +354,7 @@ def check_runtime(doc, features, controls, msrs):
             err("runtime.yaml", f"required feature {name} not in features.yaml")
         if isinstance(f, dict) and not f.get("why"):
             err("runtime.yaml", f"required feature {name}: say why")
-    for f in doc.get("preferred_features", []):
-        if f["feature"] not in features:
-            err("runtime.yaml", f"preferred feature {f['feature']} not in features.yaml")
-    for c in doc.get("required_controls", []):
+    for c in doc.get("required_controls", []) + doc.get("optional_controls", []):
         if c.get("control") not in controls:
             err("runtime.yaml", f"required control {c.get('control')} unknown")
         if not c.get("why"):
