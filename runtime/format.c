@@ -31,6 +31,7 @@ static void pad(struct out *o, char c, int n)
 struct spec {
 	bool left;		/* '-' */
 	bool zero;		/* '0' */
+	bool alt;		/* '#': 0x/0X before a non-zero hex number */
 	int width;
 	int precision;		/* -1: none */
 };
@@ -58,10 +59,11 @@ static void put_num(struct out *o, const struct spec *sp, uint64_t v, bool negat
 	int n = 0, prefix_len = prefix ? (int)strlen(prefix) : 0;
 	int zeros = 0, total;
 
-	do {
+	/* C: zero with precision 0 has no digits at all. */
+	while (v || (n == 0 && sp->precision != 0)) {
 		tmp[n++] = digits[v % base];
 		v /= base;
-	} while (v);
+	}
 	if (sp->precision > n)
 		zeros = sp->precision - n;
 	total = n + zeros + prefix_len + (negative ? 1 : 0);
@@ -104,6 +106,8 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 				sp.left = true;
 			else if (*fmt == '0')
 				sp.zero = true;
+			else if (*fmt == '#')
+				sp.alt = true;
 			else
 				break;
 		}
@@ -175,7 +179,8 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 				u = (unsigned short)u;
 			else if (lmod == -2)
 				u = (unsigned char)u;
-			put_num(&o, &sp, u, false, *fmt == 'u' ? 10 : 16, *fmt == 'X', NULL);
+			put_num(&o, &sp, u, false, *fmt == 'u' ? 10 : 16, *fmt == 'X',
+				sp.alt && u && *fmt != 'u' ? (*fmt == 'X' ? "0X" : "0x") : NULL);
 			break;
 		case 'p':
 			/* Always 0x and 16 digits: addresses line up in dumps. */

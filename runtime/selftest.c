@@ -44,6 +44,7 @@ static int selftest_format(void)
 	FMT_CASE("%hhu %hd", 0x1ff, 0x18000);
 	FMT_CASE("[%*d|%-*d]", 4, 7, 4, 7);
 	FMT_CASE("%zu %zx", (size_t)4096, (size_t)4096);
+	FMT_CASE("[%#x|%#llx|%#X|%#x|%#010x]", 255u, 0x4000000ull, 0xabu, 0u, 0x1fu);
 
 	/* Truncation: C99 semantics, the would-be length comes back. */
 	ret = snprintf(buf, 8, "%s", "abcdefghij");

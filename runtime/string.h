@@ -26,7 +26,8 @@ size_t strlcpy(char *dst, const char *src, size_t size);
 
 /*
  * printk's formatter: %d %i %u %x %X %p %s %c %%, length modifiers hh h l
- * ll z, flags '-' and '0', a field width and a precision (also '*').
+ * ll z, flags '-', '0' and '#' (0x before a non-zero hex number), a field
+ * width and a precision (also '*').
  * Returns the length the full output would have, like C99.
  */
 int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap) __printf(3, 0);
