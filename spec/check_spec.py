@@ -373,6 +373,17 @@ def check_hypercalls(doc):
     if abi.get("number") not in regs or abi.get("result") not in regs \
             or not set(abi.get("args", [])) <= regs or not isinstance(abi.get("unknown_result"), int):
         err("hypercalls.yaml", f"abi {abi!r}")
+    errs = {e.get("name"): e.get("value") for e in doc.get("errors", [])}
+    for e in doc.get("errors", []):
+        if not C_IDENT.match(str(e.get("name"))) or not isinstance(e.get("value"), int) \
+                or e["value"] >= 0 or not e.get("doc"):
+            err("hypercalls.yaml", f"error {e!r}: a name, a negative value and a doc")
+    if len(set(errs.values())) != len(errs):
+        err("hypercalls.yaml", "two errors share a value")
+    if errs.get("ENOSYS") != abi.get("unknown_result"):
+        err("hypercalls.yaml", "abi.unknown_result must be the ENOSYS error")
+    if not isinstance(abi.get("version"), int) or abi["version"] < 1:
+        err("hypercalls.yaml", "abi.version must be a positive integer")
     names, numbers = set(), set()
     for h in doc.get("hypercalls", []):
         w = f"hypercalls.yaml[{h.get('name')}]"
