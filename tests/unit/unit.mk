@@ -100,62 +100,6 @@ $(UNIT_OUT)/$(1)/test_msrs: $$(call UNIT_OBJ,$(1),$(UNIT_SRC)/test_msrs.c) $$(UN
 	$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
 endef
 
-$(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs))
-
-.PHONY: unit-build
-unit-build: $(UNIT_PROGRAMS)
-
-# Run every program even after a failure, then fail if any failed.
-test-unit: unit-build
-	@failed=""; \
-	for t in $(UNIT_PROGRAMS); do \
-		echo "== $$t"; \
-		$$t || failed="$$failed $$t"; \
-	done; \
-	if [ -n "$$failed" ]; then \
-		echo "test-unit: FAILED:$$failed" >&2; exit 1; \
-	fi; \
-	echo "test-unit: all $(words $(UNIT_PROGRAMS)) programs passed"
-
-$(UNIT_CAPS_C): $(UNIT_SRC)/caps2c.py $(VMX_CAPS_YAML) spec/msrs.yaml spec/features.yaml
-	@test -d $(VMX_CAPS_DIR) || { \
-		echo "test-unit: $(VMX_CAPS_DIR) is missing: the unit tests need the" >&2; \
-		echo "test-unit: recorded capability MSRs (shared/data/vmx-caps beside the clone)" >&2; \
-		exit 1; }
-	@mkdir -p $(@D)
-	$(PYTHON) $(UNIT_SRC)/caps2c.py $@ --spec spec $(VMX_CAPS_YAML)
-
-$(UNIT_OUT)/obj/common/%.o: %.c
-	@mkdir -p $(@D)
-	$(UNIT_CC) $(UNIT_CFLAGS) $(UNIT_INC) -c -o $@ $<
-
-$(UNIT_OUT)/test_engine: $(call UNIT_OBJ,common,$(UNIT_SRC)/test_engine.c) $(UNIT_LIB_O)
-	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
-
-$(UNIT_OUT)/test_policy: $(call UNIT_OBJ,common,$(UNIT_SRC)/test_policy.c) $(UNIT_LIB_O)
-	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
-
-# Per profile: the profile's generated files and the tests that include its
-# headers.  test_dispatch.c includes exit_dispatch.c itself, to see its
-# table; msr_policy.c is linked when the generator emits one.
-define UNIT_PROFILE_RULES
-$(UNIT_OUT)/obj/$(1)/%.o: %.c
-	@mkdir -p $$(@D)
-	$$(UNIT_CC) $$(UNIT_CFLAGS) $$(UNIT_INC) -iquote generated/$(1) -c -o $$@ $$<
-
-UNIT_GEN_O_$(1) = $$(foreach f,generated/$(1)/vmcs_setup.c $$(wildcard generated/$(1)/msr_policy.c),$$(call UNIT_OBJ,$(1),$$(f)))
-
-$(UNIT_OUT)/$(1)/test_controls: $$(call UNIT_OBJ,$(1),$(UNIT_SRC)/test_controls.c) $$(UNIT_GEN_O_$(1)) $$(UNIT_LIB_O)
-	$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
-
-$(UNIT_OUT)/$(1)/test_dispatch: $$(call UNIT_OBJ,$(1),$(UNIT_SRC)/test_dispatch.c) \
-		$$(call UNIT_OBJ,$(1),generated/$(1)/exit_dispatch.c) $$(UNIT_GEN_O_$(1)) $$(UNIT_LIB_O)
-	$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
-
-$(UNIT_OUT)/$(1)/test_msrs: $$(call UNIT_OBJ,$(1),$(UNIT_SRC)/test_msrs.c) $$(UNIT_GEN_O_$(1)) $$(UNIT_LIB_O)
-	$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
-endef
-
 $(foreach p,$(PROFILES),$(eval $(call UNIT_PROFILE_RULES,$(p))))
 
 # Header dependencies from -MMD.
