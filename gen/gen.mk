@@ -1,1 +1,54 @@
-# placeholder: owned by the part that builds it
+# SPDX-License-Identifier: GPL-2.0-only
+# The generator: profiles/*.yaml + spec/*.yaml -> generated/ (committed).
+#
+#   make gen                  regenerate generated/ for every profile
+#   make check-gen            fail, listing them, when generated files are stale
+#   make diff A=x B=y         unified diff of two profiles' generated code
+#   make explain [PROFILE=x]  the profile's decisions in words
+#   make test-gen             the generator's tests (pytest)
+
+.PHONY: gen check-gen diff explain test-gen
+
+GEN          := gen/exitplan-gen
+GEN_INPUTS   := $(GEN) $(wildcard gen/exitplan_gen/*.py) $(wildcard gen/templates/*/*.j2) \
+		$(wildcard spec/*.yaml) spec/profile.schema.json $(wildcard profiles/*.yaml)
+GEN_STAMP    := $(BUILD)/gen.stamp
+
+# What the generator writes; explicit, so that make knows them before they exist.
+GEN_COMMON_HDRS := $(addprefix generated/common/,arch_bits.h exit_handlers.h hypercalls.h \
+		msr_index.h vmcs_fields.h vmx_controls_bits.h vmx_exit_reasons.h vmx_features.h)
+GEN_COMMON_SRCS := $(addprefix generated/common/,vmx_exit_reasons.c vmx_features.c)
+gen_profile_hdrs = $(addprefix generated/$(1)/,profile.h msr_policy.h msr_switch.h)
+gen_profile_srcs = $(addprefix generated/$(1)/,exit_dispatch.c vmcs_setup.c msr_policy.c)
+GEN_PROFILE_HDRS := $(call gen_profile_hdrs,$(PROFILE))
+GEN_PROFILE_SRCS := $(call gen_profile_srcs,$(PROFILE))
+GEN_FILES := $(GEN_COMMON_HDRS) $(GEN_COMMON_SRCS) \
+	$(foreach p,$(PROFILES),$(call gen_profile_hdrs,$(p)) $(call gen_profile_srcs,$(p)))
+
+# A changed profile, spec file, template or generator reruns the generator
+# before anything that uses its output is built.  It rewrites only files
+# whose content changes (and leaves their timestamps alone otherwise), so
+# the empty recipe below lets make see which generated files really moved.
+$(GEN_STAMP): $(GEN_INPUTS)
+	@mkdir -p $(dir $@)
+	$(PYTHON) $(GEN) gen
+	@touch $@
+
+$(GEN_FILES): $(GEN_STAMP) ;
+
+gen:
+	$(PYTHON) $(GEN) gen
+	@mkdir -p $(dir $(GEN_STAMP)) && touch $(GEN_STAMP)
+
+check-gen:
+	$(PYTHON) $(GEN) check
+
+diff:
+	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make diff A=PROFILE B=PROFILE" >&2; exit 2; }
+	$(PYTHON) $(GEN) diff $(A) $(B)
+
+explain:
+	$(PYTHON) $(GEN) explain $(PROFILE)
+
+test-gen:
+	$(PYTHON) -m pytest -q tests/gen

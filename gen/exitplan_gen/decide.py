@@ -289,15 +289,13 @@ def _msrs(plan, p, spec):
         m = t.msr
         rules.append(Obj(first=m.index, last=m.last if m.last is not None else m.index,
                          first_c=m.first_macro, last_c=m.last_macro,
-                         intercept="MSR_INTERCEPT_RW", comment=f"runtime: {m.name} ({t.why})" if t.why
-                         else f"runtime: {m.name}"))
+                         intercept="MSR_INTERCEPT_RW", comment=f"runtime: {m.name}: {t.why}"))
     plan.msr_rules = rules
 
 
 # --- I/O ---------------------------------------------------------------------
 def _io(plan, p, spec):
-    ranges = [Obj(first=r.first, last=r.last, comment=f"runtime: {r.why}" if r.why else "runtime")
-              for r in spec.runtime.io]
+    ranges = [Obj(first=r.first, last=r.last, comment=f"runtime: {r.short}") for r in spec.runtime.io]
     ranges += [Obj(first=r.first, last=r.last,
                    comment=f"execution.io: {r.why}" if r.why else "execution.io")
                for r in p.io]

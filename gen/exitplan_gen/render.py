@@ -6,6 +6,7 @@ still read as C; StrictUndefined makes a typo in a template an error.
 """
 
 import os
+import textwrap
 
 import jinja2
 
@@ -59,6 +60,15 @@ def comment_text(s):
     return " ".join(str(s).split()).replace("*/", "* /")
 
 
+def comment_block(text, indent=""):
+    """A C comment holding text, on one line when it fits in 80 columns."""
+    text = comment_text(text)
+    if len(indent.expandtabs(TAB)) + len(text) + 6 <= 80:
+        return f"{indent}/* {text} */"
+    lines = textwrap.wrap(text, width=76 - len(indent.expandtabs(TAB)))
+    return "\n".join([f"{indent}/*"] + [f"{indent} * {line}" for line in lines] + [f"{indent} */"])
+
+
 def _env():
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
@@ -77,6 +87,7 @@ def _env():
     env.filters["pct"] = pct
     env.filters["c_string"] = c_string
     env.filters["ct"] = comment_text
+    env.filters["comment"] = comment_block
     return env
 
 

@@ -566,42 +566,90 @@ class Spec:
 
     # --- what the runtime needs in every profile ---------------------------
     def _runtime(self, sf):
-        rt = sf.top("runtime", dict)
-        p = ("runtime",)
+        rt = sf.doc.value
+        if not isinstance(rt, dict):
+            raise sf.err((), "expected a mapping")
+        keys = ("required_features", "required_controls", "optional_controls",
+                "trapped_io_ports", "trapped_msrs")
         for k in rt:
-            if k not in ("features", "required_controls", "optional_controls", "io_ports", "msrs"):
-                raise sf.err(p + (k,), f"unknown key '{k}' in runtime", key=True)
-        self.runtime = Obj(features=[], required=[], optional=[], io=[], msrs=[])
-        for i, name in enumerate(sf.field(p, rt, "features", (list,))):
+            if k not in keys:
+                raise sf.err((k,), f"unknown key '{k}'{suggest(k, keys)}", key=True)
+        self.runtime = Obj(features=[], required=[], optional=[], io=[], msrs=[], why={})
+        seen = {}
+        for i, e in enumerate(sf.top("required_features", list)):
+            p = ("required_features", i)
+            name = sf.field(p, e, "feature", (str,))
             if name not in self.feature:
-                raise sf.err(p + ("features", i), f"unknown feature '{name}'{suggest(name, self.feature)}")
+                raise sf.err(p + ("feature",), f"unknown feature '{name}'{suggest(name, self.feature)}")
+            _unique(sf, seen, name, p + ("feature",), "feature")
             self.runtime.features.append(self.feature[name])
+            self.runtime.why[name] = sf.field(p, e, "why", (str,))
+        seen = {}
         for key, dest in (("required_controls", self.runtime.required),
                           ("optional_controls", self.runtime.optional)):
-            for i, ref in enumerate(sf.field(p, rt, key, (list,), required=False, default=[])):
-                dest.append(self.lookup_control(sf, p + (key, i), ref))
-        for i, e in enumerate(sf.field(p, rt, "io_ports", (list,))):
-            q = p + ("io_ports", i)
-            first = sf.field(q, e, "port", (int,))
-            last = sf.field(q, e, "last", (int,), required=False, default=first)
+            for i, e in enumerate(sf.field((), rt, key, (list,), required=False, default=[])):
+                p = (key, i)
+                ref = sf.field(p, e, "control", (str,))
+                ctl = self.lookup_control(sf, p + ("control",), ref)
+                _unique(sf, seen, ctl.ref, p + ("control",), "control")
+                dest.append(ctl)
+                self.runtime.why[ctl.ref] = sf.field(p, e, "why", (str,))
+        for i, e in enumerate(sf.top("trapped_io_ports", list)):
+            p = ("trapped_io_ports", i)
+            first = sf.field(p, e, "first", (int,))
+            last = sf.field(p, e, "last", (int,), required=False, default=first)
             if not 0 <= first <= last <= 0xffff:
-                raise sf.err(q, f"port range {first:#x}..{last:#x} is reversed or outside 0..0xffff")
+                raise sf.err(p, f"port range {first:#x}..{last:#x} is reversed or outside 0..0xffff")
             for o in self.runtime.io:
                 if first <= o.last and o.first <= last:
-                    raise sf.err(q, f"port range {first:#x}..{last:#x} overlaps {o.first:#x}..{o.last:#x}")
-            self.runtime.io.append(Obj(first=first, last=last, why=sf.field(q, e, "why", (str,), required=False,
-                                                                            default="")))
-        for i, e in enumerate(sf.field(p, rt, "msrs", (list,))):
-            q = p + ("msrs", i)
-            name = sf.field(q, e, "name", (str,))
+                    raise sf.err(p, f"port range {first:#x}..{last:#x} overlaps {o.first:#x}..{o.last:#x}")
+            why = sf.field(p, e, "why", (str,))
+            self.runtime.io.append(Obj(first=first, last=last, why=why, short=why.split(":")[0]))
+        seen = {}
+        for i, e in enumerate(sf.top("trapped_msrs", list)):
+            p = ("trapped_msrs", i)
+            name = sf.field(p, e, "msr", (str,))
             if name not in self.msr:
-                raise sf.err(q + ("name",), f"unknown MSR '{name}'{suggest(name, self.msr)}")
-            self.runtime.msrs.append(Obj(msr=self.msr[name], why=sf.field(q, e, "why", (str,), required=False,
-                                                                          default="")))
+                raise sf.err(p + ("msr",), f"unknown MSR '{name}'{suggest(name, self.msr)}")
+            _unique(sf, seen, name, p + ("msr",), "MSR")
+            why = sf.field(p, e, "why", (str,))
+            self.runtime.msrs.append(Obj(msr=self.msr[name], why=why))
 
     # --- hypercalls ---------------------------------------------------------
     def _hypercalls(self, sf):
-        self.hypercalls = sf.top("hypercalls", list)
+        abi = sf.top("abi", dict)
+        version = sf.field(("abi",), abi, "version", (int,))
+        self.hypercall_abi = Obj(version=version,
+                                 instruction=sf.field(("abi",), abi, "instruction", (str,)),
+                                 number=sf.field(("abi",), abi, "number", (str,)),
+                                 args=sf.field(("abi",), abi, "args", (list,)),
+                                 result=sf.field(("abi",), abi, "result", (str,)))
+        names = {}
+        self.hypercall_errors = []
+        for i, e in enumerate(sf.top("errors", list)):
+            p = ("errors", i)
+            name = sf.ident(p, e)
+            _unique(sf, names, name, p + ("name",), "hypercall name")
+            value = sf.field(p, e, "value", (int,))
+            if value >= 0:
+                raise sf.err(p + ("value",), f"error {name} must be negative")
+            self.hypercall_errors.append(Obj(name=name, value=value, doc=sf.field(p, e, "doc", (str,))))
+        numbers = {}
+        self.hypercalls = []
+        for i, e in enumerate(sf.top("hypercalls", list)):
+            p = ("hypercalls", i)
+            name = sf.ident(p, e)
+            _unique(sf, names, name, p + ("name",), "hypercall name")
+            number = sf.field(p, e, "number", (int,))
+            if not 0 <= number <= 0x7fffffff:
+                raise sf.err(p + ("number",), f"hypercall number {number} is not a non-negative 32-bit value")
+            _unique(sf, numbers, number, p + ("number",), "hypercall number")
+            args = sf.field(p, e, "args", (list,))
+            if len(args) > len(self.hypercall_abi.args):
+                raise sf.err(p + ("args",), f"{name} takes {len(args)} arguments; the ABI passes "
+                                            f"{len(self.hypercall_abi.args)}")
+            self.hypercalls.append(Obj(name=name, number=number, args=args, doc=sf.field(p, e, "doc", (str,))))
+        self.hypercalls.sort(key=lambda h: h.number)
 
 
 def _literal(sf, path, value):
