@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The EPT identity map (SDM Vol. 3C 29.3.2, "EPT Translation Mechanism").
+ * Four levels: PML4 -> PDPT -> PD -> PT.  A range is mapped with 1-GiB
+ * pages where the CPU supports them and the range covers an aligned
+ * gigabyte, then 2-MiB pages, then 4-KiB pages around the edges.
+ */
+#include <stddef.h>
+
+#include "arch_bits.h"		/* generated: EPT_* entry bits, memory types */
+#include "compiler.h"
+#include "ept.h"
+#include "spec_gaps.h"
+
+#define EPT_ENTRIES		512
+#define EPT_RWX			(EPT_READ | EPT_WRITE | EPT_EXECUTE)
+
+/* Level 0 maps 4 KiB, 1 maps 2 MiB (PD), 2 maps 1 GiB (PDPT), 3 is the PML4. */
+static inline unsigned int ept_shift(unsigned int level)
+{
+	return 12 + 9 * level;
+}
+
+static inline unsigned int ept_index(uint64_t gpa, unsigned int level)
+{
+	return (gpa >> ept_shift(level)) & (EPT_ENTRIES - 1);
+}
+
+static uint64_t *ept_table_of(uint64_t entry)
+{
+	return (uint64_t *)(uintptr_t)(entry & EPT_ADDR_MASK);
+}
+
+/* Map one page of level @level (0..2) at @gpa with leaf flags @flags. */
+static bool ept_map_page(struct ept *ept, uint64_t gpa, unsigned int level, uint64_t flags)
+{
+	uint64_t *table = ept->pml4;
+
+	for (unsigned int l = 3; l > level; l--) {
+		uint64_t *e = &table[ept_index(gpa, l)];
+
+		if (!(*e & EPT_RWX)) {
+			uint64_t *next = ept_alloc_table();
+
+			if (!next)
+				return false;
+			ept->pages++;
+			*e = (uint64_t)(uintptr_t)next | EPT_RWX;
+		} else if (*e & EPT_LARGE_PAGE) {
+			/* Ranges are mapped once each, in order: never a split. */
+			return false;
+		}
+		table = ept_table_of(*e);
+	}
+	table[ept_index(gpa, level)] = gpa | flags | (level ? EPT_LARGE_PAGE : 0);
+	ept->mapped[level] += 1ull << ept_shift(level);
+	return true;
+}
+
+static bool ept_map_range(struct ept *ept, uint64_t start, uint64_t end, uint64_t flags)
+{
+	uint64_t gpa = start;
+
+	while (gpa < end) {
+		unsigned int level = 0;
+
+		if (ept->use_1g && IS_ALIGNED(gpa, 1ull << ept_shift(2)) &&
+		    end - gpa >= 1ull << ept_shift(2))
+			level = 2;
+		else if (ept->use_2m && IS_ALIGNED(gpa, 1ull << ept_shift(1)) &&
+			 end - gpa >= 1ull << ept_shift(1))
+			level = 1;
+		if (!ept_map_page(ept, gpa, level, flags))
+			return false;
+		gpa += 1ull << ept_shift(level);
+	}
+	return true;
+}
+
+bool ept_build(struct ept *ept, const struct ept_range *ranges, unsigned int n)
+{
+	ept->pml4 = ept_alloc_table();
+	if (!ept->pml4)
+		return false;
+	ept->pages = 1;
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t flags;
+
+		switch (ranges[i].kind) {
+		case EPT_RANGE_RAM:
+			flags = EPT_RWX | EPT_MEMTYPE_WB;
+			break;
+		case EPT_RANGE_MMIO:
+			flags = EPT_RWX | EPT_MEMTYPE_UC;
+			break;
+		default:
+			continue;	/* a hole stays not present */
+		}
+		if (!ept_map_range(ept, ranges[i].start, ranges[i].end, flags))
+			return false;
+	}
+	return true;
+}
+
+uint64_t ept_lookup(const struct ept *ept, uint64_t gpa, unsigned int *level)
+{
+	const uint64_t *table = ept->pml4;
+
+	for (unsigned int l = 3;; l--) {
+		uint64_t e = table[ept_index(gpa, l)];
+
+		if (!(e & EPT_RWX))
+			return 0;
+		if (l == 0 || (l < 3 && (e & EPT_LARGE_PAGE))) {
+			if (level)
+				*level = l;
+			return e;
+		}
+		table = ept_table_of(e);
+	}
+}
+
+uint64_t ept_pointer(const struct ept *ept)
+{
+	return (uint64_t)(uintptr_t)ept->pml4 | EPTP_PWL_LEVEL4 | EPTP_MEMTYPE_WB;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * EPT: the guest-physical address space (SDM Vol. 3C 29.3).
+ *
+ * exitplan identity-maps guest-physical to host-physical memory with the
+ * largest pages that fit, except for the hypervisor region and the MMIO
+ * test page: those are not present, so a guest access to them is an EPT
+ * violation the hypervisor reports instead of a crash.
+ */
+#ifndef EXITPLAN_EPT_H
+#define EXITPLAN_EPT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What a guest-physical range is, for the identity map. */
+enum ept_range_kind {
+	EPT_RANGE_HOLE,		/* not present: EPT violation */
+	EPT_RANGE_RAM,		/* write-back */
+	EPT_RANGE_MMIO,		/* uncacheable: devices, firmware, the APICs */
+};
+
+struct ept_range {
+	uint64_t start, end;	/* [start, end), 4-KiB aligned */
+	enum ept_range_kind kind;
+};
+
+struct ept {
+	uint64_t *pml4;		/* identity: virtual == physical */
+	bool use_1g;		/* IA32_VMX_EPT_VPID_CAP allows 1-GiB pages */
+	bool use_2m;
+	unsigned int pages;	/* page-table pages used */
+	uint64_t mapped[3];	/* bytes mapped with 4-KiB, 2-MiB, 1-GiB pages */
+};
+
+/* Page-table page allocation, zeroed (vmx.c; a fake in unit tests). */
+void *ept_alloc_table(void);
+
+/*
+ * Build the identity map of [0, @limit) from @ranges (sorted, not
+ * overlapping; gaps between them are holes).  false when out of memory.
+ */
+bool ept_build(struct ept *ept, const struct ept_range *ranges, unsigned int n);
+
+/* The leaf entry for @gpa, or 0 when not present; *level = 1 (4K) .. 3 (1G). */
+uint64_t ept_lookup(const struct ept *ept, uint64_t gpa, unsigned int *level);
+
+/* The EPT pointer for VMCS EPT_POINTER: WB paging structures, 4 levels. */
+uint64_t ept_pointer(const struct ept *ept);
+
+#endif /* EXITPLAN_EPT_H */

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The VM-exit entry stub (HOST_RIP) and the first VM entry.
+ *
+ * On a VM exit the CPU loads the host state from the VMCS: RSP points at
+ * this CPU's exit frame (vcpu_asm.h), RFLAGS is 0x2 (interrupts off),
+ * and every general-purpose register still holds the guest's value.  The
+ * stub saves them into vcpu->regs, lets the C side (vmx_handle_exit in
+ * exit.c: exit reason, VM-entry failure, dispatch) decide, and either
+ * restores them and VMRESUMEs, or returns from vmx_enter_guest() to the
+ * code that launched the guest.
+ *
+ * The round trip is the hot path every exit pays: keep it straight-line.
+ * CR2 is not switched: the host takes no page faults (a host #PF is a
+ * panic), so the guest's CR2 survives in the register.
+ */
+#include "vcpu_asm.h"
+
+	.text
+	.code64
+
+/*
+ * int vmx_enter_guest(struct vcpu *vcpu, void *exit_frame)
+ *
+ * VMLAUNCH the current VMCS with vcpu->regs.  Returns VMX_ENTER_STOPPED
+ * when a handler stopped the guest, VMX_ENTER_VMFAIL when VMLAUNCH
+ * itself failed (RFLAGS.CF or ZF; nothing was entered).
+ */
+	.globl vmx_enter_guest
+	.type vmx_enter_guest, @function
+vmx_enter_guest:
+	push	%rbp
+	push	%rbx
+	push	%r12
+	push	%r13
+	push	%r14
+	push	%r15
+	/* The stop path in the stub returns through this RSP. */
+	mov	%rsp, EXIT_FRAME_HOST_RSP(%rsi)
+	mov	%rdi, %rax
+	mov	VCPU_RCX(%rax), %rcx
+	mov	VCPU_RDX(%rax), %rdx
+	mov	VCPU_RBX(%rax), %rbx
+	mov	VCPU_RBP(%rax), %rbp
+	mov	VCPU_RSI(%rax), %rsi
+	mov	VCPU_RDI(%rax), %rdi
+	mov	VCPU_R8(%rax), %r8
+	mov	VCPU_R9(%rax), %r9
+	mov	VCPU_R10(%rax), %r10
+	mov	VCPU_R11(%rax), %r11
+	mov	VCPU_R12(%rax), %r12
+	mov	VCPU_R13(%rax), %r13
+	mov	VCPU_R14(%rax), %r14
+	mov	VCPU_R15(%rax), %r15
+	mov	VCPU_RAX(%rax), %rax
+	vmlaunch
+	/* Only reached when VMLAUNCH failed: the guest never ran. */
+	mov	$VMX_ENTER_VMFAIL, %eax
+	pop	%r15
+	pop	%r14
+	pop	%r13
+	pop	%r12
+	pop	%rbx
+	pop	%rbp
+	ret
+	.size vmx_enter_guest, . - vmx_enter_guest
+
+/*
+ * HOST_RIP.  [rsp] = struct vcpu *, 16-byte aligned, so the call below
+ * sees the ABI's alignment.
+ */
+	.globl vmx_exit_stub
+	.type vmx_exit_stub, @function
+vmx_exit_stub:
+	push	%rax
+	mov	8+EXIT_FRAME_VCPU(%rsp), %rax
+	mov	%rcx, VCPU_RCX(%rax)
+	mov	%rdx, VCPU_RDX(%rax)
+	mov	%rbx, VCPU_RBX(%rax)
+	mov	%rbp, VCPU_RBP(%rax)
+	mov	%rsi, VCPU_RSI(%rax)
+	mov	%rdi, VCPU_RDI(%rax)
+	mov	%r8, VCPU_R8(%rax)
+	mov	%r9, VCPU_R9(%rax)
+	mov	%r10, VCPU_R10(%rax)
+	mov	%r11, VCPU_R11(%rax)
+	mov	%r12, VCPU_R12(%rax)
+	mov	%r13, VCPU_R13(%rax)
+	mov	%r14, VCPU_R14(%rax)
+	mov	%r15, VCPU_R15(%rax)
+	popq	VCPU_RAX(%rax)
+	mov	%rax, %rbx		/* callee-saved: survives the call */
+	mov	%rax, %rdi
+	call	vmx_handle_exit		/* exit.c: reason, dispatch, MSRs */
+	test	%eax, %eax
+	jnz	.Lstop
+.Lresume:
+	mov	%rbx, %rax
+	mov	VCPU_RCX(%rax), %rcx
+	mov	VCPU_RDX(%rax), %rdx
+	mov	VCPU_RBX(%rax), %rbx
+	mov	VCPU_RBP(%rax), %rbp
+	mov	VCPU_RSI(%rax), %rsi
+	mov	VCPU_RDI(%rax), %rdi
+	mov	VCPU_R8(%rax), %r8
+	mov	VCPU_R9(%rax), %r9
+	mov	VCPU_R10(%rax), %r10
+	mov	VCPU_R11(%rax), %r11
+	mov	VCPU_R12(%rax), %r12
+	mov	VCPU_R13(%rax), %r13
+	mov	VCPU_R14(%rax), %r14
+	mov	VCPU_R15(%rax), %r15
+	mov	VCPU_RAX(%rax), %rax
+	vmresume
+	/*
+	 * VMRESUME failed (RFLAGS.CF: no valid VMCS, ZF: VM_INSTRUCTION_ERROR
+	 * says why).  Report it with the vcpu and stop.  A failed VM entry
+	 * that got as far as the guest-state checks is a VM exit with bit 31
+	 * set instead, handled in vmx_handle_exit().
+	 */
+	pushfq
+	pop	%rsi
+	mov	EXIT_FRAME_VCPU(%rsp), %rdi
+	call	vmx_report_vmresume_failure
+	mov	$VMX_ENTER_STOPPED, %eax
+.Lstop:
+	mov	EXIT_FRAME_HOST_RSP(%rsp), %rsp
+	pop	%r15
+	pop	%r14
+	pop	%r13
+	pop	%r12
+	pop	%rbx
+	pop	%rbp
+	ret
+	.size vmx_exit_stub, . - vmx_exit_stub
+
+	.section .note.GNU-stack, "", @progbits

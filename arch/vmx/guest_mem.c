@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Reaching guest memory from the hypervisor: guest-linear to
+ * guest-physical through the guest's own paging (SDM Vol. 3A 4.3-4.5),
+ * and guest-physical to host through the identity EPT, refusing
+ * everything the EPT does not map (the hypervisor region, the MMIO test
+ * page) -- the hypervisor must not do on a guest's behalf what the guest
+ * cannot do itself.
+ */
+#include "arch_bits.h"
+#include "compiler.h"
+#include "layout.h"
+#include "page_alloc.h"
+#include "paging.h"
+#include "percpu.h"
+#include "spec_gaps.h"
+#include "string.h"
+#include "vmcs_fields.h"
+#include "vmx.h"
+#include "vmx_controls_bits.h"
+
+static const struct ept *current_ept(void)
+{
+	struct vcpu *vcpu = this_cpu()->vcpu;
+
+	return &vcpu->arch->ept;
+}
+
+/* Every page of [gpa, gpa + len) is mapped by EPT, and the host maps it. */
+bool guest_phys_ok(uint64_t gpa, uint64_t len)
+{
+	const struct ept *ept = current_ept();
+	uint64_t end = gpa + len;
+
+	if (!len)
+		return true;
+	if (end < gpa || end > HV_IDENTITY_MAP_END)
+		return false;
+	for (uint64_t p = ALIGN_DOWN(gpa, (uint64_t)PAGE_SIZE); p < end; p += PAGE_SIZE) {
+		if (!ept_lookup(ept, p, NULL))
+			return false;
+	}
+	return true;
+}
+
+static bool read_pte(uint64_t pa, unsigned int size, uint64_t *v)
+{
+	if (!guest_phys_ok(pa, size))
+		return false;
+	*v = size == 8 ? *(volatile uint64_t *)phys_to_virt(pa)
+		       : *(volatile uint32_t *)phys_to_virt(pa);
+	return true;
+}
+
+/*
+ * The guest's paging mode comes from its CR0.PG, CR4.PAE and EFER.LMA.
+ * Present and write permissions are checked (a write through a read-only
+ * mapping fails as it would in the guest, at supervisor level with
+ * CR0.WP honoured); accessed/dirty bits are not set -- the hypervisor's
+ * accesses are not the guest's.
+ */
+bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa)
+{
+	uint64_t cr0 = vmcs_read(GUEST_CR0), cr4 = vmcs_read(GUEST_CR4), cr3 = vmcs_read(GUEST_CR3);
+	bool wp = cr0 & X86_CR0_WP;
+	bool writable = true;
+	uint64_t e;
+
+	if (!(cr0 & X86_CR0_PG)) {
+		*gpa = gla & 0xffffffffull;
+		return true;
+	}
+	if (!(cr4 & X86_CR4_PAE)) {
+		/* 32-bit paging: two levels, 4-MiB pages with CR4.PSE. */
+		uint64_t pde, pte;
+
+		if (!read_pte((cr3 & PT32_ADDR_MASK) + ((gla >> 22) & 0x3ff) * 4, 4, &pde) ||
+		    !(pde & PTE_PRESENT))
+			return false;
+		writable = pde & PTE_WRITE;
+		if ((pde & PTE_PS) && (cr4 & X86_CR4_PSE)) {
+			if (write && wp && !writable)
+				return false;
+			*gpa = (pde & 0xffc00000ull) | (gla & 0x3fffff);
+			return true;
+		}
+		if (!read_pte((pde & PT32_ADDR_MASK) + ((gla >> 12) & 0x3ff) * 4, 4, &pte) ||
+		    !(pte & PTE_PRESENT))
+			return false;
+		writable = writable && (pte & PTE_WRITE);
+		if (write && wp && !writable)
+			return false;
+		*gpa = (pte & PT32_ADDR_MASK) | (gla & 0xfff);
+		return true;
+	}
+
+	/* PAE (3 levels, from CR3[31:5]) or IA-32e (4 levels). */
+	int level;
+	uint64_t table;
+
+	if (vmcs_read(VM_ENTRY_CONTROLS) & VM_ENTRY_IA32E_MODE) {
+		level = 3;
+		table = cr3 & PT64_ADDR_MASK;
+	} else {
+		uint64_t pdpte;
+
+		if (!read_pte((cr3 & ~0x1full) + ((gla >> 30) & 3) * 8, 8, &pdpte) ||
+		    !(pdpte & PTE_PRESENT))
+			return false;
+		level = 1;
+		table = pdpte & PT64_ADDR_MASK;
+	}
+	for (;; level--) {
+		unsigned int shift = 12 + 9 * level;
+
+		if (!read_pte(table + ((gla >> shift) & 0x1ff) * 8, 8, &e) || !(e & PTE_PRESENT))
+			return false;
+		writable = writable && (e & PTE_WRITE);
+		if (level == 0 || (level <= 2 && (e & PTE_PS))) {
+			uint64_t page_mask = (1ull << shift) - 1;
+
+			if (write && wp && !writable)
+				return false;
+			*gpa = (e & PT64_ADDR_MASK & ~page_mask) | (gla & page_mask);
+			return true;
+		}
+		table = e & PT64_ADDR_MASK;
+	}
+}
+
+static bool guest_copy(uint64_t gla, void *buf, unsigned int len, bool write)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		unsigned int chunk = PAGE_SIZE - (gla & (PAGE_SIZE - 1));
+		uint64_t gpa;
+
+		if (chunk > len)
+			chunk = len;
+		if (!guest_linear_to_phys(gla, write, &gpa) || !guest_phys_ok(gpa, chunk))
+			return false;
+		if (write)
+			memcpy(phys_to_virt(gpa), p, chunk);
+		else
+			memcpy(p, phys_to_virt(gpa), chunk);
+		gla += chunk;
+		p += chunk;
+		len -= chunk;
+	}
+	return true;
+}
+
+bool guest_read_linear(uint64_t gla, void *dst, unsigned int len)
+{
+	return guest_copy(gla, dst, len, false);
+}
+
+bool guest_write_linear(uint64_t gla, const void *src, unsigned int len)
+{
+	return guest_copy(gla, (void *)src, len, true);
+}

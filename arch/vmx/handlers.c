@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Exit handlers for instructions and events (spec/handlers.yaml names
+ * them; the generated dispatch calls them).  I/O is in io.c, MSRs in
+ * msr.c, EPT in ept_exits.c, interrupts in events.c.
+ *
+ * A handler either completes the instruction (vmx_skip_instruction()),
+ * injects the fault the instruction raises (RIP unchanged), or stops the
+ * guest with a reason.  Nothing is silently skipped.
+ */
+#include "arch_bits.h"
+#include "compiler.h"
+#include "console.h"
+#include "cpu.h"
+#include "exit_handlers.h"
+#include "hypercall.h"
+#include "spec_gaps.h"
+#include "string.h"
+#include "vmcs_fields.h"
+#include "vmx.h"
+#include "vmx_controls_bits.h"
+#include "vmx_exit_reasons.h"
+
+/* --- general-purpose registers by their instruction encoding ---------- */
+
+/* 0 RAX, 1 RCX, 2 RDX, 3 RBX, 4 RSP (in the VMCS), 5 RBP, 6 RSI, 7 RDI, 8-15 R8-R15. */
+static uint64_t *gpr_slot(struct vcpu *vcpu, unsigned int n)
+{
+	struct guest_regs *r = &vcpu->regs;
+	uint64_t *const slots[16] = {
+		&r->rax, &r->rcx, &r->rdx, &r->rbx, NULL, &r->rbp, &r->rsi, &r->rdi,
+		&r->r8, &r->r9, &r->r10, &r->r11, &r->r12, &r->r13, &r->r14, &r->r15,
+	};
+
+	return slots[n & 15];
+}
+
+uint64_t vcpu_gpr_read(struct vcpu *vcpu, unsigned int n)
+{
+	uint64_t *p = gpr_slot(vcpu, n);
+
+	return p ? *p : vmcs_read(GUEST_RSP);
+}
+
+void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v)
+{
+	uint64_t *p = gpr_slot(vcpu, n);
+
+	/* Outside 64-bit mode only the low 32 bits exist. */
+	if (!(vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_IA32E_MODE))
+		v &= 0xffffffffull;
+	if (p)
+		*p = v;
+	else
+		vmcs_write(GUEST_RSP, v);
+}
+
+/* --- CPUID ------------------------------------------------------------- */
+
+/* Leaf 0x40000000's EBX, ECX, EDX: "exit" "plan" and four NULs. */
+static const char exitplan_signature[12] = { 'e', 'x', 'i', 't', 'p', 'l', 'a', 'n' };
+
+/*
+ * The host's CPUID, with the hypervisor bit set and VMX hidden (the guest
+ * gets no nested VMX), OSXSAVE reflecting the guest's own CR4, and the
+ * hypervisor leaves 0x40000000.. answering "exitplan".  The hot path:
+ * no function calls besides CPUID itself.
+ */
+enum vmx_exit_action handle_cpuid(struct vcpu *vcpu)
+{
+	struct guest_regs *r = &vcpu->regs;
+	uint32_t leaf = (uint32_t)r->rax, a, b, c, d;
+
+	if (unlikely(leaf - CPUID_HYPERVISOR_BASE <= CPUID_HV_LEAF_RANGE)) {
+		a = b = c = d = 0;
+		if (leaf == CPUID_HYPERVISOR_BASE) {
+			a = CPUID_HYPERVISOR_BASE;	/* the highest hypervisor leaf */
+			memcpy(&b, &exitplan_signature[0], 4);
+			memcpy(&c, &exitplan_signature[4], 4);
+			memcpy(&d, &exitplan_signature[8], 4);
+		}
+	} else {
+		cpuid_count(leaf, (uint32_t)r->rcx, &a, &b, &c, &d);
+		if (leaf == 1) {
+			c = (c & ~(uint32_t)(CPUID_1_ECX_VMX | CPUID_1_ECX_OSXSAVE)) |
+			    CPUID_1_ECX_HYPERVISOR;
+			if (vmcs_read(GUEST_CR4) & X86_CR4_OSXSAVE)
+				c |= CPUID_1_ECX_OSXSAVE;
+		}
+	}
+	r->rax = a;
+	r->rbx = b;
+	r->rcx = c;
+	r->rdx = d;
+	vmx_skip_instruction();
+	return VMX_EXIT_RESUME;
+}
+
+/* --- VMCALL ------------------------------------------------------------ */
+
+enum vmx_exit_action handle_vmcall(struct vcpu *vcpu)
+{
+	struct guest_regs *r = &vcpu->regs;
+	struct hypercall_result res;
+
+	/* Hypercalls are the guest kernel's: from CPL > 0 they fail (KVM: -KVM_EPERM). */
+	if (unlikely(vmcs_read32(GUEST_SS_AR_BYTES) & VMX_AR_DPL_MASK)) {
+		r->rax = (uint64_t)(int64_t)HYPERCALL_EPERM;
+		vmx_skip_instruction();
+		return VMX_EXIT_RESUME;
+	}
+	res = hypercall_dispatch(vcpu, r->rax, r->rbx, r->rcx, r->rdx, r->rsi);
+	if (res.stop)
+		return vcpu_stop_status(vcpu, VCPU_STOP_SHUTDOWN, res.status);
+	/* Outside 64-bit mode the guest reads EAX: sign-extended -1000 is fine either way. */
+	r->rax = (uint64_t)res.value;
+	vmx_skip_instruction();
+	return VMX_EXIT_RESUME;
+}
+
+/* --- CR access (SDM Vol. 3C 28.2.1, Table 28-3) ------------------------ */
+
+/* The CR0 bits LMSW loads (SDM Vol. 2A LMSW). */
+#define LMSW_BITS	(X86_CR0_PE | X86_CR0_MP | X86_CR0_EM | X86_CR0_TS)
+
+static enum vmx_exit_action set_cr0(struct vcpu *vcpu, uint64_t val)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+	uint64_t old_shadow = vmcs_read(CR0_READ_SHADOW);
+	uint64_t hw;
+
+	/* What MOV to CR0 itself would #GP on (SDM Vol. 3A 2.5, 4.1.1). */
+	if ((val >> 32) || ((val & X86_CR0_PG) && !(val & X86_CR0_PE)) ||
+	    ((val & X86_CR0_NW) && !(val & X86_CR0_CD))) {
+		vmx_inject_gp(vcpu);
+		return VMX_EXIT_RESUME;
+	}
+	hw = (val | a->cr0_fixed0) & a->cr0_fixed1;
+	/* Enabling paging with EFER.LME set activates IA-32e mode (SDM 10.8.5). */
+	if ((val & X86_CR0_PG) && !(old_shadow & X86_CR0_PG) &&
+	    (vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_LOAD_IA32_EFER)) {
+		uint64_t efer = vmcs_read(GUEST_IA32_EFER);
+
+		if (efer & EFER_LME) {
+			if (!(vmcs_read(GUEST_CR4) & X86_CR4_PAE)) {
+				vmx_inject_gp(vcpu);
+				return VMX_EXIT_RESUME;
+			}
+			vmcs_write(GUEST_IA32_EFER, efer | EFER_LMA);
+			vmcs_write(VM_ENTRY_CONTROLS,
+				   vmcs_read32(VM_ENTRY_CONTROLS) | VM_ENTRY_IA32E_MODE);
+		}
+	} else if (!(val & X86_CR0_PG) && (old_shadow & X86_CR0_PG) &&
+		   (vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_IA32E_MODE)) {
+		vmcs_write(GUEST_IA32_EFER, vmcs_read(GUEST_IA32_EFER) & ~(uint64_t)EFER_LMA);
+		vmcs_write(VM_ENTRY_CONTROLS,
+			   vmcs_read32(VM_ENTRY_CONTROLS) & ~(uint32_t)VM_ENTRY_IA32E_MODE);
+	}
+	vmcs_write(CR0_READ_SHADOW, val);
+	vmcs_write(GUEST_CR0, hw);
+	vmx_skip_instruction();
+	return VMX_EXIT_RESUME;
+}
+
+static enum vmx_exit_action set_cr4(struct vcpu *vcpu, uint64_t val)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+
+	/* The guest has no VMX; bits this CPU cannot set are reserved: #GP. */
+	if ((val & X86_CR4_VMXE) || (val & ~a->cr4_fixed1)) {
+		vmx_inject_gp(vcpu);
+		return VMX_EXIT_RESUME;
+	}
+	vmcs_write(CR4_READ_SHADOW, val);
+	vmcs_write(GUEST_CR4, (val | a->cr4_fixed0 | X86_CR4_VMXE) & a->cr4_fixed1);
+	vmx_skip_instruction();
+	return VMX_EXIT_RESUME;
+}
+
+enum vmx_exit_action handle_cr_access(struct vcpu *vcpu)
+{
+	uint64_t q = vmcs_read(EXIT_QUALIFICATION);
+	unsigned int cr = q & EXIT_QUAL_CR_NUM_MASK;
+	unsigned int type = q & EXIT_QUAL_CR_ACCESS_TYPE_MASK;
+	unsigned int reg = (q & EXIT_QUAL_CR_GPR_MASK) >> EXIT_QUAL_CR_GPR_SHIFT;
+	uint64_t v;
+
+	switch (type) {
+	case EXIT_QUAL_CR_ACCESS_TYPE_MOV_TO_CR:
+		v = vcpu_gpr_read(vcpu, reg);
+		if (cr == 0)
+			return set_cr0(vcpu, v);
+		if (cr == 4)
+			return set_cr4(vcpu, v);
+		if (cr == 3) {
+			vmcs_write(GUEST_CR3, v);
+			break;
+		}
+		if (cr == 8) {
+			/* The guest owns the local APIC: CR8 is its TPR. */
+			asm volatile("mov %0, %%cr8" : : "r"(v));
+			break;
+		}
+		goto unexpected;
+	case EXIT_QUAL_CR_ACCESS_TYPE_MOV_FROM_CR:
+		if (cr == 3)
+			v = vmcs_read(GUEST_CR3);
+		else if (cr == 8)
+			asm volatile("mov %%cr8, %0" : "=r"(v));
+		else
+			goto unexpected;
+		vcpu_gpr_write(vcpu, reg, v);
+		break;
+	case EXIT_QUAL_CR_ACCESS_TYPE_CLTS:
+		vmcs_write(CR0_READ_SHADOW, vmcs_read(CR0_READ_SHADOW) & ~(uint64_t)X86_CR0_TS);
+		vmcs_write(GUEST_CR0, vmcs_read(GUEST_CR0) & ~(uint64_t)X86_CR0_TS);
+		break;
+	case EXIT_QUAL_CR_ACCESS_TYPE_LMSW: {
+		/* LMSW loads CR0[3:0] but cannot clear PE (SDM Vol. 2A LMSW). */
+		uint64_t src = ((q & EXIT_QUAL_CR_LMSW_DATA_MASK) >> EXIT_QUAL_CR_LMSW_DATA_SHIFT) & LMSW_BITS;
+		uint64_t shadow = vmcs_read(CR0_READ_SHADOW);
+
+		v = (shadow & ~(uint64_t)LMSW_BITS) | src | (shadow & X86_CR0_PE);
+		return set_cr0(vcpu, v);
+	}
+	}
+	vmx_skip_instruction();
+	return VMX_EXIT_RESUME;
+unexpected:
+	return vcpu_stop(vcpu, "CR access exit for CR%u (type %u) the runtime does not handle",
+			 cr, type);
+}
+
+/* --- DR access (Table 28-4) ------------------------------------------- */
+
+enum vmx_exit_action handle_dr_access(struct vcpu *vcpu)
+{
+	uint64_t q = vmcs_read(EXIT_QUALIFICATION);
+	unsigned int dr = q & EXIT_QUAL_DR_NUM_MASK;
+	bool from_dr = q & EXIT_QUAL_DR_FROM_DR;
+	unsigned int reg = (q & EXIT_QUAL_DR_GPR_MASK) >> EXIT_QUAL_DR_GPR_SHIFT;
+	uint64_t v = 0;
+
+	/* DR4/DR5 alias DR6/DR7 unless CR4.DE makes them #UD (SDM Vol. 3B 18.2.2). */
+	if (dr == 4 || dr == 5) {
+		if (vmcs_read(CR4_READ_SHADOW) & X86_CR4_DE) {
+			vmx_inject_ud(vcpu);
+			return VMX_EXIT_RESUME;
+		}
+		dr += 2;
+	}
+	/*
+	 * DR7 is in the VMCS; DR0-3 and DR6 are not switched by VMX and the
+	 * host never uses them, so the guest's values live in the registers.
+	 */
+	if (from_dr) {
+		switch (dr) {
+		case 0: asm volatile("mov %%db0, %0" : "=r"(v)); break;
+		case 1: asm volatile("mov %%db1, %0" : "=r"(v)); break;
+		case 2: asm volatile("mov %%db2, %0" : "=r"(v)); break;
+		case 3: asm volatile("mov %%db3, %0" : "=r"(v)); break;
+		case 6: asm volatile("mov %%db6, %0" : "=r"(v)); break;
+		case 7: v = vmcs_read(GUEST_DR7); break;
+		}
+		vcpu_gpr_write(vcpu, reg, v);
+	} else {
+		v = vcpu_gpr_read(vcpu, reg);
+		if ((dr == 6 || dr == 7) && (v >> 32)) {
+			vmx_inject_gp(vcpu);
+			return VMX_EXIT_RESUME;
+		}
+		switch (dr) {
+		case 0: asm volatile("mov %0, %%db0" : : "r"(v)); break;
+		case 1: asm volatile("mov %0, %%db1" : : "r"(v)); break;
+		case 2: asm volatile("mov %0, %%db2" : : "r"(v)); break;
+		case 3: asm volatile("mov %0, %%db3" : : "r"(v)); break;
+		case 6: asm volatile("mov %0, %%db6" : : "r"(v)); break;
+		case 7: vmcs_write(GUEST_DR7, v); break;
+		}
+	}
+	vmx_skip_instruction();
+	return VMX_EXIT_RESUME;
+}
+
+/* --- HLT, PAUSE -------------------------------------------------------- */
+
+/*
+ * HLT: the vCPU sleeps until an interrupt.  It is resumed in the HLT
+ * activity state after the instruction; the interrupt that wakes it
+ * arrives as an external-interrupt exit (or directly, without interrupt
+ * exiting) and is injected, which makes it active again.  With an
+ * interrupt already queued the HLT completes at once.  A guest that halts
+ * with interrupts off has nothing left that can wake it (Bochs does not
+ * even deliver the INIT that could): it is stopped and reported instead
+ * of hanging the machine.
+ */
+enum vmx_exit_action handle_hlt(struct vcpu *vcpu)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+
+	if (!(vmcs_read(GUEST_RFLAGS) & X86_RFLAGS_IF))
+		return vcpu_stop(vcpu, "HLT with interrupts disabled at RIP %#llx (the guest halted for good)",
+				 (unsigned long long)vmcs_read(GUEST_RIP));
+	vmx_skip_instruction();		/* ends the STI shadow of "sti; hlt" */
+	if (a->irq_pending) {
+		vmx_deliver_irq(vcpu, a->irq_vector);
+		return VMX_EXIT_RESUME;
+	}
+	vmcs_write(GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_HLT);
+	return VMX_EXIT_RESUME;
+}
+
+/* PAUSE (and PAUSE-loop) exits: one vCPU has no one to yield to yet. */
+enum vmx_exit_action handle_pause_instruction(struct vcpu *vcpu)
+{
+	(void)vcpu;
+	vmx_skip_instruction();
+	return VMX_EXIT_RESUME;
+}
+
+/* --- XSETBV, INVD/WBINVD ----------------------------------------------- */
+
+enum vmx_exit_action handle_xsetbv(struct vcpu *vcpu)
+{
+	struct guest_regs *r = &vcpu->regs;
+	uint64_t xcr0 = ((r->rdx & 0xffffffffull) << 32) | (r->rax & 0xffffffffull);
+	uint32_t a, b, c, d;
+	uint64_t supported;
+
+	cpuid_count(CPUID_LEAF_XSTATE, 0, &a, &b, &c, &d);
+	supported = ((uint64_t)d << 32) | a;
+	/* The checks XSETBV itself makes (SDM Vol. 2C XSETBV; 13.3). */
+	if ((uint32_t)r->rcx != 0 || !(xcr0 & XCR0_X87) || (xcr0 & ~supported) ||
+	    ((xcr0 & XCR0_AVX) && !(xcr0 & XCR0_SSE)) ||
+	    ((xcr0 & XCR0_AVX512) &&
+	     ((xcr0 & XCR0_AVX512) != XCR0_AVX512 ||
+	      !(xcr0 & XCR0_AVX)))) {
+		vmx_inject_gp(vcpu);
+		return VMX_EXIT_RESUME;
+	}
+	/* XCR0 is not switched by VMX; the host uses no extended state. */
+	asm volatile("xsetbv" : : "c"(0), "a"((uint32_t)xcr0), "d"((uint32_t)(xcr0 >> 32)));
+	vcpu->arch->xcr0 = xcr0;
+	vmx_skip_instruction();
+	return VMX_EXIT_RESUME;
+}
+
+enum vmx_exit_action handle_wbinvd(struct vcpu *vcpu)
+{
+	(void)vcpu;
+	/* Also for INVD: dropping dirty lines the host owns would be wrong. */
+	asm volatile("wbinvd" : : : "memory");
+	vmx_skip_instruction();
+	return VMX_EXIT_RESUME;
+}
+
+enum vmx_exit_action handle_invd(struct vcpu *vcpu)
+{
+	return handle_wbinvd(vcpu);
+}
+
+/* --- events that end the guest ---------------------------------------- */
+
+enum vmx_exit_action handle_triple_fault(struct vcpu *vcpu)
+{
+	printk("exitplan: guest triple fault\n");
+	vmx_dump_guest_state(vcpu);
+	return vcpu_stop(vcpu, "triple fault at RIP %#llx", (unsigned long long)vmcs_read(GUEST_RIP));
+}
+
+/*
+ * INIT: Bochs 2.7 never consumes an INIT received in VMX non-root
+ * operation (every VMRESUME exits with it again, PLATFORM.md), and with
+ * one vCPU there is no one to reset it.  Say so and stop, rather than
+ * loop on it.
+ */
+enum vmx_exit_action handle_init_signal(struct vcpu *vcpu)
+{
+	return vcpu_stop(vcpu, "INIT signal at RIP %#llx: a vCPU reset is not emulated "
+			 "(and Bochs 2.7 cannot consume an INIT in VMX non-root operation)",
+			 (unsigned long long)vmcs_read(GUEST_RIP));
+}
+
+enum vmx_exit_action handle_sipi_signal(struct vcpu *vcpu)
+{
+	/* Only a vCPU in wait-for-SIPI gets one; this runtime never puts one there. */
+	return vcpu_stop(vcpu, "SIPI (vector %#llx) to a vCPU not waiting for one",
+			 (unsigned long long)vmcs_read(EXIT_QUALIFICATION));
+}
+
+/* VMX instructions in the guest: it has no VMX (CPUID hides it), so #UD. */
+enum vmx_exit_action handle_vmx_instruction(struct vcpu *vcpu)
+{
+	vmx_inject_ud(vcpu);
+	return VMX_EXIT_RESUME;
+}
+
+/* GETSEC, MONITOR, MWAIT: not offered to the guest (CPUID hides them or they exit): #UD. */
+enum vmx_exit_action handle_invalid_op(struct vcpu *vcpu)
+{
+	vmx_inject_ud(vcpu);
+	return VMX_EXIT_RESUME;
+}
+
+/* RDTSC exiting: the guest's TSC is the host's plus the VMCS TSC offset. */
+enum vmx_exit_action handle_rdtsc(struct vcpu *vcpu)
+{
+	uint64_t tsc = rdtsc();
+
+	if (vmcs_read32(CPU_BASED_VM_EXEC_CONTROL) & CPU_BASED_USE_TSC_OFFSETTING)
+		tsc += vmcs_read(TSC_OFFSET);
+	vcpu->regs.rax = (uint32_t)tsc;
+	vcpu->regs.rdx = (uint32_t)(tsc >> 32);
+	vmx_skip_instruction();
+	return VMX_EXIT_RESUME;
+}
+
+/*
+ * The guest lowered its TPR below the threshold: the local APIC itself
+ * delivers what is now unmasked (the guest owns it); nothing to emulate.
+ */
+enum vmx_exit_action handle_tpr_below_threshold(struct vcpu *vcpu)
+{
+	(void)vcpu;
+	return VMX_EXIT_RESUME;
+}
+
+/*
+ * Exceptions and NMIs.  The exception bitmap is empty unless a profile
+ * asks for exits on some vector (to count them): reflect the exception
+ * into the guest unchanged.  An NMI with NMI exiting belongs to the guest
+ * too: the host has no use for one.
+ */
+enum vmx_exit_action handle_exception_nmi(struct vcpu *vcpu)
+{
+	uint32_t info = vmcs_read32(VM_EXIT_INTR_INFO);
+	uint32_t type = info & INTR_INFO_TYPE_MASK;
+
+	if (!(info & INTR_INFO_VALID))
+		return handle_unexpected_exit(vcpu, EXIT_REASON_EXCEPTION_NMI);
+	if (type == INTR_INFO_TYPE_NMI) {
+		vmcs_write(VM_ENTRY_INTR_INFO_FIELD, INTR_INFO_VALID | INTR_INFO_TYPE_NMI | X86_EXC_NMI);
+		return VMX_EXIT_RESUME;
+	}
+	if (type == INTR_INFO_TYPE_HW_EXCEPTION) {
+		vmx_inject_exception(vcpu, info & INTR_INFO_VECTOR_MASK,
+				     info & INTR_INFO_DELIVER_CODE,
+				     vmcs_read32(VM_EXIT_INTR_ERROR_CODE));
+		return VMX_EXIT_RESUME;
+	}
+	/* Software exceptions (INT3, INTO) are re-injected with their length. */
+	vmcs_write(VM_ENTRY_INSTRUCTION_LEN, vmcs_read32(VM_EXIT_INSTRUCTION_LEN));
+	vmcs_write(VM_ENTRY_INTR_INFO_FIELD, info & (INTR_INFO_VALID | INTR_INFO_TYPE_MASK |
+						     INTR_INFO_VECTOR_MASK | INTR_INFO_DELIVER_CODE));
+	if (info & INTR_INFO_DELIVER_CODE)
+		vmcs_write(VM_ENTRY_EXCEPTION_ERROR_CODE, vmcs_read32(VM_EXIT_INTR_ERROR_CODE));
+	return VMX_EXIT_RESUME;
+}

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * I/O instruction exits (SDM Vol. 3C 28.2.1 Table 28-5 for the exit
+ * qualification, 28.2.5 Table 28-8 for the instruction information of
+ * INS/OUTS): IN/OUT with DX or an immediate, and INS/OUTS with and
+ * without REP, on the ports the profile traps (platform.c emulates them).
+ */
+#include "arch_bits.h"
+#include "compiler.h"
+#include "exit_handlers.h"
+#include "platform.h"
+#include "spec_gaps.h"
+#include "vmcs_fields.h"
+#include "vmx.h"
+#include "vmx_controls_bits.h"
+
+/* Segment bases by the instruction-information encoding (0 ES .. 5 GS). */
+static const enum vmcs_field segment_base[6] = {
+	GUEST_ES_BASE, GUEST_CS_BASE, GUEST_SS_BASE, GUEST_DS_BASE, GUEST_FS_BASE, GUEST_GS_BASE,
+};
+
+static enum vmx_exit_action io_write(struct vcpu *vcpu, uint16_t port, unsigned int size,
+				     uint32_t value)
+{
+	int status;
+
+	if (platform_io_write(&vcpu->arch->platform, port, size, value, &status) ==
+	    PLATFORM_IO_EXIT)
+		return vcpu_stop_status(vcpu, VCPU_STOP_STATUS, status);
+	return VMX_EXIT_RESUME;
+}
+
+/*
+ * INS/OUTS.  The address size and, for OUTS, the segment come from the
+ * instruction information; INS always writes ES:(E/R)DI.  With REP the
+ * whole count is done in this exit (like KVM), each element through the
+ * guest's paging; a fault part-way stops the guest (the hypervisor does
+ * not emulate a #PF in the middle of a string instruction).
+ */
+static enum vmx_exit_action io_string(struct vcpu *vcpu, uint64_t q, uint16_t port,
+				      unsigned int size, bool in)
+{
+	struct guest_regs *r = &vcpu->regs;
+	uint32_t info = vmcs_read32(VMX_INSTRUCTION_INFO);
+	unsigned int asz = (info >> VMX_INSN_INFO_ADDR_SIZE_SHIFT) & 7;
+	unsigned int seg = in ? VMX_SEG_ES : (info >> VMX_INSN_INFO_SEG_SHIFT) & 7;
+	uint64_t amask = asz == 0 ? 0xffffull : asz == 1 ? 0xffffffffull : ~0ull;
+	bool rep = q & EXIT_QUAL_IO_REP;
+	int64_t step = (vmcs_read(GUEST_RFLAGS) & X86_RFLAGS_DF) ? -(int64_t)size : (int64_t)size;
+	uint64_t *idx = in ? &r->rdi : &r->rsi;
+	uint64_t count = rep ? (r->rcx & amask) : 1;
+	uint64_t base;
+
+	if (seg > 5)
+		return vcpu_stop(vcpu, "string I/O with segment %u", seg);
+	base = vmcs_read(segment_base[seg]);
+	while (count) {
+		uint64_t gla = base + (*idx & amask);
+		uint32_t v = 0;
+
+		/* Outside 64-bit mode the linear address wraps at 4 GiB. */
+		if (asz != 2)
+			gla &= 0xffffffffull;
+		if (in) {
+			v = platform_io_read(&vcpu->arch->platform, port, size);
+			if (!guest_write_linear(gla, &v, size))
+				goto fault;
+		} else {
+			enum vmx_exit_action act;
+
+			if (!guest_read_linear(gla, &v, size))
+				goto fault;
+			act = io_write(vcpu, port, size, v);
+			if (act != VMX_EXIT_RESUME)
+				return act;
+		}
+		*idx = (*idx & ~amask) | ((*idx + step) & amask);
+		count--;
+		if (rep)
+			r->rcx = (r->rcx & ~amask) | count;
+	}
+	vmx_skip_instruction();
+	return VMX_EXIT_RESUME;
+fault:
+	return vcpu_stop(vcpu, "%s of port %#x: guest address %#llx is not accessible",
+			 in ? "INS" : "OUTS", port,
+			 (unsigned long long)(base + (*idx & amask)));
+}
+
+enum vmx_exit_action handle_io_instruction(struct vcpu *vcpu)
+{
+	uint64_t q = vmcs_read(EXIT_QUALIFICATION);
+	unsigned int size = (q & EXIT_QUAL_IO_SIZE_MASK) + 1;
+	bool in = q & EXIT_QUAL_IO_IN;
+	uint16_t port = (uint16_t)(q >> EXIT_QUAL_IO_PORT_SHIFT);
+	struct guest_regs *r = &vcpu->regs;
+
+	if (size != 1 && size != 2 && size != 4)
+		return vcpu_stop(vcpu, "I/O exit with access size %u", size);
+	if (q & EXIT_QUAL_IO_STRING)
+		return io_string(vcpu, q, port, size, in);
+	if (in) {
+		uint32_t v = platform_io_read(&vcpu->arch->platform, port, size);
+
+		/* IN to AL/AX keeps the rest of RAX; to EAX zero-extends. */
+		if (size == 4)
+			r->rax = v;
+		else
+			r->rax = (r->rax & ~((1ull << (8 * size)) - 1)) | v;
+	} else {
+		enum vmx_exit_action act = io_write(vcpu, port, size, (uint32_t)r->rax);
+
+		if (act != VMX_EXIT_RESUME)
+			return act;
+	}
+	vmx_skip_instruction();
+	return VMX_EXIT_RESUME;
+}

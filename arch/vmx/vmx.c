@@ -1,0 +1,748 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Bringing up VMX and running the guest: detection, the capability MSRs,
+ * the profile's control computation and gate lines, VMXON, the VMCS
+ * (controls, host state, guest state for a multiboot entry), EPT, VPID,
+ * the MSR and I/O bitmaps, and the exit summary when the guest stops.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "arch_bits.h"
+#include "compiler.h"
+#include "cpu.h"
+#include "exit_stats.h"
+#include "guest_loader.h"
+#include "layout.h"
+#include "multiboot.h"
+#include "msr_index.h"
+#include "msr_switch.h"
+#include "policy.h"
+#include "profile.h"
+#include "spec_gaps.h"
+#include "vcpu_asm.h"
+#include "vmcs_fields.h"
+#include "platform.h"
+#include "vmm.h"
+#include "vmx.h"
+#include "vmx_controls_bits.h"
+#include "vmx_exit_reasons.h"
+#include "vmx_features.h"
+#include "console.h"
+#include "page_alloc.h"
+#include "percpu.h"
+#include "string.h"
+
+#define VMX_EXIT_STACK_PAGES	4
+
+/*
+ * Selectors the guest starts with.  Multiboot leaves their values
+ * undefined (the guest must load its own GDT before reloading a segment);
+ * these are the ones GRUB happens to use.
+ */
+#define GUEST_BOOT_CS_SELECTOR	0x10
+#define GUEST_BOOT_DS_SELECTOR	0x18
+
+static void *vmx_alloc_pages(unsigned int n)
+{
+	return n == 1 ? page_alloc() : page_alloc_contig(n);
+}
+
+/* --- capabilities ------------------------------------------------------ */
+
+static void vmx_read_caps(struct vmx_caps *c)
+{
+	uint32_t eax, ebx, ecx, edx;
+
+	*c = (struct vmx_caps){ 0 };
+	cpuid_count(1, 0, &eax, &ebx, &ecx, &edx);
+	c->cpuid_1_ecx = ecx;
+	c->cpuid_1_edx = edx;
+	if (!(ecx & CPUID_1_ECX_VMX))
+		return;
+
+	c->basic = rdmsr(MSR_IA32_VMX_BASIC);
+	c->pinbased = rdmsr(MSR_IA32_VMX_PINBASED_CTLS);
+	c->procbased = rdmsr(MSR_IA32_VMX_PROCBASED_CTLS);
+	c->exit = rdmsr(MSR_IA32_VMX_EXIT_CTLS);
+	c->entry = rdmsr(MSR_IA32_VMX_ENTRY_CTLS);
+	c->misc = rdmsr(MSR_IA32_VMX_MISC);
+	c->cr0_fixed0 = rdmsr(MSR_IA32_VMX_CR0_FIXED0);
+	c->cr0_fixed1 = rdmsr(MSR_IA32_VMX_CR0_FIXED1);
+	c->cr4_fixed0 = rdmsr(MSR_IA32_VMX_CR4_FIXED0);
+	c->cr4_fixed1 = rdmsr(MSR_IA32_VMX_CR4_FIXED1);
+	c->vmcs_enum = rdmsr(MSR_IA32_VMX_VMCS_ENUM);
+	/* SDM Vol. 3D A.1: the TRUE_* MSRs exist when IA32_VMX_BASIC[55] is 1. */
+	if (c->basic & VMX_BASIC_TRUE_CTLS) {
+		c->true_pinbased = rdmsr(MSR_IA32_VMX_TRUE_PINBASED_CTLS);
+		c->true_procbased = rdmsr(MSR_IA32_VMX_TRUE_PROCBASED_CTLS);
+		c->true_exit = rdmsr(MSR_IA32_VMX_TRUE_EXIT_CTLS);
+		c->true_entry = rdmsr(MSR_IA32_VMX_TRUE_ENTRY_CTLS);
+	}
+	/* A.3.3: PROCBASED_CTLS2 exists only if secondary controls can be 1. */
+	if ((c->procbased >> 32) & CPU_BASED_ACTIVATE_SECONDARY_CONTROLS) {
+		c->procbased2 = rdmsr(MSR_IA32_VMX_PROCBASED_CTLS2);
+		/* A.10: EPT_VPID_CAP exists if EPT or VPID can be enabled. */
+		if ((c->procbased2 >> 32) & (SECONDARY_EXEC_ENABLE_EPT | SECONDARY_EXEC_ENABLE_VPID))
+			c->ept_vpid_cap = rdmsr(MSR_IA32_VMX_EPT_VPID_CAP);
+		/* A.11: VMFUNC exists if "enable VM functions" can be 1. */
+		if ((c->procbased2 >> 32) & SECONDARY_EXEC_ENABLE_VMFUNC)
+			c->vmfunc = rdmsr(MSR_IA32_VMX_VMFUNC);
+	}
+}
+
+/*
+ * IA32_FEATURE_CONTROL must be locked with "VMXON outside SMX" set, or
+ * VMXON faults (SDM Vol. 3C 24.7).  Firmware normally locks it; if it did
+ * not, lock it ourselves as Linux does.
+ */
+static bool vmx_feature_control_ok(void)
+{
+	uint64_t fc = rdmsr(MSR_IA32_FEATURE_CONTROL);
+
+	if (!(fc & FEAT_CTL_LOCKED)) {
+		fc |= FEAT_CTL_LOCKED | FEAT_CTL_VMXON_OUTSIDE_SMX;
+		wrmsr(MSR_IA32_FEATURE_CONTROL, fc);
+		fc = rdmsr(MSR_IA32_FEATURE_CONTROL);
+	}
+	return (fc & FEAT_CTL_LOCKED) && (fc & FEAT_CTL_VMXON_OUTSIDE_SMX);
+}
+
+/* --- memory ------------------------------------------------------------ */
+
+void *ept_alloc_table(void)
+{
+	return vmx_alloc_pages(1);
+}
+
+static inline uint64_t pa_of(const void *p)
+{
+	return virt_to_phys(p);
+}
+
+/* --- VMXON ------------------------------------------------------------- */
+
+static bool vmx_enable(struct vmx_cpu *vc)
+{
+	const struct vmx_caps *caps = &vc->caps;
+	uint32_t *region;
+
+	/*
+	 * SDM Vol. 3C 24.8: CR0 and CR4 must satisfy the fixed bits in VMX
+	 * operation.  CR4.OSXSAVE too, when the CPU has XSAVE: XCR0 is not
+	 * switched by VMX, and the XSETBV handler executes the guest's
+	 * XSETBV, which needs it in the host.
+	 */
+	write_cr4((read_cr4() | caps->cr4_fixed0 | X86_CR4_VMXE |
+		   ((caps->cpuid_1_ecx & CPUID_1_ECX_XSAVE) ? X86_CR4_OSXSAVE : 0)) &
+		  caps->cr4_fixed1);
+	write_cr0((read_cr0() | caps->cr0_fixed0) & caps->cr0_fixed1);
+
+	region = vmx_alloc_pages(1);
+	if (!region)
+		return false;
+	/* The VMXON region starts with the VMCS revision identifier (A.1). */
+	region[0] = (uint32_t)(caps->basic & VMX_BASIC_REVISION_ID_MASK);
+	vc->vmxon_region = region;
+	vc->vmxon_pa = pa_of(region);
+	if (!vmxon(vc->vmxon_pa)) {
+		printk("exitplan: VMXON failed\n");
+		return false;
+	}
+	return true;
+}
+
+/* --- VMCS: controls ---------------------------------------------------- */
+
+/* One VMWRITE of a setup table. */
+struct vmcs_init {
+	enum vmcs_field f;
+	uint64_t v;
+};
+
+static bool vmcs_write_all(const struct vmcs_init *w, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		if (!vmcs_write_checked(w[i].f, w[i].v)) {
+			printk("exitplan: VMWRITE of VMCS field %#x failed (error %u)\n",
+				  (unsigned int)w[i].f, vmcs_read32(VM_INSTRUCTION_ERROR));
+			return false;
+		}
+	}
+	return true;
+}
+
+#define VMCS_WRITES(name, ...)	const struct vmcs_init name[] = { __VA_ARGS__ }
+
+static bool vmx_setup_msr_lists(struct vcpu *vcpu)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+	unsigned int n = profile_msr_load_list_count;
+
+	a->n_entry_load = 0;
+	a->n_exit_load = 0;
+	if (n) {
+		a->entry_load = vmx_alloc_pages(1);
+		a->exit_load = vmx_alloc_pages(1);
+		a->exit_store = a->entry_load;
+		if (!a->entry_load || !a->exit_load)
+			return false;
+	}
+	/*
+	 * The load list: the guest's value is loaded at VM entry, the host's
+	 * at VM exit, and the guest's current value is stored at VM exit
+	 * into the entry-load area itself, so the next entry reloads what
+	 * the guest last wrote (SDM Vol. 3C 25.7.2, 25.8.2).
+	 */
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t msr = profile_msr_load_list[i];
+
+		a->entry_load[i] = (struct vmx_msr_entry){ .index = msr, .value = rdmsr(msr) };
+		a->exit_load[i] = (struct vmx_msr_entry){ .index = msr, .value = rdmsr(msr) };
+	}
+	a->n_entry_load = n;
+	a->n_exit_load = n;
+
+	VMCS_WRITES(w,
+		{ VM_ENTRY_MSR_LOAD_COUNT, n },
+		{ VM_EXIT_MSR_LOAD_COUNT, n },
+		{ VM_EXIT_MSR_STORE_COUNT, n },
+		{ VM_ENTRY_MSR_LOAD_ADDR, n ? pa_of(a->entry_load) : 0 },
+		{ VM_EXIT_MSR_LOAD_ADDR, n ? pa_of(a->exit_load) : 0 },
+		{ VM_EXIT_MSR_STORE_ADDR, n ? pa_of(a->exit_store) : 0 },
+	);
+	return vmcs_write_all(w, ARRAY_SIZE(w));
+}
+
+static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+	const struct vmx_controls *ctl = &vc->controls;
+	const struct vmx_caps *caps = &vc->caps;
+	uint32_t proc2 = ctl->field[VMX_PROC_BASED2];
+
+	a->msr_bitmap = vmx_alloc_pages(1);
+	a->io_bitmap_a = vmx_alloc_pages(1);
+	a->io_bitmap_b = vmx_alloc_pages(1);
+	if (!a->msr_bitmap || !a->io_bitmap_a || !a->io_bitmap_b)
+		return false;
+	msr_bitmap_build(a->msr_bitmap, profile_msr_bitmap_rules, profile_msr_bitmap_rule_count);
+	io_bitmap_build(a->io_bitmap_a, a->io_bitmap_b, profile_io_trap_ranges,
+			profile_io_trap_range_count);
+
+	/*
+	 * CR0/CR4 bits the guest may not own: those VMX operation fixes (with
+	 * unrestricted guest, PE and PG are the guest's, SDM Vol. 3C 26.3.1.1)
+	 * and CR4.VMXE, which the guest must never see set.
+	 */
+	a->cr0_fixed0 = caps->cr0_fixed0;
+	a->cr0_fixed1 = caps->cr0_fixed1;
+	a->cr4_fixed0 = caps->cr4_fixed0;
+	a->cr4_fixed1 = caps->cr4_fixed1;
+	if (proc2 & SECONDARY_EXEC_UNRESTRICTED_GUEST)
+		a->cr0_fixed0 &= ~(uint64_t)(X86_CR0_PE | X86_CR0_PG);
+	a->cr0_mask = a->cr0_fixed0 | (~a->cr0_fixed1 & 0xffffffffull);
+	a->cr4_mask = a->cr4_fixed0 | X86_CR4_VMXE | (~a->cr4_fixed1 & 0xffffffffull);
+
+	a->preemption_rate = caps->misc & VMX_MISC_PREEMPTION_TIMER_RATE_MASK;
+	a->preemption_timer_on = ctl->field[VMX_PIN_BASED] & PIN_BASED_VMX_PREEMPTION_TIMER;
+
+	VMCS_WRITES(w,
+		{ PIN_BASED_VM_EXEC_CONTROL, ctl->field[VMX_PIN_BASED] },
+		{ CPU_BASED_VM_EXEC_CONTROL, ctl->field[VMX_PROC_BASED] },
+		{ VM_EXIT_CONTROLS, ctl->field[VMX_EXIT] },
+		{ VM_ENTRY_CONTROLS, ctl->field[VMX_ENTRY] },
+		{ EXCEPTION_BITMAP, 0 },
+		{ PAGE_FAULT_ERROR_CODE_MASK, 0 },
+		{ PAGE_FAULT_ERROR_CODE_MATCH, 0 },
+		{ CR3_TARGET_COUNT, 0 },
+		{ TSC_OFFSET, 0 },
+		{ VM_ENTRY_INTR_INFO_FIELD, 0 },
+		{ MSR_BITMAP, pa_of(a->msr_bitmap) },
+		{ IO_BITMAP_A, pa_of(a->io_bitmap_a) },
+		{ IO_BITMAP_B, pa_of(a->io_bitmap_b) },
+		{ CR0_GUEST_HOST_MASK, a->cr0_mask },
+		{ CR4_GUEST_HOST_MASK, a->cr4_mask },
+		{ VMCS_LINK_POINTER, ~0ull },
+	);
+	if (!vmcs_write_all(w, ARRAY_SIZE(w)))
+		return false;
+	if (ctl->field[VMX_PROC_BASED] & CPU_BASED_ACTIVATE_SECONDARY_CONTROLS) {
+		if (!vmcs_write_checked(SECONDARY_VM_EXEC_CONTROL, proc2))
+			return false;
+	}
+	if (proc2 & SECONDARY_EXEC_PAUSE_LOOP_EXITING) {
+		VMCS_WRITES(ple, { PLE_GAP, PROFILE_PLE_GAP }, { PLE_WINDOW, PROFILE_PLE_WINDOW });
+		if (!vmcs_write_all(ple, ARRAY_SIZE(ple)))
+			return false;
+	}
+	if (a->preemption_timer_on &&
+	    !vmcs_write_checked(VMX_PREEMPTION_TIMER_VALUE, PROFILE_PREEMPTION_TIMER_VALUE))
+		return false;
+	if (ctl->field[VMX_PROC_BASED] & CPU_BASED_TPR_SHADOW) {
+		/* The virtual-APIC page; threshold 0 never exceeds the TPR shadow. */
+		void *vapic = vmx_alloc_pages(1);
+
+		if (!vapic)
+			return false;
+		VMCS_WRITES(tpr, { VIRTUAL_APIC_PAGE_ADDR, pa_of(vapic) }, { TPR_THRESHOLD, 0 });
+		if (!vmcs_write_all(tpr, ARRAY_SIZE(tpr)))
+			return false;
+	}
+	if (proc2 & SECONDARY_EXEC_ENABLE_VPID) {
+		/* VPID 0 is the host's; each vCPU gets its own (id + 1). */
+		a->vpid = (uint16_t)(vcpu->id + 1);
+		if (!vmcs_write_checked(VIRTUAL_PROCESSOR_ID, a->vpid))
+			return false;
+	}
+	return vmx_setup_msr_lists(vcpu);
+}
+
+/* --- VMCS: host state -------------------------------------------------- */
+
+static uint16_t read_sel(int which)
+{
+	uint16_t s = 0;
+
+	switch (which) {
+	case 0: asm volatile("mov %%cs, %0" : "=r"(s)); break;
+	case 1: asm volatile("mov %%ss, %0" : "=r"(s)); break;
+	case 2: asm volatile("mov %%ds, %0" : "=r"(s)); break;
+	case 3: asm volatile("mov %%es, %0" : "=r"(s)); break;
+	case 4: asm volatile("mov %%fs, %0" : "=r"(s)); break;
+	case 5: asm volatile("mov %%gs, %0" : "=r"(s)); break;
+	case 6: asm volatile("str %0" : "=r"(s)); break;
+	}
+	return s;
+}
+
+/* Base of the 64-bit TSS descriptor at @sel in the GDT (SDM Vol. 3A 7.2.3). */
+static uint64_t tss_base(const struct desc_ptr *gdt, uint16_t sel)
+{
+	const uint64_t *d = (const uint64_t *)(uintptr_t)(gdt->base + (sel & ~7u));
+	uint64_t lo = d[0], hi = d[1];
+
+	return ((lo >> 16) & 0xffffff) | (((lo >> 56) & 0xff) << 24) | ((hi & 0xffffffff) << 32);
+}
+
+static bool vmx_setup_host_state(struct vmx_cpu *vc)
+{
+	const struct vmx_controls *ctl = &vc->controls;
+	struct desc_ptr gdt, idt;
+	uint16_t tr = read_sel(6);
+
+	asm volatile("sgdt %0" : "=m"(gdt));
+	asm volatile("sidt %0" : "=m"(idt));
+
+	VMCS_WRITES(w,
+		{ HOST_CR0, read_cr0() },
+		{ HOST_CR3, read_cr3() },
+		{ HOST_CR4, read_cr4() },
+		/* Selector fields take RPL 0, TI 0 (SDM Vol. 3C 27.2.3). */
+		{ HOST_CS_SELECTOR, read_sel(0) & ~7u },
+		{ HOST_SS_SELECTOR, read_sel(1) & ~7u },
+		{ HOST_DS_SELECTOR, read_sel(2) & ~7u },
+		{ HOST_ES_SELECTOR, read_sel(3) & ~7u },
+		{ HOST_FS_SELECTOR, read_sel(4) & ~7u },
+		{ HOST_GS_SELECTOR, read_sel(5) & ~7u },
+		{ HOST_TR_SELECTOR, tr & ~7u },
+		{ HOST_FS_BASE, rdmsr(MSR_IA32_FS_BASE) },
+		{ HOST_GS_BASE, rdmsr(MSR_IA32_GS_BASE) },
+		{ HOST_TR_BASE, tss_base(&gdt, tr) },
+		{ HOST_GDTR_BASE, gdt.base },
+		{ HOST_IDTR_BASE, idt.base },
+		{ HOST_IA32_SYSENTER_CS, rdmsr(MSR_IA32_SYSENTER_CS) },
+		{ HOST_IA32_SYSENTER_ESP, rdmsr(MSR_IA32_SYSENTER_ESP) },
+		{ HOST_IA32_SYSENTER_EIP, rdmsr(MSR_IA32_SYSENTER_EIP) },
+		{ HOST_RSP, (uint64_t)(uintptr_t)vc->exit_frame },
+		{ HOST_RIP, (uint64_t)(uintptr_t)vmx_exit_stub },
+	);
+	if (!vmcs_write_all(w, ARRAY_SIZE(w)))
+		return false;
+	if ((ctl->field[VMX_EXIT] & VM_EXIT_LOAD_IA32_EFER) &&
+	    !vmcs_write_checked(HOST_IA32_EFER, rdmsr(MSR_IA32_EFER)))
+		return false;
+	if ((ctl->field[VMX_EXIT] & VM_EXIT_LOAD_IA32_PAT) &&
+	    !vmcs_write_checked(HOST_IA32_PAT, rdmsr(MSR_IA32_PAT)))
+		return false;
+	return true;
+}
+
+/* --- VMCS: guest state for a multiboot entry --------------------------- */
+
+/*
+ * The machine state the Multiboot Specification (3.2) promises at entry:
+ * 32-bit protected mode, paging off, flat 4-GiB code and data segments,
+ * EFLAGS.IF and VM clear, EAX = the magic, EBX = the info structure.
+ */
+static bool vmx_setup_guest_state(struct vcpu *vcpu, struct vmx_cpu *vc,
+				  uint32_t entry, uint32_t mbi)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+	const struct vmx_controls *ctl = &vc->controls;
+	const uint32_t code_ar = VMX_AR_TYPE_CODE_XR_ACCESSED | VMX_AR_S | VMX_AR_P |
+				 VMX_AR_DB | VMX_AR_G;
+	const uint32_t data_ar = VMX_AR_TYPE_DATA_RW_ACCESSED | VMX_AR_S | VMX_AR_P |
+				 VMX_AR_DB | VMX_AR_G;
+	const uint64_t cr0_guest = X86_CR0_PE | X86_CR0_ET;
+	uint64_t cr0 = (cr0_guest | a->cr0_fixed0) & a->cr0_fixed1;
+	uint64_t cr4 = (a->cr4_fixed0 | X86_CR4_VMXE) & a->cr4_fixed1;
+
+	vcpu->regs = (struct guest_regs){ 0 };
+	vcpu->regs.rax = MULTIBOOT_BOOTLOADER_MAGIC;
+	vcpu->regs.rbx = mbi;
+
+	VMCS_WRITES(w,
+		{ GUEST_CR0, cr0 },
+		{ CR0_READ_SHADOW, cr0_guest },
+		{ GUEST_CR3, 0 },
+		{ GUEST_CR4, cr4 },
+		{ CR4_READ_SHADOW, 0 },
+		{ GUEST_DR7, X86_DR7_INIT },
+		{ GUEST_RSP, 0 },
+		{ GUEST_RIP, entry },
+		{ GUEST_RFLAGS, X86_RFLAGS_FIXED },
+		{ GUEST_CS_SELECTOR, GUEST_BOOT_CS_SELECTOR },
+		{ GUEST_CS_BASE, 0 }, { GUEST_CS_LIMIT, 0xffffffff }, { GUEST_CS_AR_BYTES, code_ar },
+		{ GUEST_SS_SELECTOR, GUEST_BOOT_DS_SELECTOR },
+		{ GUEST_SS_BASE, 0 }, { GUEST_SS_LIMIT, 0xffffffff }, { GUEST_SS_AR_BYTES, data_ar },
+		{ GUEST_DS_SELECTOR, GUEST_BOOT_DS_SELECTOR },
+		{ GUEST_DS_BASE, 0 }, { GUEST_DS_LIMIT, 0xffffffff }, { GUEST_DS_AR_BYTES, data_ar },
+		{ GUEST_ES_SELECTOR, GUEST_BOOT_DS_SELECTOR },
+		{ GUEST_ES_BASE, 0 }, { GUEST_ES_LIMIT, 0xffffffff }, { GUEST_ES_AR_BYTES, data_ar },
+		{ GUEST_FS_SELECTOR, GUEST_BOOT_DS_SELECTOR },
+		{ GUEST_FS_BASE, 0 }, { GUEST_FS_LIMIT, 0xffffffff }, { GUEST_FS_AR_BYTES, data_ar },
+		{ GUEST_GS_SELECTOR, GUEST_BOOT_DS_SELECTOR },
+		{ GUEST_GS_BASE, 0 }, { GUEST_GS_LIMIT, 0xffffffff }, { GUEST_GS_AR_BYTES, data_ar },
+		/* A usable TR is required even in protected mode (26.3.1.2): a busy 32-bit TSS. */
+		{ GUEST_TR_SELECTOR, 0 },
+		{ GUEST_TR_BASE, 0 }, { GUEST_TR_LIMIT, 0xffff },
+		{ GUEST_TR_AR_BYTES, VMX_AR_P | VMX_AR_TYPE_TSS_BUSY },
+		{ GUEST_LDTR_SELECTOR, 0 },
+		{ GUEST_LDTR_BASE, 0 }, { GUEST_LDTR_LIMIT, 0 }, { GUEST_LDTR_AR_BYTES, VMX_AR_UNUSABLE },
+		{ GUEST_GDTR_BASE, 0 }, { GUEST_GDTR_LIMIT, 0xffff },
+		{ GUEST_IDTR_BASE, 0 }, { GUEST_IDTR_LIMIT, 0xffff },
+		{ GUEST_SYSENTER_CS, 0 }, { GUEST_SYSENTER_ESP, 0 }, { GUEST_SYSENTER_EIP, 0 },
+		{ GUEST_IA32_DEBUGCTL, 0 },
+		{ GUEST_INTERRUPTIBILITY_INFO, 0 },
+		{ GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_ACTIVE },
+		{ GUEST_PENDING_DBG_EXCEPTIONS, 0 },
+	);
+	if (!vmcs_write_all(w, ARRAY_SIZE(w)))
+		return false;
+	if ((ctl->field[VMX_ENTRY] & VM_ENTRY_LOAD_IA32_EFER) &&
+	    !vmcs_write_checked(GUEST_IA32_EFER, 0))
+		return false;
+	if ((ctl->field[VMX_ENTRY] & VM_ENTRY_LOAD_IA32_PAT) &&
+	    !vmcs_write_checked(GUEST_IA32_PAT, rdmsr(MSR_IA32_PAT)))
+		return false;
+	return true;
+}
+
+/* --- EPT and VPID ------------------------------------------------------ */
+
+/* Guest-physical ranges the EPT leaves out: the hypervisor, the MMIO test page. */
+static const struct ept_range ept_holes[] = {
+	{ HV_REGION_START, HV_REGION_END, EPT_RANGE_HOLE },
+	{ PLATFORM_MMIO_TEST_PAGE, PLATFORM_MMIO_TEST_PAGE + PAGE_SIZE, EPT_RANGE_HOLE },
+};
+
+static enum ept_range_kind ept_classify(uint64_t a, const struct guest_ram_range *ram,
+					unsigned int n_ram)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(ept_holes); i++) {
+		if (a >= ept_holes[i].start && a < ept_holes[i].end)
+			return EPT_RANGE_HOLE;
+	}
+	for (unsigned int i = 0; i < n_ram; i++) {
+		if (a >= ram[i].start && a < ram[i].end)
+			return EPT_RANGE_RAM;
+	}
+	/* Below 4 GiB, what is not RAM is devices and firmware: uncached. */
+	return a < HV_IDENTITY_MAP_END ? EPT_RANGE_MMIO : EPT_RANGE_HOLE;
+}
+
+static uint64_t ept_next_boundary(uint64_t a, uint64_t limit, const struct guest_ram_range *ram,
+				  unsigned int n_ram)
+{
+	uint64_t next = limit;
+
+#define CONSIDER(x) do { if ((x) > a && (x) < next) next = (x); } while (0)
+	for (unsigned int i = 0; i < ARRAY_SIZE(ept_holes); i++) {
+		CONSIDER(ept_holes[i].start);
+		CONSIDER(ept_holes[i].end);
+	}
+	for (unsigned int i = 0; i < n_ram; i++) {
+		CONSIDER(ram[i].start);
+		CONSIDER(ram[i].end);
+	}
+	CONSIDER((uint64_t)HV_IDENTITY_MAP_END);
+#undef CONSIDER
+	return next;
+}
+
+/*
+ * The identity map: guest RAM (the boot memory map's available ranges
+ * minus the hypervisor) write-back; the rest of the first 4 GiB (legacy
+ * VGA and BIOS, the PCI hole, IO-APIC, local APIC, firmware) uncached;
+ * the hypervisor region and the MMIO test page not at all.
+ */
+static unsigned int ept_identity_ranges(const struct boot_info *bi, struct ept_range *out,
+					unsigned int max)
+{
+	static struct guest_ram_range ram[GUEST_MAX_RANGES];
+	unsigned int n_ram = guest_ram_ranges(bi, ram, ARRAY_SIZE(ram));
+	uint64_t limit = HV_IDENTITY_MAP_END, a = 0;
+	unsigned int n = 0;
+
+	if (n_ram && ram[n_ram - 1].end > limit)
+		limit = ram[n_ram - 1].end;
+	while (a < limit) {
+		enum ept_range_kind kind = ept_classify(a, ram, n_ram);
+		uint64_t end = ept_next_boundary(a, limit, ram, n_ram);
+
+		if (n && out[n - 1].kind == kind && out[n - 1].end == a) {
+			out[n - 1].end = end;
+		} else {
+			if (n == max)
+				return 0;
+			out[n++] = (struct ept_range){ a, end, kind };
+		}
+		a = end;
+	}
+	return n;
+}
+
+static bool vmx_setup_ept(struct vcpu *vcpu, struct vmx_cpu *vc, const struct boot_info *bi)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+	const struct vmx_caps *caps = &vc->caps;
+	static struct ept_range ranges[2 * GUEST_MAX_RANGES + 8];
+	unsigned int n;
+
+	if (!(vc->controls.field[VMX_PROC_BASED2] & SECONDARY_EXEC_ENABLE_EPT)) {
+		printk("exitplan: EPT is not enabled by the controls; refusing to run a guest "
+			  "that could reach the hypervisor\n");
+		return false;
+	}
+	/* WB paging structures and a 4-level walk are what ept_pointer() uses. */
+	if (!vmx_feature_supported(caps, VMX_FEATURE_EPT_WB) ||
+	    !vmx_feature_supported(caps, VMX_FEATURE_EPT_4LEVEL)) {
+		printk("exitplan: EPT without write-back or 4-level walks is not supported\n");
+		return false;
+	}
+	a->ept.use_2m = vmx_feature_supported(caps, VMX_FEATURE_EPT_2M_PAGES);
+	a->ept.use_1g = vmx_feature_supported(caps, VMX_FEATURE_EPT_1G_PAGES);
+	n = ept_identity_ranges(bi, ranges, ARRAY_SIZE(ranges));
+	if (!n || !ept_build(&a->ept, ranges, n)) {
+		printk("exitplan: cannot build the EPT identity map\n");
+		return false;
+	}
+	a->eptp = ept_pointer(&a->ept);
+	if (!vmcs_write_checked(EPT_POINTER, a->eptp))
+		return false;
+	printk("exitplan: EPT: %u table pages; %llu MiB in 1-GiB, %llu MiB in 2-MiB, "
+		  "%llu KiB in 4-KiB pages; hypervisor [%#x, %#x) and MMIO test page %#x not mapped\n",
+		  a->ept.pages, (unsigned long long)(a->ept.mapped[2] >> 20),
+		  (unsigned long long)(a->ept.mapped[1] >> 20),
+		  (unsigned long long)(a->ept.mapped[0] >> 10),
+		  HV_REGION_START, HV_REGION_END, (unsigned int)PLATFORM_MMIO_TEST_PAGE);
+	return true;
+}
+
+/*
+ * Drop any translations cached for this EPTP and VPID before the first
+ * entry: single-context where the CPU has it, else all-context (SDM Vol.
+ * 3C 29.4.3.3 and 31.3).
+ */
+static void vmx_flush_tlbs(struct vcpu *vcpu, struct vmx_cpu *vc)
+{
+	const struct vcpu_arch_state *a = vcpu->arch;
+	const struct vmx_caps *caps = &vc->caps;
+
+	if (vmx_feature_supported(caps, VMX_FEATURE_INVEPT_SINGLE_CONTEXT))
+		invept(INVEPT_SINGLE_CONTEXT, a->eptp);
+	else if (vmx_feature_supported(caps, VMX_FEATURE_INVEPT_ALL_CONTEXT))
+		invept(INVEPT_ALL_CONTEXT, 0);
+	if (!a->vpid || !vmx_feature_supported(caps, VMX_FEATURE_INVVPID))
+		return;
+	if (vmx_feature_supported(caps, VMX_FEATURE_INVVPID_SINGLE_CONTEXT))
+		invvpid(INVVPID_SINGLE_CONTEXT, a->vpid, 0);
+	else if (vmx_feature_supported(caps, VMX_FEATURE_INVVPID_ALL_CONTEXT))
+		invvpid(INVVPID_ALL_CONTEXT, 0, 0);
+}
+
+/* --- the exit summary -------------------------------------------------- */
+
+static void vmx_print_summary(struct vcpu *vcpu)
+{
+	const struct vcpu_arch_state *a = vcpu->arch;
+
+	if (PROFILE_STATS_LEVEL == STATS_OFF) {
+		printk("exitplan: exit statistics are off in profile '%s'\n", PROFILE_NAME);
+	} else {
+		uint64_t total = 0;
+
+		printk("exitplan: exits by reason (profile '%s'):\n", PROFILE_NAME);
+		for (unsigned int i = 0; i < EXIT_STATS_SLOTS; i++) {
+			uint64_t c = vcpu->stats.count[i];
+
+			if (!c)
+				continue;
+			total += c;
+			if (PROFILE_STATS_LEVEL == STATS_TIMING)
+				printk("  %3u %-28s %10llu  %12llu ticks  %8llu ticks/exit\n", i,
+					  i == EXIT_STATS_OTHER ? "(above the SDM's range)" :
+					  vmx_exit_reason_name(i), (unsigned long long)c,
+					  (unsigned long long)vcpu->stats.ticks[i],
+					  (unsigned long long)(vcpu->stats.ticks[i] / c));
+			else
+				printk("  %3u %-28s %10llu\n", i,
+					  i == EXIT_STATS_OTHER ? "(above the SDM's range)" :
+					  vmx_exit_reason_name(i), (unsigned long long)c);
+		}
+		printk("      %-28s %10llu\n", "total", (unsigned long long)total);
+	}
+	switch (a->stop) {
+	case VCPU_STOP_STATUS:
+	case VCPU_STOP_SHUTDOWN:
+		printk("exitplan: guest exit status %d\n", a->exit_status);
+		break;
+	default:
+		printk("exitplan: guest stopped: %s\n",
+			  a->stop_reason[0] ? a->stop_reason : "no reason recorded");
+		break;
+	}
+}
+
+/* --- vmm_run ----------------------------------------------------------- */
+
+static void vmx_print_gates(const struct vmx_controls *ctl)
+{
+	char line[160];
+
+	for (unsigned int g = 0; g < profile_vmx_setup.n_gates; g++) {
+		vmx_format_gate_decision(line, sizeof(line), &profile_vmx_setup, ctl, g);
+		printk("%s\n", line);
+	}
+}
+
+/* Required by the runtime itself whatever the profile says. */
+static bool vmx_runtime_controls_ok(const struct vmx_controls *ctl)
+{
+	static const struct { enum vmx_ctl_field f; uint32_t bit; const char *what; } need[] = {
+		{ VMX_EXIT, VM_EXIT_HOST_ADDR_SPACE_SIZE, "host address-space size" },
+		{ VMX_PROC_BASED, CPU_BASED_ACTIVATE_SECONDARY_CONTROLS, "secondary controls" },
+		{ VMX_PROC_BASED, CPU_BASED_USE_MSR_BITMAPS, "MSR bitmaps" },
+		{ VMX_PROC_BASED, CPU_BASED_USE_IO_BITMAPS, "I/O bitmaps" },
+		{ VMX_PROC_BASED2, SECONDARY_EXEC_ENABLE_EPT, "EPT" },
+		{ VMX_PROC_BASED2, SECONDARY_EXEC_UNRESTRICTED_GUEST, "unrestricted guest" },
+	};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(need); i++) {
+		if (!(ctl->field[need[i].f] & need[i].bit)) {
+			printk("exitplan: profile '%s' does not set the %s control the runtime needs\n",
+				  PROFILE_NAME, need[i].what);
+			return false;
+		}
+	}
+	return true;
+}
+
+int vmm_run(const struct boot_info *bi)
+{
+	struct vmx_cpu *vc;
+	struct vcpu *vcpu;
+	struct guest_start start;
+	char line[160];
+	int r;
+
+	vc = vmx_alloc_pages((sizeof(*vc) + PAGE_SIZE - 1) / PAGE_SIZE);
+	if (!vc)
+		return VMM_ERROR;
+	vmx_read_caps(&vc->caps);
+	if (!(vc->caps.cpuid_1_ecx & CPUID_1_ECX_VMX)) {
+		printk("exitplan: VT-x not available: CPUID.1:ECX.VMX is 0 (this CPU lacks vmx)\n");
+		return VMM_REFUSED;
+	}
+	if (!vmx_feature_control_ok()) {
+		printk("exitplan: VT-x not available: IA32_FEATURE_CONTROL is locked without "
+			  "VMXON outside SMX (this CPU lacks vmx)\n");
+		return VMM_REFUSED;
+	}
+	printk("exitplan: VMX: revision %#llx, profile '%s' (%s)\n",
+		  (unsigned long long)(vc->caps.basic & VMX_BASIC_REVISION_ID_MASK),
+		  PROFILE_NAME, PROFILE_SOURCE);
+
+	vmx_compute_controls(&profile_vmx_setup, &vc->caps, &vc->controls);
+	if (vc->controls.status != VMX_CONTROLS_OK) {
+		vmx_format_refusal(line, sizeof(line), &profile_vmx_setup, &vc->controls);
+		printk("exitplan: %s\n", line);
+		return VMM_REFUSED;
+	}
+	vmx_print_gates(&vc->controls);
+	if (!vmx_runtime_controls_ok(&vc->controls))
+		return VMM_REFUSED;
+
+	/* One vCPU on the boot CPU for now; its state is per-vCPU from the start. */
+	vcpu = vmx_alloc_pages((sizeof(*vcpu) + PAGE_SIZE - 1) / PAGE_SIZE);
+	if (!vcpu)
+		return VMM_ERROR;
+	vcpu->arch = vmx_alloc_pages((sizeof(struct vcpu_arch_state) + PAGE_SIZE - 1) / PAGE_SIZE);
+	vcpu->vmcs = vmx_alloc_pages(1);
+	vc->exit_stack = vmx_alloc_pages(VMX_EXIT_STACK_PAGES);
+	if (!vcpu->arch || !vcpu->vmcs || !vc->exit_stack)
+		return VMM_ERROR;
+	vcpu->id = 0;
+	vcpu->cpu = this_cpu();
+	vcpu->controls = &vc->controls;
+	vcpu->vmcs_pa = pa_of(vcpu->vmcs);
+	vc->vcpu = vcpu;
+	vc->exit_frame = (uint64_t *)(vc->exit_stack + VMX_EXIT_STACK_PAGES * PAGE_SIZE -
+				      EXIT_FRAME_SIZE);
+	vc->exit_frame[EXIT_FRAME_VCPU / 8] = (uint64_t)(uintptr_t)vcpu;
+	this_cpu()->arch = vc;
+	this_cpu()->vcpu = vcpu;
+
+	/* Load the guest before VMXON: a bad module is reported without VMX on. */
+	if (!guest_load(bi, &start))
+		return VMM_ERROR;
+
+	if (!vmx_enable(vc))
+		return VMM_ERROR;
+	*(uint32_t *)vcpu->vmcs = (uint32_t)(vc->caps.basic & VMX_BASIC_REVISION_ID_MASK);
+	if (!vmclear(vcpu->vmcs_pa) || !vmptrld(vcpu->vmcs_pa)) {
+		printk("exitplan: VMCLEAR/VMPTRLD failed\n");
+		vmxoff();
+		return VMM_ERROR;
+	}
+	if (!vmx_setup_controls(vcpu, vc) || !vmx_setup_host_state(vc) ||
+	    !vmx_setup_guest_state(vcpu, vc, start.entry, start.mbi) ||
+	    !vmx_setup_ept(vcpu, vc, bi)) {
+		vmxoff();
+		return VMM_ERROR;
+	}
+	vcpu_setup_msrs(vcpu);
+	platform_init(&vcpu->arch->platform, start.ram_bytes, 1);
+	vmx_flush_tlbs(vcpu, vc);
+
+	printk("exitplan: launching the guest at %#x (multiboot info at %#x)\n",
+		  start.entry, start.mbi);
+	vcpu->launched = true;
+	profile_msrs_before_entry(vcpu);
+	r = vmx_enter_guest(vcpu, vc->exit_frame);
+	if (r == VMX_ENTER_VMFAIL) {
+		/* Nothing ran: give the host its MSRs back, then say why. */
+		profile_msrs_on_exit(vcpu);
+		vcpu->launched = false;
+		printk("exitplan: VMLAUNCH failed: VM-instruction error %u\n",
+		       vmcs_read32(VM_INSTRUCTION_ERROR));
+		vcpu_stop(vcpu, "VMLAUNCH failed: VM-instruction error %u",
+			  vmcs_read32(VM_INSTRUCTION_ERROR));
+	}
+	vmx_print_summary(vcpu);
+	vmclear(vcpu->vmcs_pa);
+	vmxoff();
+	write_cr4(read_cr4() & ~(uint64_t)X86_CR4_VMXE);
+	return vcpu->arch->stop == VCPU_STOP_FAULT ? VMM_GUEST_FAULT : vcpu->arch->exit_status;
+}

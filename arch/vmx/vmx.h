@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The VT-x runtime's internal interface: per-CPU VMX state, the rest of
+ * a vCPU's VT-x state (struct vcpu_arch_state), and the helpers the exit
+ * handlers share (guest RIP advance, event injection, stopping a guest).
+ */
+#ifndef EXITPLAN_VMX_H
+#define EXITPLAN_VMX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compiler.h"
+#include "exit.h"
+#include "vcpu.h"
+#include "vmx_controls.h"
+#include "vmx_ops.h"
+#include "ept.h"
+#include "platform.h"
+
+struct boot_info;
+
+/* Why a guest stopped; printed in the exit summary. */
+enum vcpu_stop_kind {
+	VCPU_RUNNING = 0,
+	VCPU_STOP_STATUS,	/* isa-debug-exit: status = (code << 1) | 1 */
+	VCPU_STOP_SHUTDOWN,	/* SHUTDOWN hypercall: status from the guest */
+	VCPU_STOP_FAULT,	/* anything else: stop_reason says what */
+};
+
+/*
+ * The VT-x state of one vCPU that the generated code does not touch.
+ * Reached through vcpu->arch.
+ */
+struct vcpu_arch_state {
+	/* Why the guest stopped, and its exit status if it gave one. */
+	enum vcpu_stop_kind stop;
+	int exit_status;
+	char stop_reason[128];
+
+	/* The CR0/CR4 bits the host owns (guest/host masks), fixed values. */
+	uint64_t cr0_mask, cr4_mask;
+	uint64_t cr0_fixed0, cr0_fixed1, cr4_fixed0, cr4_fixed1;
+
+	/* External interrupt acknowledged on exit, not yet injected. */
+	bool irq_pending;
+	uint8_t irq_vector;
+
+	/* Guest-visible MSR state the hypervisor emulates. */
+	uint64_t apic_base;		/* IA32_APIC_BASE as the guest sees it */
+	uint64_t tsc_deadline;		/* IA32_TSC_DEADLINE, 0 = disarmed */
+	uint64_t xcr0;			/* the guest's XCR0 */
+	bool has_x2apic, has_nx;	/* CPUID facts the MSR checks need */
+
+	/* The devices the guest sees (runtime/platform.c). */
+	struct platform_state platform;
+
+	/* VMX-preemption timer: rate (IA32_VMX_MISC[4:0]) and the profile's value. */
+	unsigned int preemption_rate;
+	bool preemption_timer_on;	/* the pin-based control is set */
+
+	uint16_t vpid;
+	uint64_t eptp;
+	struct ept ept;
+
+	/* Pages the VMCS points at. */
+	uint8_t *msr_bitmap;
+	uint8_t *io_bitmap_a, *io_bitmap_b;
+	struct vmx_msr_entry *entry_load, *exit_load, *exit_store;
+	unsigned int n_entry_load, n_exit_load;
+
+	/* Host CPUID limits, for the CPUID handler. */
+	uint32_t host_max_leaf;
+};
+
+/* An entry of a VM-entry/VM-exit MSR-load or -store area (SDM Vol. 3C 25.7.2). */
+struct vmx_msr_entry {
+	uint32_t index;
+	uint32_t reserved;
+	uint64_t value;
+} __packed;
+
+/* Per physical CPU: VMXON region, the exit stack and its frame. */
+struct vmx_cpu {
+	void *vmxon_region;
+	uint64_t vmxon_pa;
+	struct vmx_caps caps;
+	struct vmx_controls controls;
+	uint8_t *exit_stack;		/* HOST_RSP = top - EXIT_FRAME_SIZE */
+	uint64_t *exit_frame;
+	struct vcpu *vcpu;		/* one vCPU per CPU for now */
+};
+
+/* exit_entry.S */
+int vmx_enter_guest(struct vcpu *vcpu, void *exit_frame);
+void vmx_exit_stub(void);
+
+/* exit.c: called by the stub. */
+enum vmx_exit_action vmx_handle_exit(struct vcpu *vcpu);
+void vmx_report_vmresume_failure(struct vcpu *vcpu, uint64_t rflags);
+void vmx_dump_guest_state(struct vcpu *vcpu);
+
+/* Stop the guest with a reason (printf-style); returns VMX_EXIT_STOP. */
+enum vmx_exit_action vcpu_stop(struct vcpu *vcpu, const char *fmt, ...) __printf(2, 3);
+enum vmx_exit_action vcpu_stop_status(struct vcpu *vcpu, enum vcpu_stop_kind kind,
+				      int status);
+
+/* events.c: event injection (SDM Vol. 3C 27.6 "Event Injection"). */
+void vmx_inject_gp(struct vcpu *vcpu);
+void vmx_inject_ud(struct vcpu *vcpu);
+void vmx_inject_exception(struct vcpu *vcpu, unsigned int vector, bool has_error,
+			  uint32_t error_code);
+/* Inject @vector now if the guest can take it, else queue it and open a window. */
+void vmx_deliver_irq(struct vcpu *vcpu, uint8_t vector);
+bool vmx_guest_interruptible(void);
+
+/*
+ * Advance GUEST_RIP past the instruction that exited, and end any STI or
+ * MOV-SS blocking it created (the instruction completed, SDM Vol. 3C
+ * 26.4.1 / KVM's skip_emulated_instruction).
+ */
+void vmx_skip_instruction(void);
+
+/* msr.c */
+void vcpu_setup_msrs(struct vcpu *vcpu);
+void vmx_program_preemption_timer(struct vcpu *vcpu);
+
+/* handlers.c: general-purpose registers by instruction encoding (0 = RAX .. 15 = R15). */
+uint64_t vcpu_gpr_read(struct vcpu *vcpu, unsigned int n);
+void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v);
+
+/* Guest memory: identity GPA == HPA outside the hypervisor region. */
+bool guest_phys_ok(uint64_t gpa, uint64_t len);
+/* Translate a guest linear address through the guest's paging (or none). */
+bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa);
+/* Copy from/to guest linear memory; false on a fault or hypervisor memory. */
+bool guest_read_linear(uint64_t gla, void *dst, unsigned int len);
+bool guest_write_linear(uint64_t gla, const void *src, unsigned int len);
+
+static inline struct vcpu_arch_state *vcpu_arch(struct vcpu *vcpu)
+{
+	return vcpu->arch;
+}
+
+#endif /* EXITPLAN_VMX_H */

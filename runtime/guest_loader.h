@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Loading the guest kernel: the first multiboot module is a multiboot v1
+ * kernel (ELF32 or ELF64 program headers, or the a.out-kludge address
+ * fields of its multiboot header).  Guest-physical == host-physical
+ * outside the hypervisor region, so loading is copying to the physical
+ * addresses the kernel asks for, after checking they are guest RAM.
+ *
+ * The guest gets a multiboot information structure of its own, built in
+ * its memory: mem_lower/mem_upper, the memory map without the
+ * hypervisor region, its command line, the boot loader name, and the
+ * further modules (copied into guest RAM) as its modules.
+ *
+ * Command line: the module's string is passed unchanged, first word (the
+ * module's path, e.g. "/boot/guest.elf") included -- exactly what GRUB
+ * gives a kernel it boots directly, so a guest behaves the same with and
+ * without exitplan underneath.
+ */
+#ifndef EXITPLAN_GUEST_LOADER_H
+#define EXITPLAN_GUEST_LOADER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct boot_info;
+
+/* The most memory ranges a guest's view of memory has. */
+#define GUEST_MAX_RANGES	(2 * 64 + 8)
+
+/* A range of guest RAM: available memory-map entries minus the hypervisor. */
+struct guest_ram_range {
+	uint64_t start, end;		/* [start, end) */
+};
+
+struct guest_start {
+	uint32_t entry;			/* EIP at entry */
+	uint32_t mbi;			/* EBX: the guest's multiboot information */
+	uint64_t ram_bytes;		/* RAM the guest's map gives it */
+};
+
+/*
+ * The guest's RAM: every available range of the boot memory map, minus
+ * [HV_REGION_START, HV_REGION_END), sorted.  Returns the count.
+ */
+unsigned int guest_ram_ranges(const struct boot_info *bi, struct guest_ram_range *r,
+			      unsigned int max);
+
+/* Load module 0 and build the guest's multiboot information; false (printed why) on error. */
+bool guest_load(const struct boot_info *bi, struct guest_start *start);
+
+#endif /* EXITPLAN_GUEST_LOADER_H */

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The hypercalls.  Unknown numbers return HYPERCALL_ENOSYS (-1000, as
+ * KVM's -KVM_ENOSYS), so a guest can probe for a call.
+ */
+#include "compiler.h"
+#include "console.h"
+#include "exit_stats.h"
+#include "hypercall.h"
+#include "profile.h"
+#include "string.h"
+#include "vcpu.h"
+#include "vmx.h"
+
+/* PUTS prints at most this much per call; the guest loops for more. */
+#define HYPERCALL_PUTS_MAX	256
+
+static int64_t hc_puts(uint64_t gva, uint64_t len)
+{
+	char buf[HYPERCALL_PUTS_MAX + 1];
+
+	if (len > HYPERCALL_PUTS_MAX)
+		len = HYPERCALL_PUTS_MAX;
+	if (!guest_read_linear(gva, buf, (unsigned int)len))
+		return HYPERCALL_EFAULT;
+	buf[len] = '\0';
+	console_write(buf, strnlen(buf, len));
+	return (int64_t)len;
+}
+
+static int64_t hc_stats_read(struct vcpu *vcpu, uint64_t reason)
+{
+	if (PROFILE_STATS_LEVEL == STATS_OFF)
+		return HYPERCALL_ENOSYS;
+	if (reason >= EXIT_STATS_SLOTS)
+		return HYPERCALL_EINVAL;
+	/* The counts are 64-bit; a 32-bit guest reads the low half. */
+	return (int64_t)vcpu->stats.count[reason];
+}
+
+static int64_t hc_stats_reset(struct vcpu *vcpu)
+{
+	if (PROFILE_STATS_LEVEL == STATS_OFF)
+		return HYPERCALL_ENOSYS;
+	memset(&vcpu->stats, 0, sizeof(vcpu->stats));
+	return 0;
+}
+
+struct hypercall_result hypercall_dispatch(struct vcpu *vcpu, uint64_t nr, uint64_t a0,
+					   uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	struct hypercall_result r = { .value = 0 };
+
+	(void)a2;
+	(void)a3;
+	/* Numbers are 32-bit: a 32-bit guest leaves RAX[63:32] as it was. */
+	switch ((uint32_t)nr) {
+	case HYPERCALL_VERSION:
+		r.value = HYPERCALL_ABI_VERSION;
+		break;
+	case HYPERCALL_NOP:
+		break;
+	case HYPERCALL_PUTS:
+		r.value = hc_puts(a0, a1);
+		break;
+	case HYPERCALL_SHUTDOWN:
+		r.stop = true;
+		r.status = (int)(uint32_t)a0;
+		break;
+	case HYPERCALL_STATS_READ:
+		r.value = hc_stats_read(vcpu, a0);
+		break;
+	case HYPERCALL_STATS_RESET:
+		r.value = hc_stats_reset(vcpu);
+		break;
+	default:
+		r.value = HYPERCALL_ENOSYS;
+		break;
+	}
+	return r;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The hypervisor proper, as the boot runtime sees it: one call that runs
+ * the guest to completion on the boot CPU.
+ */
+#ifndef EXITPLAN_VMM_H
+#define EXITPLAN_VMM_H
+
+struct boot_info;
+
+/*
+ * vmm_run()'s result: >= 0 is the guest's exit status (isa-debug-exit
+ * (code << 1) | 1, or the SHUTDOWN hypercall's argument); negative values
+ * say why no guest status exists.  vmm_run() has printed the details
+ * ("exitplan: guest exit status N", "exitplan: guest stopped: ...", or
+ * the refusal) before it returns; the caller powers off.
+ */
+#define VMM_REFUSED		(-1)	/* no VT-x, or the profile cannot run here */
+#define VMM_ERROR		(-2)	/* setup failed (memory, guest image, VMCS) */
+#define VMM_GUEST_FAULT		(-3)	/* the guest was stopped: fault, violation */
+
+int vmm_run(const struct boot_info *bi);
+
+#endif /* EXITPLAN_VMM_H */
