@@ -65,13 +65,15 @@ def direct_reasons(profile, handlers, numbers):
 
 def runtime_traps(spec_dir, msr_index):
     """(ports, msrs): the ranges spec/runtime.yaml always traps."""
-    runtime = load(os.path.join(spec_dir, "runtime.yaml"))["runtime"]
-    ports = [(p["port"], p.get("last", p["port"])) for p in runtime["io_ports"]]
+    runtime = load(os.path.join(spec_dir, "runtime.yaml"))
+    ports = [(p["first"], p.get("last", p["first"])) for p in runtime["trapped_io_ports"]]
     msrs = []
-    for m in runtime["msrs"]:
-        if m["name"] not in msr_index:
-            fail(f"spec/runtime.yaml traps {m['name']}, which spec/msrs.yaml does not define")
-        msrs.append(msr_index[m["name"]])
+    for m in runtime["trapped_msrs"]:
+        if m["msr"] not in msr_index:
+            fail(f"spec/runtime.yaml traps {m['msr']}, which spec/msrs.yaml does not define")
+        msrs.append(msr_index[m["msr"]])
+    if not ports or not msrs:
+        fail("spec/runtime.yaml traps no port or no MSR: format changed?")
     return ports, msrs
 
 
