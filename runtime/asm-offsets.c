@@ -8,6 +8,7 @@
  */
 #include <stddef.h>
 
+#include "paging.h"
 #include "percpu.h"
 #include "traps.h"
 #include "x86_arch.h"
@@ -24,8 +25,19 @@ void asm_offsets(void)
 	DEFINE(BOOT_CR4_PAE, X86_CR4_PAE);
 	DEFINE(BOOT_EFER_LME, EFER_LME);
 	DEFINE(BOOT_MSR_EFER, MSR_IA32_EFER);
+	DEFINE(BOOT_CPUID_EDX_LM, CPUID_80000001_EDX_LM);
+	DEFINE(BOOT_PTE_PRESENT, PTE_PRESENT);
+	DEFINE(BOOT_PTE_WRITE, PTE_WRITE);
+	DEFINE(BOOT_PTE_PS, PTE_PS);
+	DEFINE(BOOT_PTE_UC, PTE_PCD | PTE_PWT);
 
 	/* entry.S builds struct interrupt_frame. */
 	DEFINE(INTERRUPT_FRAME_SIZE, sizeof(struct interrupt_frame));
 	DEFINE(INTERRUPT_FRAME_VECTOR, offsetof(struct interrupt_frame, vector));
+	/* The exceptions for which the CPU pushes an error code (table 6-1). */
+	DEFINE(EXC_ERROR_CODE_MASK,
+	       (1u << X86_EXC_DF) | (1u << X86_EXC_TS) | (1u << X86_EXC_NP) |
+	       (1u << X86_EXC_SS) | (1u << X86_EXC_GP) | (1u << X86_EXC_PF) |
+	       (1u << X86_EXC_AC) | (1u << X86_EXC_CP) | (1u << X86_EXC_VC) |
+	       (1u << X86_EXC_SX));
 }

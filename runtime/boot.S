@@ -18,9 +18,8 @@
 
 #define MB_HEADER_FLAGS	(MULTIBOOT_PAGE_ALIGN | MULTIBOOT_MEMORY_INFO)
 
-/* CPUID.80000001H:EDX[29], "Intel 64 Architecture" (long mode). */
+/* The leaf with the long-mode bit; BOOT_CPUID_EDX_LM is the bit. */
 #define CPUID_EXT_FEATURES	0x80000001
-#define CPUID_EDX_LM		(1 << 29)
 
 /* Where a failure before the console exists is reported. */
 #define BOCHS_E9_PORT		0xe9
@@ -60,7 +59,7 @@ _start:
 	jb .Lno_long_mode
 	movl $CPUID_EXT_FEATURES, %eax
 	cpuid
-	testl $CPUID_EDX_LM, %edx
+	testl $BOOT_CPUID_EDX_LM, %edx
 	jz .Lno_long_mode
 
 	/* Zero .bss (page tables and stacks included). */
@@ -72,9 +71,9 @@ _start:
 	rep stosl
 
 	/* PML4[0] -> PDPT; PDPT[0..3] -> the four page directories. */
-	movl $boot_pdpt + (PTE_PRESENT | PTE_WRITE), boot_pml4
+	movl $boot_pdpt + (BOOT_PTE_PRESENT | BOOT_PTE_WRITE), boot_pml4
 	movl $boot_pd, %eax
-	orl $(PTE_PRESENT | PTE_WRITE), %eax
+	orl $(BOOT_PTE_PRESENT | BOOT_PTE_WRITE), %eax
 	xorl %ecx, %ecx
 1:	movl %eax, boot_pdpt(, %ecx, 8)
 	addl $PAGE_SIZE, %eax
@@ -86,12 +85,12 @@ _start:
 	 * 2048 PDEs of 2 MiB each cover [0, 4 GiB).  A PDE is 8 bytes; the
 	 * high half (address bits 63:32) stays zero from the .bss clear.
 	 */
-	movl $(PTE_PRESENT | PTE_WRITE | PTE_PS), %eax
+	movl $(BOOT_PTE_PRESENT | BOOT_PTE_WRITE | BOOT_PTE_PS), %eax
 	xorl %ecx, %ecx
 2:	movl %eax, %edx
 	cmpl $BOOT_UC_START, %eax
 	jb 3f
-	orl $(PTE_PCD | PTE_PWT), %edx	/* APIC, IO-APIC, firmware: uncached */
+	orl $BOOT_PTE_UC, %edx	/* APIC, IO-APIC, firmware: uncached */
 3:	movl %edx, boot_pd(, %ecx, 8)
 	addl $LARGE_PAGE_SIZE, %eax
 	incl %ecx

@@ -2,17 +2,14 @@
 /*
  * Interrupt and exception entry stubs, one per vector.
  *
- * The CPU pushes an error code for #DF, #TS, #NP, #SS, #GP, #PF, #AC,
- * #CP, #VC and #SX (SDM Vol. 3A 6.13, table 6-1); every other stub pushes
- * a zero in its place so that struct interrupt_frame has one layout.
+ * The CPU pushes an error code for the exceptions in EXC_ERROR_CODE_MASK
+ * (SDM Vol. 3A 6.13, table 6-1); every other stub pushes a zero in its
+ * place so that struct interrupt_frame has one layout.
  * In 64-bit mode the CPU aligns RSP to 16 bytes before pushing, and the
  * frame is a multiple of 16 bytes, so the call into C is ABI-aligned.
  */
 #include "asm-offsets.h"
 
-#define HAS_ERROR_CODE(v) \
-	((v) == 8 || (v) == 10 || (v) == 11 || (v) == 12 || (v) == 13 || \
-	 (v) == 14 || (v) == 17 || (v) == 21 || (v) == 29 || (v) == 30)
 
 	.section .text
 	.balign 16
@@ -56,7 +53,9 @@ interrupt_common:
 	.macro interrupt_stub vector
 	.balign 16
 interrupt_stub_\vector:
-	.if !HAS_ERROR_CODE(\vector)
+	.if \vector >= 32
+	pushq $0
+	.elseif !((EXC_ERROR_CODE_MASK >> \vector) & 1)
 	pushq $0
 	.endif
 	pushq $\vector

@@ -1,19 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * IA-32e paging-structure entry bits (SDM Vol. 3A 4.5, tables 4-15 to
- * 4-20).  Usable from assembly.
+ * 4-20) under short names.  The numbers come from spec/arch.yaml (PT64_*);
+ * assembly gets them through asm-offsets.h (BOOT_PTE_*).
  */
 #ifndef EXITPLAN_PAGING_H
 #define EXITPLAN_PAGING_H
 
-#define PTE_PRESENT		(1 << 0)
-#define PTE_WRITE		(1 << 1)
-#define PTE_USER		(1 << 2)
-#define PTE_PWT			(1 << 3)	/* with PCD: UC under the default PAT */
-#define PTE_PCD			(1 << 4)
-#define PTE_ACCESSED		(1 << 5)
-#define PTE_DIRTY		(1 << 6)
-#define PTE_PS			(1 << 7)	/* a 2-MiB (PDE) or 1-GiB (PDPTE) page */
+#ifndef __ASSEMBLER__
+#include "x86_arch.h"
+
+#define PTE_PRESENT		PT64_PRESENT
+#define PTE_WRITE		PT64_RW
+#define PTE_USER		PT64_USER
+#define PTE_PWT			PT64_PWT	/* with PCD: UC under the default PAT */
+#define PTE_PCD			PT64_PCD
+#define PTE_ACCESSED		PT64_ACCESSED
+#define PTE_DIRTY		PT64_DIRTY
+#define PTE_PS			PT64_PS		/* a 2-MiB (PDE) or 1-GiB (PDPTE) page */
+#endif
 
 #define PT_ENTRIES		512		/* entries per paging structure */
 

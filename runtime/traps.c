@@ -9,29 +9,41 @@
 #include "panic.h"
 #include "percpu.h"
 #include "traps.h"
+#include "x86_arch.h"
 
 extern const uint64_t interrupt_stubs[IDT_VECTORS];
 
 static struct idt_gate idt[IDT_VECTORS] __aligned(16);
 static interrupt_handler_t handlers[IDT_VECTORS];
 
-/* SDM Vol. 3A table 6-1 mnemonics. */
+/* SDM Vol. 3A table 6-1 mnemonics; reserved vectors print as #<n>. */
 static const char *const exception_names[NR_EXCEPTION_VECTORS] = {
-	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM",
-	"#DF", "CSO", "#TS", "#NP", "#SS", "#GP", "#PF", "#15",
-	"#MF", "#AC", "#MC", "#XM", "#VE", "#CP", "#22", "#23",
-	"#24", "#25", "#26", "#27", "#HV", "#VC", "#SX", "#31",
+	[X86_EXC_DE] = "#DE", [X86_EXC_DB] = "#DB", [X86_EXC_NMI] = "NMI",
+	[X86_EXC_BP] = "#BP", [X86_EXC_OF] = "#OF", [X86_EXC_BR] = "#BR",
+	[X86_EXC_UD] = "#UD", [X86_EXC_NM] = "#NM", [X86_EXC_DF] = "#DF",
+	[X86_EXC_TS] = "#TS", [X86_EXC_NP] = "#NP", [X86_EXC_SS] = "#SS",
+	[X86_EXC_GP] = "#GP", [X86_EXC_PF] = "#PF", [X86_EXC_MF] = "#MF",
+	[X86_EXC_AC] = "#AC", [X86_EXC_MC] = "#MC", [X86_EXC_XM] = "#XM",
+	[X86_EXC_VE] = "#VE", [X86_EXC_CP] = "#CP", [X86_EXC_HV] = "#HV",
+	[X86_EXC_VC] = "#VC", [X86_EXC_SX] = "#SX",
+};
+
+static const char *const reserved_names[NR_EXCEPTION_VECTORS] = {
+	"#0", "#1", "#2", "#3", "#4", "#5", "#6", "#7", "#8", "#9", "#10",
+	"#11", "#12", "#13", "#14", "#15", "#16", "#17", "#18", "#19", "#20",
+	"#21", "#22", "#23", "#24", "#25", "#26", "#27", "#28", "#29", "#30",
+	"#31",
 };
 
 /* Vectors that get a known-good stack whatever RSP was. */
 static unsigned int vector_ist(unsigned int vector)
 {
 	switch (vector) {
-	case 8:
+	case X86_EXC_DF:
 		return IST_DOUBLE_FAULT;
-	case 2:
+	case X86_EXC_NMI:
 		return IST_NMI;
-	case 18:
+	case X86_EXC_MC:
 		return IST_MACHINE_CHECK;
 	default:
 		return 0;
@@ -40,7 +52,9 @@ static unsigned int vector_ist(unsigned int vector)
 
 const char *exception_name(unsigned int vector)
 {
-	return vector < NR_EXCEPTION_VECTORS ? exception_names[vector] : NULL;
+	if (vector >= NR_EXCEPTION_VECTORS)
+		return NULL;
+	return exception_names[vector] ? exception_names[vector] : reserved_names[vector];
 }
 
 void idt_init(void)
@@ -121,11 +135,11 @@ void interrupt_dispatch(struct interrupt_frame *f)
 
 	if (vector < NR_EXCEPTION_VECTORS) {
 		printk("exitplan: EXCEPTION %s (vector %u) on CPU %u, error code 0x%llx\n",
-		       exception_names[vector], vector, this_cpu_id(),
+		       exception_name(vector), vector, this_cpu_id(),
 		       (unsigned long long)f->error_code);
 		interrupt_frame_dump(f);
 		panic("unhandled exception %s at RIP %016llx",
-		      exception_names[vector], (unsigned long long)f->rip);
+		      exception_name(vector), (unsigned long long)f->rip);
 	}
 	printk("exitplan: unexpected interrupt vector %u on CPU %u\n",
 	       vector, this_cpu_id());
