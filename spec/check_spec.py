@@ -10,8 +10,10 @@ bits against the real capability MSR values in shared/data/vmx-caps: the
 must-be-one bits of every model must be exactly the bits marked default1,
 and no model may allow a bit the spec does not define.
 
-Usage: spec/check_spec.py [--caps DIR] [--matrix]
-  --matrix  also print which features each vmx-caps model has.
+Usage: spec/check_spec.py [--caps DIR] [--matrix] [--self-test]
+  --matrix     also print which features each vmx-caps model has.
+  --self-test  plant known mistakes in a copy of spec/ and check that
+               each one is reported.
 Exits 1 on the first file with inconsistencies, after listing them all.
 """
 
@@ -24,6 +26,9 @@ import sys
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SPEC_FILES = ("exit_reasons.yaml", "vmx_controls.yaml", "vmcs_fields.yaml", "msrs.yaml",
+              "features.yaml", "arch.yaml", "handlers.yaml", "runtime.yaml", "hypercalls.yaml")
+spec_dir = HERE
 DEFAULT_CAPS = "/work/shared/data/vmx-caps"
 C_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 FEATURE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -40,7 +45,7 @@ def err(where, msg):
 
 
 def load(name):
-    with open(os.path.join(HERE, name)) as f:
+    with open(os.path.join(spec_dir, name)) as f:
         text = f.read()
     if not text.startswith("#"):
         err(name, "must start with a comment saying what it is and which SDM section it follows")
@@ -466,12 +471,11 @@ def check_caps(capsdir, fields, features, matrix):
             print(f"{name:42}" + " ".join(row))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--caps", default=DEFAULT_CAPS)
-    ap.add_argument("--matrix", action="store_true")
-    args = ap.parse_args()
-
+def run_checks(directory, caps, matrix=False):
+    """All checks of the spec files in directory; returns the errors."""
+    global spec_dir
+    spec_dir = directory
+    del errors[:]
     reasons = check_exit_reasons(load("exit_reasons.yaml"))
     fields, controls = check_controls(load("vmx_controls.yaml"))
     vmcs = check_vmcs_fields(load("vmcs_fields.yaml"))
@@ -482,21 +486,119 @@ def main():
             if f.get(k) and f[k] not in msrs:
                 err(f"vmx_controls.yaml[{f['key']}]", f"{k} {f[k]} not in msrs.yaml")
     features = check_features(load("features.yaml"), controls, msrs)
-    optional = {"arch.yaml": check_arch, "handlers.yaml": lambda d: check_handlers(d, reasons),
-                "runtime.yaml": lambda d: check_runtime(d, features, controls, msrs),
-                "hypercalls.yaml": check_hypercalls}
-    for name, fn in optional.items():
-        if os.path.exists(os.path.join(HERE, name)):
-            fn(load(name))
+    rest = {"arch.yaml": check_arch, "handlers.yaml": lambda d: check_handlers(d, reasons),
+            "runtime.yaml": lambda d: check_runtime(d, features, controls, msrs),
+            "hypercalls.yaml": check_hypercalls}
+    for name, fn in rest.items():
+        fn(load(name))
+    check_c_names(reasons, fields, vmcs, msrs, features, arch_macros(load("arch.yaml")))
+    if caps and os.path.isdir(caps):
+        check_caps(caps, fields, features, matrix)
+    return list(errors)
+
+
+# Each mutation plants one mistake of the kind the checker exists for, by
+# replacing text that must occur exactly once; the checker must report it
+# with a message containing the expected words.
+MUTATIONS = [
+    ("duplicate control bit", "vmx_controls.yaml",
+     'bit: 6, sdm: "Activate VMX-preemption timer"', 'bit: 5, sdm: "Activate VMX-preemption timer"',
+     "duplicate bit"),
+    ("control bit out of range", "vmx_controls.yaml",
+     "{name: NOTIFY_VM_EXITING,        bit: 31,", "{name: NOTIFY_VM_EXITING,        bit: 32,",
+     "outside 0..31"),
+    ("real control marked default1", "vmx_controls.yaml",
+     'bit: 7,  sdm: "HLT exiting"}', 'bit: 7,  sdm: "HLT exiting", default1: true}',
+     "must-be-one bits"),
+    ("default1 bit missing", "vmx_controls.yaml",
+     '      - {name: RESERVED_26,              bit: 26, sdm: "Reserved (default1)", default1: true}\n', "",
+     "must-be-one bits"),
+    ("duplicate exit reason number", "exit_reasons.yaml",
+     "{number: 10, name: CPUID,", "{number: 12, name: CPUID,", "duplicate number"),
+    ("VMCS width disagrees with encoding", "vmcs_fields.yaml",
+     "encoding: 0x681e, width: natural", "encoding: 0x681e, width: 64", "encoding 0x681e says natural"),
+    ("VMCS high encoding", "vmcs_fields.yaml",
+     "encoding: 0x2806, width: 64", "encoding: 0x2807, width: 64", "'high' access encoding"),
+    ("unknown feature of an atomic MSR", "msrs.yaml",
+     "feature: load_ia32_efer}", "feature: load_efer}", "not in features.yaml"),
+    ("FS base in the MSR-load lists", "msrs.yaml",
+     "index: 0xc0000100\n    sdm: \"Map of BASE Address of FS\"\n    policy: true\n    mechanisms: [vmcs_always, passthrough, trap]",
+     "index: 0xc0000100\n    sdm: \"Map of BASE Address of FS\"\n    policy: true\n    mechanisms: [vmcs_always, load_list, passthrough, trap]",
+     "cannot be in the VM-entry/exit MSR lists"),
+    ("feature misses a control its MSR switching uses", "features.yaml",
+     "vm_exit.LOAD_IA32_EFER, vm_exit.SAVE_IA32_EFER]", "vm_exit.LOAD_IA32_EFER]",
+     "does not detect"),
+    ("unknown control in a feature", "features.yaml",
+     "detect: {controls: [proc_based2.ENABLE_EPT]}}", "detect: {controls: [proc_based2.ENABLE_EPTS]}}",
+     "unknown control"),
+    ("arch bit outside its register", "arch.yaml",
+     '{name: PG, bit: 31, sdm: "Paging"}', '{name: PG, bit: 64, sdm: "Paging"}', "outside 0..63"),
+    ("arch value that does not fit its field", "arch.yaml",
+     "values: {UC: 0, WC: 1, WT: 4, WP: 5, WB: 6}", "values: {UC: 0, WC: 1, WT: 4, WP: 5, WB: 8}",
+     "does not fit"),
+    ("generated C name collision", "arch.yaml",
+     '  - {name: X86_EXC_DE, value: 0,', '  - {name: EXIT_REASON_CPUID, value: 10, sdm: "x"}\n  - {name: X86_EXC_DE, value: 0,',
+     "EXIT_REASON_CPUID is both"),
+    ("handler for an unknown exit reason", "handlers.yaml",
+     "  CPUID:                handle_cpuid", "  CPUID_LEAF:           handle_cpuid", "unknown exit reason"),
+    ("unknown required feature", "runtime.yaml",
+     "  - feature: ept\n", "  - feature: ept2\n", "not in features.yaml"),
+    ("unknown result that is not ENOSYS", "hypercalls.yaml",
+     "{name: ENOSYS, value: -1000,", "{name: ENOSYS, value: -999,", "unknown_result"),
+]
+
+
+def self_test(caps):
+    """Run every mutation on a copy of spec/; fail if one goes unnoticed."""
+    import shutil
+    import tempfile
+
+    if run_checks(HERE, caps):
+        print("self-test: spec/ itself has errors; fix them first", file=sys.stderr)
+        return 1
+    failed = 0
+    for title, name, old, new, expect in MUTATIONS:
+        with tempfile.TemporaryDirectory() as tmp:
+            for f in SPEC_FILES:
+                shutil.copy(os.path.join(HERE, f), tmp)
+            path = os.path.join(tmp, name)
+            with open(path) as f:
+                text = f.read()
+            if text.count(old) != 1:
+                print(f"self-test: {title}: the text to mutate occurs {text.count(old)} times in {name}",
+                      file=sys.stderr)
+                failed += 1
+                continue
+            with open(path, "w") as f:
+                f.write(text.replace(old, new))
+            try:
+                found = run_checks(tmp, caps)
+            except Exception as e:	# a crash is not a report
+                found = [f"checker crashed: {type(e).__name__}: {e}"]
+        if any(expect in e for e in found):
+            print(f"self-test: ok: {title}")
         else:
-            err(name, "missing")
-    if os.path.exists(os.path.join(HERE, "arch.yaml")):
-        check_c_names(reasons, fields, vmcs, msrs, features, arch_macros(load("arch.yaml")))
-    if os.path.isdir(args.caps):
-        check_caps(args.caps, fields, features, args.matrix)
-    for e in errors:
+            print(f"self-test: MISSED: {title} (expected '{expect}', got {found})", file=sys.stderr)
+            failed += 1
+    print(f"self-test: {len(MUTATIONS) - failed}/{len(MUTATIONS)} planted mistakes caught")
+    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--caps", default=DEFAULT_CAPS)
+    ap.add_argument("--matrix", action="store_true")
+    ap.add_argument("--self-test", action="store_true",
+                    help="plant known mistakes in a copy of spec/ and check that each is caught")
+    args = ap.parse_args()
+    if args.self_test:
+        return self_test(args.caps)
+    if not os.path.isdir(args.caps):
+        print(f"spec: note: {args.caps} not found; capability MSRs not cross-checked", file=sys.stderr)
+    found = run_checks(HERE, args.caps, args.matrix)
+    for e in found:
         print("spec: " + e, file=sys.stderr)
-    return 1 if errors else 0
+    return 1 if found else 0
 
 
 if __name__ == "__main__":
