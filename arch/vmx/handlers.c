@@ -18,6 +18,7 @@
 #include "string.h"
 #include "vmcs_fields.h"
 #include "vmx.h"
+#include "vmx_controls.h"
 #include "vmx_controls_bits.h"
 #include "vmx_exit_reasons.h"
 
@@ -81,11 +82,15 @@ enum vmx_exit_action handle_cpuid(struct vcpu *vcpu)
 		}
 	} else {
 		cpuid_count(leaf, (uint32_t)r->rcx, &a, &b, &c, &d);
-		if (leaf == 1) {
+		if (leaf == CPUID_LEAF_FEATURES) {
 			c = (c & ~(uint32_t)(CPUID_1_ECX_VMX | CPUID_1_ECX_OSXSAVE)) |
 			    CPUID_1_ECX_HYPERVISOR;
 			if (vmcs_read(GUEST_CR4) & X86_CR4_OSXSAVE)
 				c |= CPUID_1_ECX_OSXSAVE;
+		} else if (leaf == CPUID_LEAF_EXT_FEATURES &&
+			   !(vcpu->controls->field[VMX_PROC_BASED2] & SECONDARY_EXEC_ENABLE_RDTSCP)) {
+			/* Without "enable RDTSCP" the instruction is #UD in the guest. */
+			d &= ~(uint32_t)CPUID_80000001_EDX_RDTSCP;
 		}
 	}
 	r->rax = a;
