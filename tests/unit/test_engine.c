@@ -338,6 +338,33 @@ static void test_no_secondary_controls_without_activate(void **state)
 	assert_false(ctl.field[VMX_PROC_BASED] & CPU_BASED_ACTIVATE_SECONDARY_CONTROLS);
 }
 
+static void test_secondary_must_be_1_only_when_active(void **state)
+{
+	/*
+	 * Hand-made: a CPU that insists on descriptor-table exiting whenever
+	 * secondary controls are active.  Unused, the field is ignored
+	 * (SDM 25.6.2) and must stay 0; used, the bit must be set.
+	 */
+	struct vmx_caps caps = *unit_model_caps("corei7_skylake_x");
+	const struct vmx_profile_setup none = { .profile = "primary-only" };
+	const struct vmx_profile_setup ept = {
+		.profile = "ept",
+		.required = { [VMX_PROC_BASED2] = SECONDARY_EXEC_ENABLE_EPT },
+	};
+	struct vmx_controls ctl;
+
+	(void)state;
+	caps.procbased2 |= SECONDARY_EXEC_DESC;
+	assert_int_equal(vmx_compute_controls(&none, &caps, &ctl), VMX_CONTROLS_OK);
+	assert_false(ctl.field[VMX_PROC_BASED] & CPU_BASED_ACTIVATE_SECONDARY_CONTROLS);
+	assert_int_equal(ctl.field[VMX_PROC_BASED2], 0);
+
+	assert_int_equal(vmx_compute_controls(&ept, &caps, &ctl), VMX_CONTROLS_OK);
+	assert_int_equal(ctl.field[VMX_PROC_BASED2],
+			 SECONDARY_EXEC_ENABLE_EPT | SECONDARY_EXEC_DESC);
+	unit_assert_controls_valid(&ept, &caps, &ctl, "skylake+desc1");
+}
+
 /* ---- TRUE_* capability MSRs ---- */
 
 static void test_true_msrs_used_when_basic_55_set(void **state)
@@ -598,6 +625,7 @@ int main(void)
 		cmocka_unit_test(test_gate_choice_with_disallowed_control),
 		cmocka_unit_test(test_activate_secondary_only_when_used),
 		cmocka_unit_test(test_no_secondary_controls_without_activate),
+		cmocka_unit_test(test_secondary_must_be_1_only_when_active),
 		cmocka_unit_test(test_true_msrs_used_when_basic_55_set),
 		cmocka_unit_test(test_true_msrs_allowed1_decides),
 		cmocka_unit_test(test_must_be_1_bits_always_set),

@@ -23,10 +23,6 @@
 #include "vcpu.h"
 #include "vmx_controls.h"
 
-/* Defined by generated/PROFILE/vmcs_setup.c; no generated header declares them. */
-extern const struct io_trap_range profile_io_trap_ranges[];
-extern const unsigned int profile_io_trap_range_count;
-
 #define MSR_LOW_LAST	0x00001fffu	/* SDM 25.6.9: the two ranges with bits */
 #define MSR_HIGH_FIRST	0xc0000000u
 #define MSR_HIGH_LAST	0xc0001fffu
