@@ -11,10 +11,11 @@
  * hypervisor region, its command line, the boot loader name, and the
  * further modules (copied into guest RAM) as its modules.
  *
- * Command line: the module's string is passed unchanged, first word (the
- * module's path, e.g. "/boot/guest.elf") included -- exactly what GRUB
- * gives a kernel it boots directly, so a guest behaves the same with and
- * without exitplan underneath.
+ * Command line: the module's string is passed unchanged -- no word is
+ * dropped.  GRUB 2 gives a module only the arguments after its path
+ * ("module /boot/guest.elf code=3" yields "code=3"), so the guest sees
+ * exactly its arguments; a boot loader that includes the path gives the
+ * guest the path first, as a kernel booted directly would get it.
  */
 #ifndef EXITPLAN_GUEST_LOADER_H
 #define EXITPLAN_GUEST_LOADER_H
