@@ -208,7 +208,7 @@ enum vmx_controls_status vmx_compute_controls(const struct vmx_profile_setup *se
 
 	if (!setup || !caps || !setup_valid(setup))
 		return fail(out, VMX_CONTROLS_BAD_SETUP);
-	out->failed_gate = setup->n_gates;	/* n_gates: no gate failed */
+	out->failed_gate = setup->n_gates;	/* no gate failed (yet) */
 
 	/* 1. Features the profile cannot run without, in the setup's order. */
 	if (!vmx_features_present(caps, setup->required_features,
@@ -229,7 +229,6 @@ enum vmx_controls_status vmx_compute_controls(const struct vmx_profile_setup *se
 		const struct vmx_gate *gate = &setup->gates[g];
 		enum vmx_feature missing = VMX_FEATURE_COUNT;
 
-		out->failed_gate = g;
 		for (c = 0; c < gate->n_choices; c++) {
 			const struct vmx_gate_choice *ch = &gate->choices[c];
 
@@ -243,6 +242,7 @@ enum vmx_controls_status vmx_compute_controls(const struct vmx_profile_setup *se
 		if (c == gate->n_choices) {
 			/* Name what the last resort lacks: nothing simpler is declared. */
 			out->missing_feature = missing;
+			out->failed_gate = g;
 			return fail(out, VMX_CONTROLS_NO_GATE_CHOICE);
 		}
 		/*
@@ -250,14 +250,15 @@ enum vmx_controls_status vmx_compute_controls(const struct vmx_profile_setup *se
 		 * CPU does not allow means the gate's `needs` do not describe
 		 * its controls: say so loudly rather than fall back quietly.
 		 */
-		if (find_disallowed(gate->choices[c].set, allowed1, out))
+		if (find_disallowed(gate->choices[c].set, allowed1, out)) {
+			out->failed_gate = g;
 			return fail(out, VMX_CONTROLS_MISSING_CONTROL);
+		}
 		for (f = 0; f < VMX_CTL_FIELDS; f++)
 			field[f] |= gate->choices[c].set[f];
 		out->gate_choice[g] = c;
 		out->gate_fell_back[g] = c > 0;
 	}
-	out->failed_gate = setup->n_gates;	/* no gate failed */
 
 	/* 4. Optional bits, only where this CPU allows them. */
 	for (f = 0; f < VMX_CTL_FIELDS; f++)
