@@ -29,8 +29,10 @@ extern const char __image_start[], __image_end[];	/* guest.ld */
 /* An MSR index no CPU model implements; outside the MSR bitmap's ranges. */
 #define MSR_NONEXISTENT		0x40001234u
 #define HYPERCALL_UNKNOWN	0xdead
-/* DR7 bits that read back as written; bit 10 is reserved and reads 1. */
-#define DR7_FIXED1		(1u << 10)
+/*
+ * DR7's LE and GE (bits 8, 9; SDM Vol. 3B 18.2.4): read back as written
+ * and enable no breakpoint.  Not in spec/arch.yaml: only this check uses them.
+ */
 #define DR7_LE_GE		(3u << 8)
 
 /* Ticks to wait for a timer interrupt before declaring it lost. */
@@ -189,7 +191,7 @@ static bool printable(const char *s, size_t n)
 
 static void check_cpuid(void)
 {
-	struct cpuid_regs r0 = cpuid(0), r1 = cpuid(1);
+	struct cpuid_regs r0 = cpuid(0), r1 = cpuid(CPUID_LEAF_FEATURES);
 	struct hv_signature sig = exitplan_signature();
 	char vendor[13];
 	char shown[13];
@@ -266,8 +268,8 @@ static void check_msrs(void)
 	uint64_t v = 0;
 	int vec;
 
-	if (cpuid(0x80000000).eax >= 0x80000001 &&
-	    (cpuid(0x80000001).edx & CPUID_80000001_EDX_RDTSCP)) {
+	if (cpuid(CPUID_LEAF_EXT_BASE).eax >= CPUID_LEAF_EXT_FEATURES &&
+	    (cpuid(CPUID_LEAF_EXT_FEATURES).edx & CPUID_80000001_EDX_RDTSCP)) {
 		uint64_t saved = rdmsr(MSR_IA32_TSC_AUX);
 		uint32_t aux_seen;
 
@@ -433,6 +435,7 @@ static void check_crs(void)
 	} else {
 		vec = write_cr4_safe(cr4 | X86_CR4_VMXE);
 		v = read_cr4();
+		write_cr4(cr4);	/* if it was let through */
 		check("cr4-vmxe-gp", vec == X86_EXC_GP, "MOV to CR4 with VMXE: %s",
 		      vector_name(vec));
 		check("cr4-reads-without-vmxe", !(v & X86_CR4_VMXE) && v == cr4,
@@ -475,12 +478,12 @@ static void check_drs(void)
 	check("dr0-roundtrip", v == 0x00badc0du, "DR0 read 0x%08x", v);
 
 	/* LE|GE: harmless with no breakpoint enabled. */
-	write_dr7(DR7_FIXED1 | DR7_LE_GE);
+	write_dr7(X86_DR7_INIT | DR7_LE_GE);
 	v = read_dr7();
 	write_dr7(dr7);
-	check("dr7-roundtrip", v == (DR7_FIXED1 | DR7_LE_GE),
+	check("dr7-roundtrip", v == (X86_DR7_INIT | DR7_LE_GE),
 	      "DR7 read 0x%08x, wrote 0x%08x (was 0x%08x)", v,
-	      DR7_FIXED1 | DR7_LE_GE, dr7);
+	      X86_DR7_INIT | DR7_LE_GE, dr7);
 }
 
 /* ---- RDTSC, PAUSE, INVD, WBINVD ---- */
@@ -533,11 +536,11 @@ static void check_xsetbv(void)
 	uint64_t xcr0;
 	int vec;
 
-	if (!(cpuid(1).ecx & CPUID_1_ECX_XSAVE)) {
+	if (!(cpuid(CPUID_LEAF_FEATURES).ecx & CPUID_1_ECX_XSAVE)) {
 		skip("xsetbv", "no XSAVE (CPUID.1:ECX[26])");
 		return;
 	}
-	if ((cpuid_count(0xd, 0).eax & (XCR0_X87 | XCR0_SSE)) != (XCR0_X87 | XCR0_SSE)) {
+	if ((cpuid_count(CPUID_LEAF_XSTATE, 0).eax & (XCR0_X87 | XCR0_SSE)) != (XCR0_X87 | XCR0_SSE)) {
 		skip("xsetbv", "CPUID.0xD:EAX lacks x87|SSE");
 		return;
 	}
@@ -551,8 +554,8 @@ static void check_xsetbv(void)
 		   "%s, CR4 0x%08x", vector_name(vec), read_cr4()))
 		return;
 	/* CPUID.1:ECX[27] mirrors the guest's CR4.OSXSAVE (SDM Vol. 2A). */
-	check("cpuid-osxsave-mirrors-cr4", cpuid(1).ecx & CPUID_1_ECX_OSXSAVE,
-	      "CPUID.1:ECX 0x%08x with CR4.OSXSAVE set", cpuid(1).ecx);
+	check("cpuid-osxsave-mirrors-cr4", cpuid(CPUID_LEAF_FEATURES).ecx & CPUID_1_ECX_OSXSAVE,
+	      "CPUID.1:ECX 0x%08x with CR4.OSXSAVE set", cpuid(CPUID_LEAF_FEATURES).ecx);
 
 	vec = xsetbv_safe(0, XCR0_X87 | XCR0_SSE);
 	xcr0 = xgetbv(0);
@@ -629,7 +632,7 @@ static bool check_timer_and_hlt(void)
 {
 	uint32_t before;
 	bool delivered;
-	uint64_t t, deadline_msr;
+	uint64_t t;
 
 	apic_init();
 
@@ -659,13 +662,8 @@ static bool check_timer_and_hlt(void)
 	before = apic_timer_irqs;
 	apic_timer_tsc_deadline(rdtsc() + TSC_DEADLINE_DELTA);
 	delivered = apic_timer_wait_spinning(before, IRQ_WAIT_TICKS);
-	deadline_msr = rdmsr(MSR_IA32_TSC_DEADLINE);
 	check("tsc-deadline-irq", delivered, "no interrupt within %llu TSC ticks",
 	      IRQ_WAIT_TICKS);
-	/* The APIC clears the deadline when the timer fires (SDM 10.5.4.1). */
-	if (delivered)
-		check("tsc-deadline-cleared", deadline_msr == 0,
-		      "IA32_TSC_DEADLINE reads 0x%llx after firing", deadline_msr);
 	if (delivered) {
 		before = apic_timer_irqs;
 		t = rdtsc();
@@ -695,11 +693,18 @@ static void check_apic_base(void)
 	      (base & APIC_BASE_ADDR_MASK) == APIC_DEFAULT_PHYS_BASE,
 	      "IA32_APIC_BASE 0x%llx", base);
 
-	if (under_tcg) {
-		/* QEMU 7.2 keeps a cleared enable bit: the APIC stays off. */
-		skip("apic-base-disable", "QEMU TCG cannot re-enable the APIC afterwards");
-		skip("apic-base-enable", "QEMU TCG cannot re-enable the APIC afterwards");
-		skip("apic-timer-after-apic-base", "QEMU TCG cannot re-enable the APIC");
+	if (!under_exitplan) {
+		/*
+		 * Unvirtualized, a clear sticks: QEMU 7.2 TCG keeps the enable
+		 * bit clear, and Bochs's APIC is dead until reset.
+		 */
+		const char *why = under_tcg ?
+			"QEMU TCG cannot re-enable the APIC afterwards" :
+			"not under exitplan: the APIC would stay disabled";
+
+		skip("apic-base-disable", "%s", why);
+		skip("apic-base-enable", "%s", why);
+		skip("apic-timer-after-apic-base", "%s", why);
 		return;
 	}
 	/*

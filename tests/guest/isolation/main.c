@@ -165,6 +165,7 @@ static void attack_cr4_vmxe(void)
 	check("cr4-vmxe", vec == X86_EXC_GP && !(read_cr4() & X86_CR4_VMXE),
 	      "MOV to CR4 with VMXE: %s, CR4 now 0x%08x", vector_name(vec),
 	      read_cr4());
+	write_cr4(cr4);	/* if it was let through */
 }
 
 static void attack_efer_reserved(void)

@@ -83,7 +83,7 @@ void apic_timer_stop(void)
 
 bool cpu_has_tsc_deadline(void)
 {
-	return cpuid(1).ecx & CPUID_1_ECX_TSC_DEADLINE;
+	return cpuid(CPUID_LEAF_FEATURES).ecx & CPUID_1_ECX_TSC_DEADLINE;
 }
 
 bool apic_timer_wait_spinning(uint32_t irqs_before, uint64_t max_ticks)

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define CPUID_HYPERVISOR_BASE	0x40000000u
+#include "x86.h"
 
 /* The signature as the three registers hold it, little endian. */
 struct hv_signature {

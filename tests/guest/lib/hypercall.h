@@ -13,37 +13,7 @@
 
 #include <stdint.h>
 
-#if __has_include("hypercalls.h")
-#include "hypercalls.h"
-#endif
-
-/*
- * ---- FALLBACK until generated/common/hypercalls.h lands ----
- * The one place these numbers are typed; each is guarded so the generated
- * header wins.  Remove this block once the header exists.
- */
-#ifndef HYPERCALL_VERSION
-#define HYPERCALL_VERSION	0
-#endif
-#ifndef HYPERCALL_PUTS
-#define HYPERCALL_PUTS		1
-#endif
-#ifndef HYPERCALL_STATS_READ
-#define HYPERCALL_STATS_READ	2
-#endif
-#ifndef HYPERCALL_STATS_RESET
-#define HYPERCALL_STATS_RESET	3
-#endif
-#ifndef HYPERCALL_SHUTDOWN
-#define HYPERCALL_SHUTDOWN	4
-#endif
-#ifndef HYPERCALL_NOP
-#define HYPERCALL_NOP		5
-#endif
-#ifndef HYPERCALL_ENOSYS
-#define HYPERCALL_ENOSYS	(-1000)
-#endif
-/* ---- end of FALLBACK ---- */
+#include "hypercalls.h"	/* generated from spec/hypercalls.yaml */
 
 static inline int32_t hypercall4(uint32_t nr, uint32_t a0, uint32_t a1,
 				 uint32_t a2, uint32_t a3)
