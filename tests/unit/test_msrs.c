@@ -171,35 +171,35 @@ static void test_io_bitmaps(void **state)
 static struct vcpu vcpu;
 static struct vmx_controls ctl;
 
+/* Index of the choice named @choice in @gate, or -1. */
+static int choice_index(const struct vmx_gate *gate, const char *choice)
+{
+	unsigned int c;
+
+	for (c = 0; c < gate->n_choices; c++)
+		if (!strcmp(gate->choices[c].name, choice))
+			return (int)c;
+	return -1;
+}
+
 /* Make gate @name take the choice named @choice; false if there is no such gate. */
 static bool force_gate(const char *name, const char *choice)
 {
-	unsigned int g, c;
+	unsigned int g;
+	int c;
 
 	for (g = 0; g < profile_vmx_setup.n_gates; g++) {
 		const struct vmx_gate *gate = &profile_vmx_setup.gates[g];
 
 		if (strcmp(gate->name, name))
 			continue;
-		for (c = 0; c < gate->n_choices; c++) {
-			if (!strcmp(gate->choices[c].name, choice)) {
-				ctl.gate_choice[g] = c;
-				ctl.gate_fell_back[g] = c > 0;
-				return true;
-			}
-		}
-		fail_msg("gate %s has no choice %s", name, choice);
+		c = choice_index(gate, choice);
+		if (c < 0)
+			fail_msg("gate %s has no choice %s", name, choice);
+		ctl.gate_choice[g] = (unsigned int)c;
+		ctl.gate_fell_back[g] = c > 0;
+		return true;
 	}
-	return false;
-}
-
-static bool has_choice(const struct vmx_gate *gate, const char *choice)
-{
-	unsigned int c;
-
-	for (c = 0; c < gate->n_choices; c++)
-		if (!strcmp(gate->choices[c].name, choice))
-			return true;
 	return false;
 }
 
@@ -212,7 +212,7 @@ static void set_gates(bool manual)
 	for (g = 0; g < profile_vmx_setup.n_gates; g++) {
 		const struct vmx_gate *gate = &profile_vmx_setup.gates[g];
 
-		if (has_choice(gate, "manual") && has_choice(gate, "atomic"))
+		if (choice_index(gate, "manual") >= 0 && choice_index(gate, "atomic") >= 0)
 			force_gate(gate->name, manual ? "manual" : "atomic");
 	}
 	vcpu.controls = &ctl;
@@ -226,7 +226,7 @@ static int reset(void **state)
 	return 0;
 }
 
-/* Host and guest values that differ in every byte, per MSR. */
+/* Host and guest values: different from each other and from MSR to MSR. */
 static uint64_t host_value(uint32_t msr)
 {
 	return 0x1111111100000000ull | msr;
