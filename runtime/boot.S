@@ -15,6 +15,8 @@
 #include "layout.h"
 #include "multiboot.h"
 #include "paging.h"
+#include "panic.h"
+#include "uart.h"
 
 #define MB_HEADER_FLAGS	(MULTIBOOT_PAGE_ALIGN | MULTIBOOT_MEMORY_INFO)
 
@@ -23,7 +25,6 @@
 
 /* Where a failure before the console exists is reported. */
 #define BOCHS_E9_PORT		0xe9
-#define BOCHS_SHUTDOWN_PORT	0x8900
 
 	/*
 	 * The header must be 32-bit aligned within the first 8 KiB of the
@@ -124,30 +125,71 @@ _start:
 	/* fall through */
 
 	/*
-	 * No console yet: write the message to port 0xE9 (Bochs, QEMU's
-	 * debugcon) and to COM1 as the BIOS left it, then power off the
+	 * No console yet: program COM1 as console_init() does (115200 8N1)
+	 * and write the message there and to port 0xE9 (Bochs, QEMU's
+	 * debugcon), waiting for THRE before each byte; then power off the
 	 * Bochs way and halt.
 	 */
 .Lfail32:
-	movb (%ebx), %al
+	movw $COM1_BASE + UART_IER, %dx
+	xorb %al, %al
+	outb %al, %dx
+	movw $COM1_BASE + UART_LCR, %dx
+	movb $UART_LCR_DLAB, %al
+	outb %al, %dx
+	movw $COM1_BASE + UART_DLL, %dx
+	movb $1, %al			/* divisor 1: 115200 baud */
+	outb %al, %dx
+	movw $COM1_BASE + UART_DLM, %dx
+	xorb %al, %al
+	outb %al, %dx
+	movw $COM1_BASE + UART_LCR, %dx
+	movb $UART_LCR_8N1, %al
+	outb %al, %dx
+1:	movb (%ebx), %al
 	testb %al, %al
-	jz 5f
+	jz 4f
 	outb %al, $BOCHS_E9_PORT
-	movw $0x3f8, %dx
+	movb %al, %ah
+	movl $UART_SPIN_LIMIT, %ecx
+	movw $COM1_BASE + UART_LSR, %dx
+2:	inb %dx, %al
+	testb $UART_LSR_THRE, %al
+	jnz 3f
+	pause
+	loop 2b
+3:	movw $COM1_BASE + UART_THR, %dx
+	movb %ah, %al
 	outb %al, %dx
 	incl %ebx
-	jmp .Lfail32
-5:	movl $msg_shutdown, %ebx
+	jmp 1b
+	/* Wait until the last bit is out, or it is lost at power-off. */
+4:	movl $UART_SPIN_LIMIT, %ecx
+	movw $COM1_BASE + UART_LSR, %dx
+5:	inb %dx, %al
+	testb $UART_LSR_TEMT, %al
+	jnz 6f
+	pause
+	loop 5b
+6:	movl $msg_shutdown, %ebx
 	movw $BOCHS_SHUTDOWN_PORT, %dx
-6:	movb (%ebx), %al
+7:	movb (%ebx), %al
 	testb %al, %al
-	jz 7f
+	jz 8f
 	outb %al, %dx
 	incl %ebx
-	jmp 6b
-7:	cli
-	hlt
 	jmp 7b
+8:	movw $BOCHS_ACPI_PM1A_CNT, %dx	/* then as power_off() goes on */
+	movw $ACPI_PM1_CNT_S5, %ax
+	outw %ax, %dx
+	movb $POWER_OFF_FAILED_BOOT, %al
+	outb %al, $QEMU_DEBUG_EXIT_PORT
+	movw $QEMU_ACPI_PM1A_CNT, %dx
+	movw $ACPI_PM1_CNT_S5, %ax
+	outw %ax, %dx
+10:	cli
+	hlt
+	jmp 10b
 
 	.code64
 	.section .text, "ax"
@@ -166,9 +208,9 @@ start64:
 	xorl %ebp, %ebp			/* end of the frame-pointer chain */
 	call hv_main
 	/* hv_main powers off; should it ever return, stop here. */
-8:	cli
+9:	cli
 	hlt
-	jmp 8b
+	jmp 9b
 
 	.section .rodata
 	.balign 8

@@ -15,36 +15,9 @@
 #include "percpu.h"
 #include "spinlock.h"
 #include "string.h"
+#include "uart.h"
 
-#define COM1_BASE	0x3f8
 #define DEBUG_PORT_E9	0xe9
-
-/* 16550 registers (offsets from the base) and the bits we use. */
-#define UART_THR	0	/* transmit holding (DLAB = 0) */
-#define UART_DLL	0	/* divisor latch low (DLAB = 1) */
-#define UART_IER	1
-#define UART_DLM	1	/* divisor latch high (DLAB = 1) */
-#define UART_FCR	2
-#define UART_LCR	3
-#define UART_MCR	4
-#define UART_LSR	5
-
-#define UART_LCR_8N1	0x03
-#define UART_LCR_DLAB	0x80
-#define UART_FCR_ENABLE_CLEAR	0x07	/* enable FIFOs, clear RX and TX */
-#define UART_MCR_DTR_RTS	0x03
-#define UART_LSR_THRE	0x20	/* transmit holding register (FIFO) empty */
-#define UART_LSR_TEMT	0x40	/* transmitter completely idle */
-
-#define UART_CLOCK	115200
-#define UART_BAUD	115200
-#define UART_FIFO_SIZE	16
-
-/*
- * Bounds on the polling loops: an absent UART reads all ones (so THRE
- * and TEMT look set), but a broken one must not hang the hypervisor.
- */
-#define UART_SPIN_LIMIT	1000000
 
 static bool uart_ready;
 static spinlock_t console_lock = SPINLOCK_INIT;

@@ -47,7 +47,7 @@
 
 /* Stacks: the main stack of each CPU, and IST stacks for #DF, NMI, #MC. */
 #define HV_STACK_SIZE		(16 * 1024)
-#define HV_IST_STACK_SIZE	(4 * 1024)
+#define HV_IST_STACK_SIZE	(8 * 1024)
 
 /* Per-CPU areas are static; CPUs beyond this are not started. */
 #define HV_MAX_CPUS		8

@@ -6,14 +6,6 @@
 #include "panic.h"
 #include "percpu.h"
 
-/* Ports that turn the emulated machine off (see docs in panic.h). */
-#define BOCHS_SHUTDOWN_PORT	0x8900
-#define BOCHS_ACPI_PM1A_CNT	0xb004	/* Bochs BIOS puts the PM base at 0xb000 */
-#define QEMU_ACPI_PM1A_CNT	0x604	/* SeaBIOS puts PIIX4's PM base at 0x600 */
-#define QEMU_DEBUG_EXIT_PORT	0xf4	/* -device isa-debug-exit,iobase=0xf4 */
-/* PM1a_CNT.SLP_EN with SLP_TYP 0, which both DSDTs give to \_S5. */
-#define ACPI_PM1_CNT_S5		0x2000
-
 static int panicking;
 
 void power_off_with_code(uint8_t code)
@@ -39,7 +31,7 @@ void panic(const char *fmt, ...)
 	local_irq_disable();
 	if (__atomic_exchange_n(&panicking, 1, __ATOMIC_SEQ_CST)) {
 		printk("exitplan: PANIC: nested panic, powering off\n");
-		power_off_with_code(0x7f);
+		power_off_with_code(POWER_OFF_PANIC);
 	}
 
 	printk("exitplan: PANIC: ");
@@ -53,5 +45,5 @@ void panic(const char *fmt, ...)
 	printk("  CR0 %016llx  CR3 %016llx  CR4 %016llx\n",
 	       (unsigned long long)read_cr0(), (unsigned long long)read_cr3(),
 	       (unsigned long long)read_cr4());
-	power_off_with_code(0x7f);
+	power_off_with_code(POWER_OFF_PANIC);
 }

@@ -3,6 +3,19 @@
 #ifndef EXITPLAN_PANIC_H
 #define EXITPLAN_PANIC_H
 
+/* Ports that turn the emulated machine off (power_off(), boot.S). */
+#define BOCHS_SHUTDOWN_PORT	0x8900	/* write "Shutdown" */
+#define BOCHS_ACPI_PM1A_CNT	0xb004	/* the Bochs BIOS puts the PM base at 0xb000 */
+#define QEMU_ACPI_PM1A_CNT	0x604	/* SeaBIOS puts PIIX4's PM base at 0x600 */
+#define QEMU_DEBUG_EXIT_PORT	0xf4	/* -device isa-debug-exit,iobase=0xf4 */
+/* PM1a_CNT.SLP_EN with SLP_TYP 0, which both DSDTs give to \_S5. */
+#define ACPI_PM1_CNT_S5		0x2000
+
+/* isa-debug-exit codes of power-offs that are not a guest's status. */
+#define POWER_OFF_PANIC		0x7f
+#define POWER_OFF_FAILED_BOOT	0x7e
+
+#ifndef __ASSEMBLER__
 #include <stdint.h>
 
 #include "compiler.h"
@@ -21,5 +34,6 @@ void panic(const char *fmt, ...) __printf(1, 2) __noreturn;
  */
 void power_off(void) __noreturn;
 void power_off_with_code(uint8_t code) __noreturn;
+#endif /* !__ASSEMBLER__ */
 
 #endif /* EXITPLAN_PANIC_H */

@@ -227,3 +227,24 @@ def test_double_free_panics(selftest_runs):
     check_panic_stops(r)
     r.expect(r"^exitplan: PANIC: page_free: page 0x[0-9a-f]{16} is not allocated "
              r"\(double free\?\)$")
+
+
+@pytest.fixture(scope="module")
+def no_long_mode_runs(basic_iso, boot_out):
+    """CPUs without long mode: Bochs's Core Duo (Yonah) and QEMU's qemu32."""
+    return bootlib.run_parallel([
+        lambda: bootlib.run_bochs(basic_iso, "core_duo_t2400_yonah",
+                                  boot_out / "nolm-bochs.serial", timeout=60),
+        lambda: bootlib.run_qemu(basic_iso, boot_out / "nolm-qemu.serial", timeout=60,
+                                 cpu="qemu32"),
+    ])
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["bochs-yonah", "qemu32"])
+def test_no_long_mode_is_reported(no_long_mode_runs, which):
+    """The 32-bit entry refuses such a CPU on the serial port itself, with
+    no console yet, and powers off instead of triple-faulting."""
+    r = no_long_mode_runs[which]
+    assert not r.timed_out, r.describe()
+    assert r.lines == ["exitplan: PANIC: this CPU has no long mode "
+                       "(CPUID.80000001H:EDX.LM = 0)"], r.describe()
