@@ -129,7 +129,12 @@ def load_text(path, text):
         mark = e.problem_mark or e.context_mark
         problem = e.problem or e.context or "syntax error"
         if e.context and e.problem:
-            problem = f"{problem} ({e.context})"
+            # libyaml says "while scanning X" / "found Y", or "expected X" /
+            # "but found Y": put them in reading order.
+            if e.problem.startswith("but "):
+                problem = f"{e.context}, {e.problem}"
+            else:
+                problem = f"{e.problem} ({e.context})"
         if mark is None:
             raise GenError(path, None, None, f"invalid YAML: {problem}") from None
         raise GenError(path, mark.line + 1, mark.column + 1, f"invalid YAML: {problem}") from None

@@ -185,6 +185,9 @@ def _semantic(doc, raw, spec, expect_name):
             raise err(at, f"feature {name} is both required and preferred: a required feature "
                           "has no fallback", key=True)
         feat = spec.feature[name]
+        if feat in spec.runtime.features:
+            raise err(at, f"feature {name} is required by the runtime (spec/runtime.yaml), "
+                          "so preferring it changes nothing", key=True)
         if name in spec.gated_features:
             raise err(at, f"feature {name} is decided by {spec.gated_features[name]}; "
                           "declare its fallback there", key=True)
@@ -268,6 +271,10 @@ def _preemption_timer(p, x, err):
     p.ptimer = Obj(value=t["value"], save=t.get("save_on_exit", False), path=at)
 
 
+def ports(first, last):
+    return f"port {first:#x}" if first == last else f"port range {first:#x}..{last:#x}"
+
+
 def _io(p, x, err, spec):
     ranges = []
     for i, r in enumerate(x.get("io", {}).get("trap", [])):
@@ -282,13 +289,13 @@ def _io(p, x, err, spec):
     for r in ranges:
         for o in spec.runtime.io:
             if r.first <= o.last and o.first <= r.last:
-                raise err(r.path, f"port range {r.first:#x}..{r.last:#x} overlaps the runtime's "
-                                  f"{o.first:#x}..{o.last:#x} ({o.why}), which spec/runtime.yaml always traps")
+                raise err(r.path, f"{ports(r.first, r.last)} overlaps the runtime's {ports(o.first, o.last)} "
+                                  f"({o.short}), which spec/runtime.yaml always traps")
     for i, a in enumerate(ranges):
         for b in ranges[:i]:
             if a.first <= b.last and b.first <= a.last:
-                raise err(a.path, f"port range {a.first:#x}..{a.last:#x} overlaps "
-                                  f"{b.first:#x}..{b.last:#x} at line {b.path and p.doc.mark(b.path)[0]}")
+                raise err(a.path, f"{ports(a.first, a.last)} overlaps the {ports(b.first, b.last)} "
+                                  f"at line {p.doc.mark(b.path)[0]}")
     p.io = ranges
 
 
@@ -297,12 +304,17 @@ def _msrs(p, m, doc, err, spec, required_names):
     p.msrs = []
     names = sorted((k for k in m if k != "default"), key=lambda k: doc.key_mark(("msrs", k)))
     runtime_trapped = {t.msr.name: t for t in spec.runtime.msrs}
+    canonical = {}
     for name in names:
         at = ("msrs", name)
         e = m[name]
         if name not in spec.msr:
             raise err(at, f"unknown MSR '{name}'{suggest(name, spec.policy_msrs)}", key=True)
         msr = spec.msr[name]
+        if msr.name in canonical:
+            raise err(at, f"{name} is {msr.name}, already named at line {doc.key_mark(canonical[msr.name])[0]}",
+                      key=True)
+        canonical[msr.name] = at
         if not msr.policy:
             raise err(at, f"{name} is not an MSR a profile may name: the runtime owns it "
                           "(spec/msrs.yaml)", key=True)
@@ -318,9 +330,14 @@ def _msrs(p, m, doc, err, spec, required_names):
         if access != "passthrough" and "trap" not in msr.mechanisms:
             raise err(at + ("access",), f"{name} cannot be accessed '{access}': spec/msrs.yaml offers "
                                         f"{offers}, not trap")
-        if access != "trap" and switch == "none" and "passthrough" not in msr.mechanisms:
-            raise err(at + ("access",), f"{name} cannot be accessed '{access}' without switching: the guest "
-                                        f"would reach the host's value; spec/msrs.yaml offers {offers}")
+        if access != "trap" and "passthrough" not in msr.mechanisms:
+            raise err(at + ("access",), f"{name} cannot be accessed '{access}': spec/msrs.yaml offers "
+                                        f"{offers}, not passthrough")
+        switchable = [x for x in ("atomic", "load_list", "manual") if x in msr.mechanisms]
+        if access != "trap" and switch == "none" and switchable:
+            raise err(at + ("access",), f"{name} cannot be accessed '{access}' without switching: the "
+                                        f"guest would reach the host's value; spec/msrs.yaml offers "
+                                        f"{', '.join(switchable)} to switch it")
         if switch == "atomic" and access in WRITES_PASS and msr.atomic.exit_save is None:
             raise err(at + ("access",), f"{name}: switch atomic with access '{access}' would lose the "
                                         "guest's writes: no VM-exit control saves it; trap its writes")
