@@ -22,6 +22,9 @@ GUEST_LDFLAGS := -m32 -nostdlib -static -no-pie -Wl,-m,elf_i386 \
 
 GUEST_LIB_SRCS := $(wildcard $(GUEST_DIR)/lib/*.c $(GUEST_DIR)/lib/*.S)
 GUEST_LIB_OBJS := $(patsubst $(GUEST_DIR)/%,$(GUEST_OUT)/%.o,$(GUEST_LIB_SRCS))
+# Generated from spec/ and shared with the hypervisor: exit-reason names.
+GUEST_GEN_SRCS := generated/common/vmx_exit_reasons.c
+GUEST_LIB_OBJS += $(patsubst generated/common/%,$(GUEST_OUT)/generated/%.o,$(GUEST_GEN_SRCS))
 
 guest_srcs = $(wildcard $(GUEST_DIR)/$(1)/*.c $(GUEST_DIR)/$(1)/*.S)
 guest_objs = $(patsubst $(GUEST_DIR)/%,$(GUEST_OUT)/%.o,$(call guest_srcs,$(1)))
@@ -36,6 +39,10 @@ GUEST_ELFS := $(foreach g,$(GUEST_NAMES),$(GUEST_OUT)/$(g).elf)
 guests: $(GUEST_ELFS)
 
 $(GUEST_OUT)/%.c.o: $(GUEST_DIR)/%.c $(GUEST_DIR)/guest.mk
+	@mkdir -p $(dir $@)
+	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
+
+$(GUEST_OUT)/generated/%.c.o: generated/common/%.c $(GUEST_DIR)/guest.mk
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
 

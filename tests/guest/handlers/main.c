@@ -317,7 +317,8 @@ static void check_io(void)
 	fw_cfg_select(FW_CFG_SIGNATURE);
 	fw_cfg_read(sig, 4);
 	check("io-fw_cfg-inb", !memcmp(sig, "QEMU", 4),
-	      "read %02x %02x %02x %02x", sig[0], sig[1], sig[2], sig[3]);
+	      "read %02x %02x %02x %02x", (uint8_t)sig[0], (uint8_t)sig[1],
+	      (uint8_t)sig[2], (uint8_t)sig[3]);
 
 	/* REP INSB from a trapped port: data, and EDI/ECX updated. */
 	memset(sig, 0, sizeof(sig));
@@ -327,8 +328,9 @@ static void check_io(void)
 	asm volatile("rep insb" : "+D"(dst), "+c"(count) : "d"(FW_CFG_PORT_DATA) : "memory");
 	check("io-fw_cfg-rep-insb",
 	      !memcmp(sig, "QEMU", 4) && count == 0 && dst == sig + 4,
-	      "read \"%s\", ECX %u, EDI advanced by %d", sig, count,
-	      (int)((char *)dst - sig));
+	      "read %02x %02x %02x %02x, ECX %u, EDI advanced by %d",
+	      (uint8_t)sig[0], (uint8_t)sig[1], (uint8_t)sig[2], (uint8_t)sig[3],
+	      count, (int)((char *)dst - sig));
 
 	/* The same across a page boundary: each byte goes to its own page. */
 	memset(io_pages, 0xaa, sizeof(io_pages));
@@ -347,8 +349,10 @@ static void check_io(void)
 	fw_cfg_read(sig, 4);
 	check("io-fw_cfg-rep-outsw",
 	      !memcmp(sig, "QEMU", 4) && count == 0 && src == keys + 2,
-	      "read \"%s\" after selecting 0x%x then 0x%x, ECX %u, ESI advanced by %d",
-	      sig, keys[0], keys[1], count, (int)((const char *)src - (const char *)keys));
+	      "read %02x %02x %02x %02x after selecting 0x%x then 0x%x, ECX %u, "
+	      "ESI advanced by %d",
+	      (uint8_t)sig[0], (uint8_t)sig[1], (uint8_t)sig[2], (uint8_t)sig[3],
+	      keys[0], keys[1], count, (int)((const char *)src - (const char *)keys));
 
 	/* Passthrough: byte OUT/IN and string OUT/IN to COM1's scratch register. */
 	outb(COM1_SCRATCH, 0x5a);

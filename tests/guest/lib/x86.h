@@ -196,6 +196,18 @@ static inline void *phys_ptr(uintptr_t addr)
 	return (void *)addr;
 }
 
+/* n / d without libgcc's __udivdi3 (absent in a -nostdlib 32-bit build). */
+static inline uint64_t div_u64_u32(uint64_t n, uint32_t d)
+{
+	uint32_t hi = (uint32_t)(n >> 32), lo = (uint32_t)n, qhi, qlo, rem;
+
+	qhi = hi / d;
+	rem = hi % d;
+	/* rem < d, so rem:lo / d fits in 32 bits: no #DE. */
+	asm("divl %4" : "=a"(qlo), "=d"(rem) : "a"(lo), "d"(rem), "rm"(d));
+	return ((uint64_t)qhi << 32) | qlo;
+}
+
 static inline void mmio_write32(uintptr_t addr, uint32_t v)
 {
 	*(volatile uint32_t *)addr = v;
