@@ -385,6 +385,17 @@ int vmx_format_gate_decision(char *buf, size_t size,
 	return sb_finish(&sb);
 }
 
+/* " (gate NAME" and @tail when a gate caused the refusal. */
+static void sb_put_failed_gate(struct strbuf *sb, const struct vmx_profile_setup *setup,
+			       const struct vmx_controls *ctl, const char *tail)
+{
+	if (!setup || ctl->failed_gate >= setup->n_gates)
+		return;
+	sb_puts(sb, " (gate ");
+	sb_puts(sb, setup->gates[ctl->failed_gate].name);
+	sb_puts(sb, tail);
+}
+
 int vmx_format_refusal(char *buf, size_t size,
 		       const struct vmx_profile_setup *setup,
 		       const struct vmx_controls *ctl)
@@ -406,22 +417,14 @@ int vmx_format_refusal(char *buf, size_t size,
 	case VMX_CONTROLS_NO_GATE_CHOICE:
 		sb_puts(&sb, "refused: this CPU lacks ");
 		sb_puts(&sb, feature_name(ctl->missing_feature));
-		if (setup && ctl->failed_gate < setup->n_gates) {
-			sb_puts(&sb, " (gate ");
-			sb_puts(&sb, setup->gates[ctl->failed_gate].name);
-			sb_puts(&sb, " has no usable choice)");
-		}
+		sb_put_failed_gate(&sb, setup, ctl, " has no usable choice)");
 		break;
 	case VMX_CONTROLS_MISSING_CONTROL:
 		sb_puts(&sb, "refused: this CPU cannot set ");
 		sb_puts(&sb, vmx_ctl_field_names[ctl->missing_field]);
 		sb_puts(&sb, " control bit ");
 		sb_putu(&sb, ctl->missing_bit);
-		if (setup && ctl->failed_gate < setup->n_gates) {
-			sb_puts(&sb, " (gate ");
-			sb_puts(&sb, setup->gates[ctl->failed_gate].name);
-			sb_putc(&sb, ')');
-		}
+		sb_put_failed_gate(&sb, setup, ctl, ")");
 		break;
 	case VMX_CONTROLS_UNPAIRED:
 		sb_puts(&sb, "refused: an MSR loaded on VM entry is not restored on VM exit or the reverse: ");

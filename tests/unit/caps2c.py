@@ -25,27 +25,11 @@ import sys
 
 import yaml
 
-# The capability MSRs struct vmx_caps holds, by the SDM's names.
-FIELDS = {
-    "IA32_VMX_BASIC": "basic",
-    "IA32_VMX_PINBASED_CTLS": "pinbased",
-    "IA32_VMX_PROCBASED_CTLS": "procbased",
-    "IA32_VMX_EXIT_CTLS": "exit",
-    "IA32_VMX_ENTRY_CTLS": "entry",
-    "IA32_VMX_MISC": "misc",
-    "IA32_VMX_CR0_FIXED0": "cr0_fixed0",
-    "IA32_VMX_CR0_FIXED1": "cr0_fixed1",
-    "IA32_VMX_CR4_FIXED0": "cr4_fixed0",
-    "IA32_VMX_CR4_FIXED1": "cr4_fixed1",
-    "IA32_VMX_VMCS_ENUM": "vmcs_enum",
-    "IA32_VMX_PROCBASED_CTLS2": "procbased2",
-    "IA32_VMX_EPT_VPID_CAP": "ept_vpid_cap",
-    "IA32_VMX_TRUE_PINBASED_CTLS": "true_pinbased",
-    "IA32_VMX_TRUE_PROCBASED_CTLS": "true_procbased",
-    "IA32_VMX_TRUE_EXIT_CTLS": "true_exit",
-    "IA32_VMX_TRUE_ENTRY_CTLS": "true_entry",
-    "IA32_VMX_VMFUNC": "vmfunc",
-}
+# MSR name -> struct vmx_caps field: the generator's map, the one place
+# that pairs them (it also writes the runtime's RDMSR code from it).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "gen"))
+from exitplan_gen.spec import CAPS_FIELDS as FIELDS  # noqa: E402
+
 # Recorded, but not part of struct vmx_caps.
 IGNORED = {"IA32_FEATURE_CONTROL"}
 # CPUID features PLATFORM.md ("Interrupts, timers and SMP") verified per model.

@@ -237,16 +237,24 @@ static uint64_t guest_value(uint32_t msr)
 	return 0x2222222200000000ull | msr;
 }
 
+/* Give every MSR the profile may switch by hand its host value, and save them. */
+static void seed_host_values(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < N_NAMED; i++)
+		if (named[i].manual || named[i].gated)
+			fake_msr_set(named[i].first, host_value(named[i].first));
+	profile_msrs_save_host(&vcpu);
+}
+
 static void test_manual_msrs_switched_both_ways(void **state)
 {
 	unsigned int i, n = 0;
 
 	(void)state;
 	set_gates(true);
-	for (i = 0; i < N_NAMED; i++)
-		if (named[i].manual || named[i].gated)
-			fake_msr_set(named[i].first, host_value(named[i].first));
-	profile_msrs_save_host(&vcpu);
+	seed_host_values();
 
 	for (i = 0; i < N_NAMED; i++) {
 		uint32_t msr = named[i].first;
@@ -294,10 +302,7 @@ static void test_equal_values_are_not_rewritten(void **state)
 
 	(void)state;
 	set_gates(true);
-	for (i = 0; i < N_NAMED; i++)
-		if (named[i].manual || named[i].gated)
-			fake_msr_set(named[i].first, host_value(named[i].first));
-	profile_msrs_save_host(&vcpu);
+	seed_host_values();
 	for (i = 0; i < n_manual; i++)
 		vcpu.msrs.guest[i] = vcpu.msrs.host[i];
 
