@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch_bits.h"		/* generated: X86_RFLAGS_IF */
+
 #define FAKE_MSRS	64	/* distinct MSRs the fake file can hold */
 #define FAKE_LOG	256	/* MSR accesses logged before the log is full */
 
@@ -39,7 +41,8 @@ struct fake_cpu {
 	uint64_t tsc_step;		/* added after every RDTSC */
 	unsigned int rdtsc_calls;
 
-	uint64_t cr0, cr3, cr4;
+	uint64_t cr0, cr2, cr3, cr4;
+	uint64_t rflags;		/* IF follows local_irq_enable/disable */
 	unsigned int io_writes, io_reads;
 	uint16_t last_port;
 	uint32_t last_io_value;
@@ -147,11 +150,37 @@ static inline void write_cr4(uint64_t v)
 	fake_cpu.cr4 = v;
 }
 
+static inline uint64_t read_cr2(void)
+{
+	return fake_cpu.cr2;
+}
+
+static inline void local_irq_disable(void)
+{
+	fake_cpu.rflags &= ~(uint64_t)X86_RFLAGS_IF;
+}
+
+static inline void local_irq_enable(void)
+{
+	fake_cpu.rflags |= X86_RFLAGS_IF;
+}
+
+static inline uint64_t read_rsp(void)
+{
+	/* The host stack pointer is real even in a test. */
+	return (uint64_t)(uintptr_t)__builtin_frame_address(0);
+}
+
+static inline uint64_t read_rflags(void)
+{
+	return fake_cpu.rflags;
+}
+
 static inline void cpu_relax(void)
 {
 }
 
-static inline void cpu_halt_forever(void)
+static inline __attribute__((noreturn)) void cpu_halt_forever(void)
 {
 	fake_halt_forever();
 }
