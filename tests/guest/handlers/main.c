@@ -619,13 +619,13 @@ static void check_mmio(void)
 		skip("mmio-test-page-write-ignored", "%s", need_exitplan);
 		return;
 	}
-	/* Fixed instruction forms: MOV r32, m32 (8B /r) and MOV m32, r32 (89 /r). */
-	asm volatile("movl (%1), %0" : "=r"(v) : "r"(page) : "memory");
+	/* mmio_read32/mmio_write32: MOV r32, m32 (8B /r) and MOV m32, r32 (89 /r). */
+	v = mmio_read32(page);
 	check("mmio-test-page-read", v == EXITPLAN_TEST_PAGE_SIG,
 	      "read 0x%08x at 0x%08x, expected 0x%08x", v, EXITPLAN_TEST_PAGE,
 	      EXITPLAN_TEST_PAGE_SIG);
-	asm volatile("movl %0, (%1)" : : "r"(junk), "r"(page) : "memory");
-	asm volatile("movl (%1), %0" : "=r"(v) : "r"(page) : "memory");
+	mmio_write32(page, junk);
+	v = mmio_read32(page);
 	check("mmio-test-page-write-ignored", v == EXITPLAN_TEST_PAGE_SIG,
 	      "read 0x%08x after writing 0x%08x", v, junk);
 }

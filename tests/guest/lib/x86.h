@@ -208,14 +208,23 @@ static inline uint64_t div_u64_u32(uint64_t n, uint32_t d)
 	return ((uint64_t)qhi << 32) | qlo;
 }
 
+/*
+ * MMIO accesses with fixed instruction forms, MOV m32, r32 (89 /r) and
+ * MOV r32, m32 (8B /r) with a register-indirect operand: what exitplan's
+ * MMIO emulation decodes (docs/GUESTS.md).  Left to itself, GCC may pick
+ * MOV EAX, moffs32 (A1) for a constant address.
+ */
 static inline void mmio_write32(uintptr_t addr, uint32_t v)
 {
-	*(volatile uint32_t *)addr = v;
+	asm volatile("movl %0, (%1)" : : "r"(v), "r"(addr) : "memory");
 }
 
 static inline uint32_t mmio_read32(uintptr_t addr)
 {
-	return *(volatile uint32_t *)addr;
+	uint32_t v;
+
+	asm volatile("movl (%1), %0" : "=r"(v) : "r"(addr) : "memory");
+	return v;
 }
 
 #endif /* GUEST_X86_H */
