@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Fake exit handlers for the host microbenchmark: one per function that
+ * spec/handlers.yaml names, shared by every compiled dispatch.  Each does
+ * nothing and returns VMX_EXIT_RESUME, so the time measured is that of the
+ * dispatch (and of the call and return it makes), not of a handler.
+ *
+ * Several reasons share one function (handle_vmx_instruction), so the
+ * functions come from BENCH_HANDLER_FUNCS(), the generated X-macro of the
+ * distinct names (bench_handlers.h), which bench_data.py derives from
+ * spec/handlers.yaml.  A function missing there would not link.
+ *
+ * Compiled without retpolines: the fakes have no indirect branch, and the
+ * returns are plain RETs in both variants (-mfunction-return=keep).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bench.h"
+#include "bench_handlers.h"	/* generated: BENCH_HANDLER_FUNCS(X) */
+#include "exit.h"
+#include "exit_handlers.h"	/* generated: the prototypes */
+
+/*
+ * noinline and not static: the dispatch objects call them by name.  The
+ * empty asm keeps GCC from treating them as pure (IPA could otherwise
+ * reason about the calls made from this file, the floor's).
+ */
+#define DEFINE_FAKE(fn)						\
+	__attribute__((noinline)) enum vmx_exit_action fn(struct vcpu *vcpu)	\
+	{							\
+		asm volatile("" : : "r"(vcpu) : "memory");	\
+		return VMX_EXIT_RESUME;				\
+	}
+BENCH_HANDLER_FUNCS(DEFINE_FAKE)
+#undef DEFINE_FAKE
+
+__attribute__((noinline)) enum vmx_exit_action handle_unexpected_exit(struct vcpu *vcpu,
+								    uint16_t basic_reason)
+{
+	asm volatile("" : : "r"(vcpu), "r"(basic_reason) : "memory");
+	return VMX_EXIT_RESUME;
+}
+
+/* The floor's "dispatch": no decision, one direct call to one handler. */
+static __attribute__((noinline)) enum vmx_exit_action floor_dispatch(struct vcpu *vcpu,
+								     uint16_t basic_reason)
+{
+	asm volatile("" : : "r"(basic_reason));
+	return handle_cpuid(vcpu);
+}
+
+uint64_t bench_floor_run(struct vcpu *vcpu, const uint16_t *reasons, size_t n)
+{
+	uint64_t actions = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		actions += floor_dispatch(vcpu, reasons[i]);
+	return actions;
+}
