@@ -29,6 +29,7 @@ include runtime/runtime.mk
 include tests/guest/guest.mk
 include tests/unit/unit.mk
 include tests/boot/boot.mk
+include tests/bench/bench.mk
 
 test: deps-test
 	$(MAKE) check-gen
