@@ -33,14 +33,16 @@ def explain(plan):
         if p.direct_mode != "order":
             w(f" {p.direct_value:g}")
         w(".\n")
-        why = {
-            "count": f"the {p.direct_value} most frequent reasons with a runtime handler",
-            "coverage": (f"the most frequent reasons with a runtime handler until together "
-                         f"they reach {pct(p.direct_value)} of all exits"),
-            "order": "the reasons the profile lists, in its order",
-        }[p.direct_mode]
-        w(_wrap(f"Called directly ({why}; ties broken by exit-reason number), so the hot "
-                "path has no indirect call:"))
+        if p.direct_mode == "count":
+            why = f"the {p.direct_value} most frequent reasons with a runtime handler"
+        elif p.direct_mode == "coverage":
+            why = (f"the most frequent reasons with a runtime handler until together "
+                   f"they reach {pct(p.direct_value)} of all exits")
+        else:
+            why = "the reasons the profile lists, in its order"
+        if p.direct_mode != "order":
+            why += "; ties broken by exit-reason number"
+        w(_wrap(f"Called directly ({why}), so the hot path has no indirect call:"))
         for i, d in enumerate(plan.direct, 1):
             w(f"  {i:2}. {d.reason.name:<22} {pct(d.share):>6}  cumulative {pct(d.cumulative):>6}"
               f"  -> {d.handler}()\n")
@@ -56,11 +58,10 @@ def explain(plan):
         w(_wrap("A C switch over every handled reason; the compiler picks jump table or compares."))
     if p.policy != "switch":
         table_in_mix = [h for h in plan.table if h.share]
-        w(f"  Through vmx_exit_table: {len(plan.table)} handled reasons, "
-          f"{pct(plan.table_share)} of the mix")
+        line = f"Through vmx_exit_table: {len(plan.table)} handled reasons, {pct(plan.table_share)} of the mix"
         if table_in_mix:
-            w(": " + ", ".join(f"{h.reason.name} {pct(h.share)}" for h in table_in_mix))
-        w(".\n")
+            line += ": " + ", ".join(f"{h.reason.name} {pct(h.share)}" for h in table_in_mix)
+        w(_wrap(line + "."))
     if plan.unhandled:
         w(_wrap("No runtime handler (to " + p.unexpected + "(), which stops the guest): " +
                 ", ".join(f"{m.reason.name} {pct(m.share)}" for m in plan.unhandled) + "."))

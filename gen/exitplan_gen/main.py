@@ -130,7 +130,8 @@ def _normalise(text, plan):
 
 def cmd_diff(args):
     g = Generator(args.root)
-    a, b = g.plans([args.a, args.b])
+    a, = g.plans([args.a])
+    b, = g.plans([args.b])
     fa, fb = render_profile(a), render_profile(b)
     out = []
     for name in sorted(set(fa) | set(fb)):
