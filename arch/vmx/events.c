@@ -16,18 +16,6 @@
 #include "vmx.h"
 #include "vmx_controls_bits.h"
 
-void vmx_skip_instruction(void)
-{
-	uint64_t rip = vmcs_read(GUEST_RIP) + vmcs_read32(VM_EXIT_INSTRUCTION_LEN);
-	uint32_t intr = vmcs_read32(GUEST_INTERRUPTIBILITY_INFO);
-
-	vmcs_write(GUEST_RIP, rip);
-	/* The instruction completed: a shadow it sat in is over (SDM 26.4.1). */
-	if (unlikely(intr & (GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS)))
-		vmcs_write(GUEST_INTERRUPTIBILITY_INFO,
-			   intr & ~(uint32_t)(GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS));
-}
-
 void vmx_inject_exception(struct vcpu *vcpu, unsigned int vector, bool has_error,
 			  uint32_t error_code)
 {

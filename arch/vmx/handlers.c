@@ -58,8 +58,9 @@ void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v)
 
 /* --- CPUID ------------------------------------------------------------- */
 
-/* Leaf 0x40000000's EBX, ECX, EDX: "exit" "plan" and four NULs. */
-static const char exitplan_signature[12] = { 'e', 'x', 'i', 't', 'p', 'l', 'a', 'n' };
+/* Four characters as CPUID returns them in a register (little endian). */
+#define CPUID_SIG(a, b, c, d) \
+	((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 
 /*
  * The host's CPUID, with the hypervisor bit set and VMX hidden (the guest
@@ -76,12 +77,14 @@ enum vmx_exit_action handle_cpuid(struct vcpu *vcpu)
 		a = b = c = d = 0;
 		if (leaf == CPUID_HYPERVISOR_BASE) {
 			a = CPUID_HYPERVISOR_BASE;	/* the highest hypervisor leaf */
-			memcpy(&b, &exitplan_signature[0], 4);
-			memcpy(&c, &exitplan_signature[4], 4);
-			memcpy(&d, &exitplan_signature[8], 4);
+			/* The signature "exitplan" and four NULs, as KVM's "KVMKVMKVM\0\0\0". */
+			b = CPUID_SIG('e', 'x', 'i', 't');
+			c = CPUID_SIG('p', 'l', 'a', 'n');
+			d = 0;
 		}
 	} else {
-		cpuid_count(leaf, (uint32_t)r->rcx, &a, &b, &c, &d);
+		asm volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+			     : "a"(leaf), "c"((uint32_t)r->rcx));
 		if (leaf == CPUID_LEAF_FEATURES) {
 			c = (c & ~(uint32_t)(CPUID_1_ECX_VMX | CPUID_1_ECX_OSXSAVE)) |
 			    CPUID_1_ECX_HYPERVISOR;

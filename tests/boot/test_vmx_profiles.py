@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Every profile boots the handlers guest on the four Bochs CPU models the
+project targets; every handler check passes, and the gate lines (or the
+refusal) are what the profile and the model imply.
+
+The expectations are derived, not copied: which features a model has
+comes from its capability MSRs (shared/data/vmx-caps/MODEL.yaml)
+evaluated with the detection rules of spec/features.yaml; which gates a
+profile has and which features it requires come from profiles/*.yaml
+and spec/runtime.yaml.  A model missing a required feature must refuse
+the profile naming a missing feature; otherwise each gate line must name
+features the model has, or after "no" one it lacks."""
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+import bootlib
+
+REPO = bootlib.REPO
+CAPS_DIR = REPO.parent / "shared" / "data" / "vmx-caps"
+if not CAPS_DIR.is_dir():
+    CAPS_DIR = Path("/work/shared/data/vmx-caps")
+MODELS = ["corei7_skylake_x", "corei7_sandy_bridge_2600k", "corei7_haswell_4770",
+          "corei7_icelake_u"]
+PROFILES = sorted(p.stem for p in (REPO / "profiles").glob("*.yaml"))
+GUEST_ARGS = "quick"
+
+
+def _yaml(path):
+    with open(path) as f:
+        return yaml.safe_load(f)
+
+
+SPEC_FEATURES = {f["name"]: f for f in _yaml(REPO / "spec" / "features.yaml")["features"]}
+SPEC_CONTROLS = {c["key"]: c for c in _yaml(REPO / "spec" / "vmx_controls.yaml")["control_fields"]}
+SPEC_MSRS = {m["name"]: m for m in _yaml(REPO / "spec" / "msrs.yaml")["msrs"]}
+SPEC_RUNTIME = _yaml(REPO / "spec" / "runtime.yaml")
+
+
+class ModelCaps:
+    """One CPU model's capability MSRs, and spec/features.yaml's detection
+    rules evaluated on them (SDM Vol. 3D Appendix A: a control can be 1
+    when its bit is set in the high half of the capability MSR; the TRUE_*
+    MSR is the one that counts when IA32_VMX_BASIC[55] is set)."""
+
+    def __init__(self, model):
+        data = _yaml(CAPS_DIR / f"{model}.yaml")
+        self.msr = {name: v["value"] for name, v in data["msrs"].items()}
+
+    def _allowed1(self, key, bit_name):
+        field = SPEC_CONTROLS[key]
+        msr = field["capability_msr"]
+        if field.get("true_capability_msr") and self.msr.get("IA32_VMX_BASIC", 0) >> 55 & 1:
+            msr = field["true_capability_msr"]
+        if msr not in self.msr:
+            return False
+        bit = next(c["bit"] for c in field["controls"] if c["name"] == bit_name)
+        ok = bool(self.msr[msr] >> (32 + bit) & 1)
+        if key == "proc_based2":
+            # The secondary controls exist only when they can be activated.
+            ok = ok and self._allowed1("proc_based", "ACTIVATE_SECONDARY_CONTROLS")
+        return ok
+
+    def _rule(self, rule):
+        if "controls" in rule:
+            return all(self._allowed1(*c.split(".")) for c in rule["controls"])
+        if "msr" in rule:
+            return bool(self.msr.get(rule["msr"], 0) >> rule["bit"] & 1)
+        if "cpuid" in rule:
+            # The caps files hold MSRs only; every model listed has VMX.
+            return True
+        raise AssertionError(f"unknown detect rule {rule}")
+
+    def has(self, feature):
+        f = SPEC_FEATURES[feature]
+        return self._rule(f["detect"]) and all(self._rule(r) for r in f.get("also", []))
+
+
+def profile_expectations(name):
+    """(required features, {gate name: the feature its first choice needs})."""
+    p = _yaml(REPO / "profiles" / f"{name}.yaml")
+    required = [f["feature"] for f in SPEC_RUNTIME["required_features"]]
+    required += (p.get("features") or {}).get("require", [])
+    gates = {}
+    for feature in ((p.get("features") or {}).get("prefer") or {}):
+        gates[feature] = feature
+    for msr, pol in ((p.get("msrs") or {}).items()):
+        if isinstance(pol, dict) and pol.get("switch") == "atomic" and pol.get("fallback"):
+            gates[msr.removeprefix("IA32_").lower()] = SPEC_MSRS[msr]["vmcs"]["feature"]
+    pause = (p.get("execution") or {}).get("pause")
+    if isinstance(pause, dict) and pause.get("mode") == "loop" and pause.get("fallback"):
+        # "loop" is PAUSE-loop exiting (spec/profile.schema.json).
+        gates["pause"] = "pause_loop_exiting"
+    return required, gates
+
+
+@pytest.fixture(scope="module")
+def matrix(boot_out):
+    """Build every profile once and boot each on each model, two at a time."""
+    guest = bootlib.build_guest("handlers")
+    isos = {}
+    for prof in PROFILES:
+        hv = bootlib.build_hv(prof)
+        isos[prof] = bootlib.build_iso(hv, guest, boot_out / "vmx-profiles" / f"{prof}.iso",
+                                       guest_args=GUEST_ARGS)
+    jobs, keys = [], []
+    for prof in PROFILES:
+        for model in MODELS:
+            serial = boot_out / "vmx-profiles" / f"{prof}-{model}.serial"
+            jobs.append(lambda i=isos[prof], m=model, s=serial: bootlib.run_bochs(i, m, s))
+            keys.append((prof, model))
+    return dict(zip(keys, bootlib.run_parallel(jobs)))
+
+
+def test_caps_evaluator_knows_the_models():
+    """Sanity of the evaluator on facts PLATFORM.md states."""
+    assert ModelCaps("corei7_skylake_x").has("pause_loop_exiting")
+    assert not ModelCaps("corei7_sandy_bridge_2600k").has("pause_loop_exiting")
+    assert not ModelCaps("core2_penryn_t9600").has("ept")
+    assert all(ModelCaps(m).has("ept") and ModelCaps(m).has("load_ia32_efer") for m in MODELS)
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("profile", PROFILES)
+def test_profile_on_model(matrix, profile, model):
+    r = matrix[(profile, model)]
+    caps = ModelCaps(model)
+    required, gates = profile_expectations(profile)
+    missing = [f for f in required if not caps.has(f)]
+
+    if missing:
+        m = r.expect(rf"^exitplan: profile '{re.escape(profile)}' refused: "
+                     r"this CPU lacks (\S+)$")
+        assert m.group(1) in missing, r.describe()
+        assert not r.find(r"^exitplan: launching the guest"), r.describe()
+        r.expect_clean_exit()
+        return
+
+    assert not r.find(r"refused"), r.describe()
+    printed = dict(re.findall(r"^gate (\S+): (.*)$", r.serial, re.M))
+    for gate, feature in gates.items():
+        assert gate in printed, f"no gate line for {gate}\n{r.describe()}"
+    for gate, text in printed.items():
+        m = re.search(r"\((no )?([a-z0-9_]+(?:, [a-z0-9_]+)*)\)$", text)
+        assert m, f"gate line without its feature: {gate}: {text}"
+        for feature in m.group(2).split(", "):
+            if m.group(1):
+                assert not caps.has(feature), f"{model} has {feature}: gate {gate}: {text}"
+            else:
+                assert caps.has(feature), f"{model} lacks {feature}: gate {gate}: {text}"
+        if gate in gates:
+            # The preferred choice is taken exactly when the model has its feature.
+            assert bool(m.group(1)) == (not caps.has(gates[gate])), f"gate {gate}: {text}"
+
+    m = r.expect(r"^guest handlers: (\d+) passed, (\d+) failed$")
+    assert int(m.group(1)) > 0 and int(m.group(2)) == 0, r.describe()
+    assert not r.find(r"^FAIL"), r.describe()
+    # The exit summary, then the status: the handlers guest leaves
+    # through isa-debug-exit with code 0.
+    stats = _yaml(REPO / "profiles" / f"{profile}.yaml").get("statistics", "counts")
+    if stats in ("off", False):  # YAML 1.1 reads a bare off as false
+        r.expect(r"^exitplan: exit statistics are off")
+    else:
+        r.expect(r"^exitplan: exits by reason")
+        r.expect(r"^ +\d+ CPUID +\d+")
+    r.expect(r"^exitplan: guest exit status 1$")
+    r.expect_clean_exit()
+    assert not r.vmx_failures(), "\n".join(r.vmx_failures())
