@@ -320,6 +320,27 @@ static void check_io(void)
 	      "read %02x %02x %02x %02x", (uint8_t)sig[0], (uint8_t)sig[1],
 	      (uint8_t)sig[2], (uint8_t)sig[3]);
 
+	/*
+	 * Word and dword IN from the data port: exitplan returns that many
+	 * successive bytes of the item, little endian.  (QEMU's port
+	 * fw_cfg accepts only byte reads of the data port.)
+	 */
+	if (under_exitplan) {
+		uint16_t w0, w1;
+		uint32_t l;
+
+		fw_cfg_select(FW_CFG_SIGNATURE);
+		w0 = inw(FW_CFG_PORT_DATA);
+		w1 = inw(FW_CFG_PORT_DATA);
+		fw_cfg_select(FW_CFG_SIGNATURE);
+		l = inl(FW_CFG_PORT_DATA);
+		check("io-fw_cfg-inw-inl", w0 == ('Q' | 'E' << 8) && w1 == ('M' | 'U' << 8) &&
+		      l == ('Q' | 'E' << 8 | 'M' << 16 | (uint32_t)'U' << 24),
+		      "INW 0x%04x 0x%04x, INL 0x%08x", w0, w1, l);
+	} else {
+		skip("io-fw_cfg-inw-inl", "%s", need_exitplan);
+	}
+
 	/* REP INSB from a trapped port: data, and EDI/ECX updated. */
 	memset(sig, 0, sizeof(sig));
 	fw_cfg_select(FW_CFG_SIGNATURE);
@@ -635,7 +656,7 @@ static void check_mmio(void)
 static bool check_timer_and_hlt(void)
 {
 	uint32_t before;
-	bool delivered;
+	bool delivered, oneshot_works;
 	uint64_t t;
 
 	apic_init();
@@ -646,6 +667,7 @@ static bool check_timer_and_hlt(void)
 	check("apic-timer-oneshot-irq", delivered,
 	      "no interrupt within %llu TSC ticks (current count %u)",
 	      IRQ_WAIT_TICKS, apic_read(XAPIC_REG_TIMER_CUR_COUNT));
+	oneshot_works = delivered;
 	if (delivered) {
 		before = apic_timer_irqs;
 		apic_timer_oneshot(APIC_TIMER_COUNT);
@@ -661,7 +683,7 @@ static bool check_timer_and_hlt(void)
 		skip("tsc-deadline-irq", "no TSC-deadline mode (CPUID.1:ECX[24])");
 		skip("hlt-tsc-deadline", "no TSC-deadline mode (CPUID.1:ECX[24])");
 		apic_timer_stop();
-		return delivered;
+		return oneshot_works;
 	}
 	before = apic_timer_irqs;
 	apic_timer_tsc_deadline(rdtsc() + TSC_DEADLINE_DELTA);
@@ -681,7 +703,7 @@ static bool check_timer_and_hlt(void)
 		skip("hlt-tsc-deadline", "the TSC-deadline interrupt never came");
 	}
 	apic_timer_stop();
-	return true;
+	return oneshot_works;
 }
 
 /* ---- IA32_APIC_BASE ---- */
