@@ -158,9 +158,9 @@ def _semantic(doc, raw, spec, expect_name):
                               "(give it a share, even 0)")
     p.direct_words = ""
     if p.direct_mode == "order":
-        p.direct_words = ", direct order"
+        p.direct_words = ", explicit order"
     elif p.direct_mode is not None:
-        p.direct_words = f", direct {p.direct_mode} {p.direct_value:g}"
+        p.direct_words = f", {p.direct_mode} {p.direct_value:g}"
     p.unexpected = d.get("unexpected_handler", "handle_unexpected_exit")
     if p.unexpected not in spec.unexpected_handlers:
         raise err(("dispatch", "unexpected_handler"),

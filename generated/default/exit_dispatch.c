@@ -8,7 +8,7 @@
  */
 
 /*
- * The VM-exit dispatch of profile 'default' (dispatch: direct, direct coverage 0.95).
+ * The VM-exit dispatch of profile 'default' (dispatch: direct, coverage 0.95).
  */
 #include <stdint.h>
 

@@ -8,7 +8,7 @@
  */
 
 /*
- * The VM-exit dispatch of profile 'hrtimer' (dispatch: direct, direct count 5).
+ * The VM-exit dispatch of profile 'hrtimer' (dispatch: direct, count 5).
  */
 #include <stdint.h>
 

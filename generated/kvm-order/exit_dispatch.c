@@ -8,7 +8,7 @@
  */
 
 /*
- * The VM-exit dispatch of profile 'kvm-order' (dispatch: direct, direct order).
+ * The VM-exit dispatch of profile 'kvm-order' (dispatch: direct, explicit order).
  */
 #include <stdint.h>
 

@@ -8,7 +8,7 @@
  */
 
 /*
- * The VM-exit dispatch of profile 'overcommit' (dispatch: direct, direct count 2).
+ * The VM-exit dispatch of profile 'overcommit' (dispatch: direct, count 2).
  */
 #include <stdint.h>
 

@@ -8,7 +8,7 @@
  */
 
 /*
- * The VM-exit dispatch of profile 'pipe-pingpong' (dispatch: direct, direct count 3).
+ * The VM-exit dispatch of profile 'pipe-pingpong' (dispatch: direct, count 3).
  */
 #include <stdint.h>
 

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""spec/ is cross-checked: an inconsistency fails hard with file:line:col."""
+
+import shutil
+
+import pytest
+
+from conftest import ROOT, run_gen
+
+
+@pytest.fixture
+def root(tmp_path):
+    """A copy of the checkout's spec/ and profiles/ to break."""
+    shutil.copytree(ROOT / "spec", tmp_path / "spec")
+    shutil.copytree(ROOT / "profiles", tmp_path / "profiles")
+    return tmp_path
+
+
+def break_spec(root, name, old, new):
+    path = root / "spec" / name
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+@pytest.mark.parametrize("name, old, new, message", [
+    ("exit_reasons.yaml", "{number: 12, name: HLT,", "{number: 10, name: HLT,",
+     "duplicate exit reason number 10 (first at line"),
+    ("exit_reasons.yaml", "name: CPUID,", "name: HLT,", "duplicate exit reason name 'HLT' (first at line"),
+    ("handlers.yaml", "  CPUID:                handle_cpuid", "  CPUIDX:               handle_cpuid",
+     "unknown exit reason 'CPUIDX' (did you mean CPUID?)"),
+    ("features.yaml", "proc_based2.ENABLE_VPID]}}", "proc_based2.ENABLE_VPIDD]}}",
+     "unknown control 'proc_based2.ENABLE_VPIDD' (did you mean proc_based2.ENABLE_VPID?)"),
+    ("runtime.yaml", "- msr: IA32_APIC_BASE", "- msr: IA32_APIC_BASSE",
+     "unknown MSR 'IA32_APIC_BASSE' (did you mean IA32_APIC_BASE?)"),
+    ("msrs.yaml", "feature: load_ia32_efer}", "feature: load_efer}",
+     "unknown feature 'load_efer' (did you mean load_ia32_efer?)"),
+])
+def test_spec_inconsistency_fails_hard(root, name, old, new, message):
+    path = break_spec(root, name, old, new)
+    r = run_gen("--root", root, "--out", root / "out", "gen")
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+    assert r.stderr.startswith(f"spec/{name}:"), r.stderr
+    assert message in r.stderr
+    # The position is that of the broken node: the line we changed.
+    line = int(r.stderr.split(":")[1])
+    assert new in path.read_text().splitlines()[line - 1]
+    assert not (root / "out").exists()
