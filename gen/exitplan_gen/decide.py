@@ -175,9 +175,12 @@ def _features_and_controls(plan, p, spec):
         if e.switch != "atomic":
             continue
         a = e.msr.atomic
-        ctls = [a.entry_load, a.exit_load]
+        # Load on entry and (where the VMCS has a host field) on exit, as a
+        # pair; IA32_DEBUGCTL has no exit load: every VM exit clears it.
+        ctls = [c for c in (a.entry_load, a.exit_load) if c is not None]
         if e.writes_pass:
-            # The guest changes the MSR without exiting: save it on exit.
+            # The guest changes the MSR without exiting: save it on exit
+            # (validate.py refused the MSRs without a save control).
             ctls.append(a.exit_save)
         origin = f"msrs.{e.msr.name}: switch atomic"
         if e.fallback is None:
@@ -198,9 +201,10 @@ def _features_and_controls(plan, p, spec):
         choices = []
         for mode in chain:
             suffix, words, refs = PAUSE_CHOICES[mode]
-            needs = [spec.feature[PAUSE_LOOP_FEATURE]] if mode == "loop" else []
-            choices.append(Obj(name=mode, macro=suffix, description=words, needs=needs,
-                               set=_choice_set(_controls(spec, refs))))
+            ctls = _controls(spec, refs)
+            # pause_loop_exiting for loop, pause_exiting for exit.
+            choices.append(Obj(name=mode, macro=suffix, description=words, needs=spec.needs_for(ctls),
+                               set=_choice_set(ctls)))
         if len(chain) > 1:
             gates.append(Obj(name="pause", macro="PAUSE", origin="execution.pause", choices=choices))
         else:

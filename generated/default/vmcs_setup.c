@@ -69,6 +69,9 @@ static const struct vmx_gate_choice gate_efer_choices[] = {
 static const enum vmx_feature gate_pause_loop_needs[] = {
 	VMX_FEATURE_PAUSE_LOOP_EXITING,
 };
+static const enum vmx_feature gate_pause_exit_needs[] = {
+	VMX_FEATURE_PAUSE_EXITING,
+};
 
 static const struct vmx_gate_choice gate_pause_choices[] = {
 	[PROFILE_GATE_PAUSE_LOOP] = {
@@ -83,8 +86,8 @@ static const struct vmx_gate_choice gate_pause_choices[] = {
 	[PROFILE_GATE_PAUSE_EXIT] = {
 		.name = "exit",
 		.description = "plain PAUSE exiting",
-		.needs = NULL,
-		.n_needs = 0,
+		.needs = gate_pause_exit_needs,
+		.n_needs = 1,
 		.set = {
 			[VMX_PROC_BASED] = CPU_BASED_PAUSE_EXITING,
 		},
