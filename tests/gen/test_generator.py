@@ -350,3 +350,17 @@ def test_common_c_compiles_and_hypercalls_h_is_32bit_clean():
                                  '#include "msr_index.h"\n#include "vmx_exit_reasons.h"\n',
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
+
+
+def test_measured_profile_accepted(write_profile, tmp_path):
+    path = write_profile("measured", "MSR_WRITE: 600, HLT: 300, CPUID: 100",
+                         "dispatch:\n  policy: direct\n  direct: {count: 1}\nstatistics: timing\n")
+    text = path.read_text().replace('{kind: estimate, basis: "test"}',
+                                    '{kind: measured, basis: "make run GUEST=timer", guest: timer, '
+                                    'cpu: corei7_skylake_x, date: 2026-11-29, exits: 1000}')
+    path.write_text(text.replace("unit: share", "unit: count"))
+    r = run_gen("--out", tmp_path / "out", "gen", path)
+    assert r.returncode == 0, r.stderr
+    assert "#define PROFILE_STATS_LEVEL\tSTATS_TIMING" in (tmp_path / "out" / "measured" / "profile.h").read_text()
+    r = run_gen("explain", path)
+    assert "measured on corei7_skylake_x running timer, 2026-11-29, 1000 exits." in r.stdout
