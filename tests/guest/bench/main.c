@@ -10,7 +10,10 @@
  * Under exitplan with exit statistics, each kind is also checked to cost
  * exactly one exit of the expected reason per round trip (STATS_READ).
  *
- * Options: iters=N (default 2000), warmup=N (default 100).
+ * Options: iters=N (default 2000), warmup=N (default 100), cr8 (at the
+ * end, switch to IA-32e mode and time MOV to/from CR8, which exists only
+ * in 64-bit mode; a one-way trip, and one that needs the hypervisor to
+ * follow the guest into IA-32e mode, so it is asked for explicitly).
  */
 #include "apic.h"
 #include "console.h"
@@ -18,6 +21,7 @@
 #include "fw_cfg.h"
 #include "hypercall.h"
 #include "idt.h"
+#include "longmode.h"
 #include "test.h"
 #include "vmx_exit_reasons.h"	/* generated from spec/exit_reasons.yaml */
 #include "x86.h"
@@ -87,11 +91,14 @@ enum exit_expectation {
 };
 
 /*
- * Time op and print its line.  reason/reason2: the exit(s) it causes when
- * it exits (-1: none in particular).
+ * Run a timer (warm-up, then the measured round trips) and print the
+ * kind's line.  base: the ticks of an empty round trip, subtracted.
+ * reason/reason2: the exit(s) the operation causes when it exits (-1:
+ * none in particular).
  */
-static void bench(const char *kind, op_fn op, int reason, int reason2,
-		  enum exit_expectation expect)
+static void bench_with(const char *kind, uint64_t (*timer)(uint32_t n),
+		       uint64_t base, int reason, int reason2,
+		       enum exit_expectation expect)
 {
 	bool counted = stats_on && reason >= 0;
 	uint32_t before = 0, exits = 0;
@@ -99,10 +106,10 @@ static void bench(const char *kind, op_fn op, int reason, int reason2,
 	char name[48];
 	bool exited;
 
-	time_op(op, warmup);
+	timer(warmup);
 	if (counted)
 		before = exits_of(reason, reason2);
-	total = time_op(op, iters);
+	total = timer(iters);
 	if (counted) {
 		exits = exits_of(reason, reason2) - before;
 		/* The STATS_READ hypercalls that frame the run are VMCALLs too. */
@@ -110,7 +117,7 @@ static void bench(const char *kind, op_fn op, int reason, int reason2,
 			exits -= reason2 >= 0 ? 2 : 1;
 	}
 	per = div_u64_u32(total, iters);
-	per = per > baseline ? per - baseline : 0;
+	per = per > base ? per - base : 0;
 	exited = counted ? exits >= iters : per >= NO_EXIT_TICKS;
 
 	snprintf(name, sizeof(name), "bench-%s", kind);
@@ -130,6 +137,21 @@ static void bench(const char *kind, op_fn op, int reason, int reason2,
 		      exits, vmx_exit_reason_name((uint32_t)reason), iters);
 	else
 		check(name, exited, "%llu ticks per round trip: no exit", per);
+}
+
+static op_fn current_op;
+
+static uint64_t time_current_op(uint32_t n)
+{
+	return time_op(current_op, n);
+}
+
+/* Time a C operation: bench_with() for op. */
+static void bench(const char *kind, op_fn op, int reason, int reason2,
+		  enum exit_expectation expect)
+{
+	current_op = op;
+	bench_with(kind, time_current_op, baseline, reason, reason2, expect);
 }
 
 /* ---- the operations ---- */
@@ -194,6 +216,48 @@ static void op_hlt_timer(void)
 	apic_timer_wait_halted(before);
 }
 
+static uint64_t time_cr8_none(uint32_t n)
+{
+	return long_mode_call(cr8_loop_none, n);
+}
+
+static uint64_t time_cr8_write(uint32_t n)
+{
+	return long_mode_call(cr8_loop_write, n);
+}
+
+static uint64_t time_cr8_read(uint32_t n)
+{
+	return long_mode_call(cr8_loop_read, n);
+}
+
+/* Last: IA-32e mode is one way, and no interrupt may come after it. */
+static void bench_cr8(void)
+{
+	uint64_t base64;
+
+	if (!cmdline_has("cr8")) {
+		skip("bench-mov-to-cr8", "CR8 exists only in 64-bit mode: pass cr8 "
+		     "to switch to IA-32e mode at the end and time it");
+		skip("bench-mov-from-cr8", "CR8 exists only in 64-bit mode");
+		return;
+	}
+	if (!long_mode_supported()) {
+		skip("bench-mov-to-cr8", "no IA-32e mode (CPUID.80000001H:EDX[29])");
+		skip("bench-mov-from-cr8", "no IA-32e mode");
+		return;
+	}
+	if (!check("bench-long-mode", long_mode_enter(), "EFER.LMA stayed clear"))
+		return;
+	time_cr8_none(warmup);
+	base64 = div_u64_u32(time_cr8_none(iters), iters);
+	printf("bench: rdtsc-pair-64 %llu %u\n", base64, iters);
+	bench_with("mov-to-cr8", time_cr8_write, base64, EXIT_REASON_CR_ACCESS, -1,
+		   MAY_EXIT);
+	bench_with("mov-from-cr8", time_cr8_read, base64, EXIT_REASON_CR_ACCESS, -1,
+		   MAY_EXIT);
+}
+
 void guest_main(void)
 {
 	uint32_t irqs;
@@ -229,8 +293,6 @@ void guest_main(void)
 		skip("bench-wrmsr-tsc-deadline", "no TSC-deadline mode (CPUID.1:ECX[24])");
 	bench("in-fw_cfg", op_in_fw_cfg, EXIT_REASON_IO_INSTRUCTION, -1, MUST_EXIT);
 	bench("out-fw_cfg", op_out_fw_cfg, EXIT_REASON_IO_INSTRUCTION, -1, MUST_EXIT);
-	skip("bench-cr8", "CR8 exists only in 64-bit mode; this guest runs in "
-	     "32-bit protected mode");
 	bench("mov-to-dr7", op_dr7_write, EXIT_REASON_DR_ACCESS, -1, MAY_EXIT);
 	bench("mov-from-dr7", op_dr7_read, EXIT_REASON_DR_ACCESS, -1, MAY_EXIT);
 	/* PAUSE-loop exiting exits once per spin window, not per PAUSE. */
@@ -255,4 +317,6 @@ void guest_main(void)
 		check("bench-hlt-apic-timer", false, "the APIC timer never fired");
 	}
 	apic_timer_stop();
+
+	bench_cr8();
 }

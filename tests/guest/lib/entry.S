@@ -110,6 +110,11 @@ gdt:
 	.quad	0x00CF9A000000FFFF
 	/* flat 4-GiB data, DPL 0 (access 0x92) */
 	.quad	0x00CF92000000FFFF
+	/*
+	 * 64-bit code (flags G|L), selector 0x18: for a guest that turns on
+	 * IA-32e mode and far-calls 64-bit code from compatibility mode.
+	 */
+	.quad	0x00AF9A000000FFFF
 gdt_end:
 gdt_desc:
 	.word	gdt_end - gdt - 1

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef GUEST_BENCH_LONGMODE_H
+#define GUEST_BENCH_LONGMODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cr8_loop {
+	uint32_t iters;
+	uint32_t pad;
+	uint64_t total;
+};
+
+/* 64-bit timing loops in cr8.S, far-called from compatibility mode. */
+void cr8_loop_none(void);
+void cr8_loop_write(void);
+void cr8_loop_read(void);
+
+bool long_mode_supported(void);
+/* One way: interrupts off for good.  True when EFER.LMA came on. */
+bool long_mode_enter(void);
+/* Far-call a loop of cr8.S; returns its total ticks. */
+uint64_t long_mode_call(void (*loop)(void), uint32_t iters);
+
+#endif /* GUEST_BENCH_LONGMODE_H */
