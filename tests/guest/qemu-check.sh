@@ -96,6 +96,14 @@ ok=0
 	has '^guest bench: [0-9]+ passed, 0 failed$' && ok=1
 verdict bench $ok "status $status; want 1 with the bench lines"
 
+# IA-32e mode at the end for MOV CR8 (QEMU runs 64-bit guests).
+run bench-cr8 bench "iters=50 warmup=5 cr8"
+ok=0
+[ "$status" = 1 ] && has '^PASS: bench-long-mode$' &&
+	has '^bench: mov-to-cr8 [0-9]+ 50$' && has '^bench: mov-from-cr8 [0-9]+ 50$' &&
+	has '^guest bench: [0-9]+ passed, 0 failed$' && ok=1
+verdict bench-cr8 $ok "status $status; want 1 with the CR8 lines"
+
 run hrtimer hrtimer "count=200 delta=20000"
 ok=0
 [ "$status" = 1 ] && has '^hrtimer: 200 timers fired$' &&

@@ -29,13 +29,15 @@ void guest_main(void)
 	       deadline_mode ? "TSC-deadline mode" :
 	       "one-shot mode (no TSC-deadline mode)");
 	apic_init();
+	if (deadline_mode)
+		apic_timer_tsc_deadline_mode();
 	start = rdtsc();
 	for (uint32_t i = 0; i < count; i++) {
 		uint32_t before = apic_timer_irqs;
 		uint64_t armed = rdtsc(), deadline = armed + delta, woke;
 
 		if (deadline_mode)
-			apic_timer_tsc_deadline(deadline);
+			apic_timer_set_deadline(deadline);
 		else
 			apic_timer_oneshot(delta);
 		apic_timer_wait_halted(before);

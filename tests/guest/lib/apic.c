@@ -62,7 +62,7 @@ void apic_timer_oneshot(uint32_t initial_count)
 	apic_write(XAPIC_REG_TIMER_INIT_COUNT, initial_count);
 }
 
-void apic_timer_tsc_deadline(uint64_t deadline)
+void apic_timer_tsc_deadline_mode(void)
 {
 	apic_write(XAPIC_REG_LVT_TIMER, APIC_LVT_TIMER_MODE_TSC_DEADLINE | APIC_TIMER_VECTOR);
 	/*
@@ -72,7 +72,17 @@ void apic_timer_tsc_deadline(uint64_t deadline)
 	 * does the same MFENCE in lapic_next_deadline()).
 	 */
 	asm volatile("mfence" : : : "memory");
+}
+
+void apic_timer_set_deadline(uint64_t deadline)
+{
 	wrmsr(MSR_IA32_TSC_DEADLINE, deadline);
+}
+
+void apic_timer_tsc_deadline(uint64_t deadline)
+{
+	apic_timer_tsc_deadline_mode();
+	apic_timer_set_deadline(deadline);
 }
 
 void apic_timer_stop(void)

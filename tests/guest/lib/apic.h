@@ -37,6 +37,10 @@ extern volatile uint32_t apic_timer_irqs;
 void apic_timer_oneshot(uint32_t initial_count);
 /* Needs CPUID.1:ECX[24]; deadline is an absolute TSC value. */
 void apic_timer_tsc_deadline(uint64_t deadline);
+/* The same in two steps, as a tickless kernel does: the LVT once... */
+void apic_timer_tsc_deadline_mode(void);
+/* ...then only the deadline (one WRMSR) per event; 0 disarms. */
+void apic_timer_set_deadline(uint64_t deadline);
 void apic_timer_stop(void);
 
 bool cpu_has_tsc_deadline(void);
