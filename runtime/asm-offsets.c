@@ -21,6 +21,7 @@ void asm_offsets(void);
 void asm_offsets(void)
 {
 	/* 32-bit entry: switch to IA-32e mode (SDM Vol. 3A 10.8.5). */
+	DEFINE(BOOT_CR0_PE, X86_CR0_PE);
 	DEFINE(BOOT_CR0_PG, X86_CR0_PG);
 	DEFINE(BOOT_CR4_PAE, X86_CR4_PAE);
 	DEFINE(BOOT_EFER_LME, EFER_LME);

@@ -2,7 +2,9 @@
 /*
  * The fixed physical memory layout of the hypervisor.
  *
- *   0 .. 1 MiB            BIOS, real-mode IVT, option ROMs (the guest's)
+ *   0 .. 1 MiB            BIOS, real-mode IVT, option ROMs (the guest's);
+ *                         the page at SMP_TRAMPOLINE_PA is borrowed while
+ *                         the other CPUs start, and restored afterwards
  *   1 MiB .. 64 MiB       free for the guest (GRUB may keep its
  *                         multiboot information structures here; we copy
  *                         them out at boot before anything else runs)
@@ -48,6 +50,12 @@
 /* Stacks: the main stack of each CPU, and IST stacks for #DF, NMI, #MC. */
 #define HV_STACK_SIZE		(16 * 1024)
 #define HV_IST_STACK_SIZE	(8 * 1024)
+
+/*
+ * Where the other CPUs start, in real mode: a page below 1 MiB (the
+ * STARTUP IPI's vector is its page number).
+ */
+#define SMP_TRAMPOLINE_PA	0x8000
 
 /* Per-CPU areas are static; CPUs beyond this are not started. */
 #define HV_MAX_CPUS		8

@@ -8,7 +8,7 @@
 #include "string.h"
 #include "x86_arch.h"
 
-extern char boot_stack_top[];
+extern char boot_stack_bottom[], boot_stack_top[];
 
 static struct percpu percpu_areas[HV_MAX_CPUS] __aligned(PAGE_SIZE);
 static unsigned int cpus_online;
@@ -63,7 +63,8 @@ static void percpu_load(struct percpu *p)
 	wrmsr(MSR_IA32_FS_BASE, 0);
 }
 
-static void percpu_setup(struct percpu *p, unsigned int id, uint64_t stack_top)
+static void percpu_setup(struct percpu *p, unsigned int id, uint64_t stack_bottom,
+			 uint64_t stack_top)
 {
 	uint32_t eax, ebx, ecx, edx;
 
@@ -73,6 +74,7 @@ static void percpu_setup(struct percpu *p, unsigned int id, uint64_t stack_top)
 	cpuid_count(1, 0, &eax, &ebx, &ecx, &edx);
 	p->apic_id = ebx >> 24;
 	p->stack_top = stack_top;
+	p->stack_bottom = stack_bottom;
 
 	p->gdt[GDT_NULL_IDX] = 0;
 	p->gdt[GDT_KERNEL_CS_IDX] = GDT_ENTRY(DESC_KERNEL_CODE64, 0, 0xfffff);
@@ -92,8 +94,18 @@ void percpu_init_bsp(void)
 	BUILD_BUG_ON(sizeof(struct tss64) != 104);
 	BUILD_BUG_ON(offsetof(struct percpu, self) != 0);
 
-	percpu_setup(p, 0, (uintptr_t)boot_stack_top);
+	percpu_setup(p, 0, (uintptr_t)boot_stack_bottom, (uintptr_t)boot_stack_top);
 	percpu_load(p);
 	WRITE_ONCE(percpu_bsp_ready, 1);
 	WRITE_ONCE(cpus_online, 1);
+}
+
+void percpu_init_ap(unsigned int id, uint64_t stack_bottom, uint64_t stack_top)
+{
+	struct percpu *p = &percpu_areas[id];
+
+	percpu_setup(p, id, stack_bottom, stack_top);
+	percpu_load(p);
+	/* Ids are handed out in order, so online CPUs are 0 .. count - 1. */
+	__atomic_fetch_add(&cpus_online, 1, __ATOMIC_SEQ_CST);
 }

@@ -28,6 +28,10 @@ struct percpu {
 	struct vcpu *vcpu;		/* the vCPU running here, or NULL */
 	void *arch;			/* VT-x per-CPU state (arch/vmx) */
 	uint64_t stack_top;		/* main stack, grows down from here */
+	uint64_t stack_bottom;
+	/* smp_call(): the function an idle AP is asked to run, and its argument. */
+	void (*call_fn)(void *arg);
+	void *call_arg;
 	uint64_t gdt[GDT_ENTRIES] __aligned(16);
 	struct tss64 tss __aligned(16);
 	uint8_t ist_stack[IST_COUNT][HV_IST_STACK_SIZE] __aligned(16);
@@ -35,11 +39,13 @@ struct percpu {
 
 /* Set up the boot CPU's GDT, TSS and GS base.  First thing in hv_main. */
 void percpu_init_bsp(void);
+/* The same for an AP (smp.c), on the stack [stack_bottom, stack_top). */
+void percpu_init_ap(unsigned int id, uint64_t stack_bottom, uint64_t stack_top);
 
 /* The area of CPU `id` (0 <= id < HV_MAX_CPUS), whether started or not. */
 struct percpu *percpu_area(unsigned int id);
 
-/* How many CPUs run the hypervisor. */
+/* How many CPUs run the hypervisor: their ids are 0 .. count - 1. */
 unsigned int percpu_online_count(void);
 
 /* True once the running CPU's GS base points at its area. */

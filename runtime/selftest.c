@@ -4,11 +4,15 @@
 
 #include "boot_info.h"
 #include "console.h"
+#include "cpu.h"
 #include "layout.h"
 #include "page_alloc.h"
 #include "panic.h"
+#include "percpu.h"
+#include "smp.h"
 #include "selftest.h"
 #include "string.h"
+#include "x86_arch.h"
 
 /*
  * Each case prints its format and its output; the boot test formats the
@@ -117,6 +121,16 @@ static int selftest_alloc(const struct boot_info *bi)
 	return 0;
 }
 
+static uint64_t fnv1a64(const void *data, uint64_t len)
+{
+	const uint8_t *p = data;
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV offset basis */
+
+	for (uint64_t k = 0; k < len; k++)
+		h = (h ^ p[k]) * 0x100000001b3ull;	/* FNV prime */
+	return h;
+}
+
 /*
  * FNV-1a (64-bit) of every module, which the test computes over the file
  * it put on the ISO: the copy into the hypervisor region is exact.
@@ -124,15 +138,77 @@ static int selftest_alloc(const struct boot_info *bi)
 static int selftest_modules(const struct boot_info *bi)
 {
 	for (unsigned int i = 0; i < bi->module_count; i++) {
-		const uint8_t *p = (const uint8_t *)(uintptr_t)bi->modules[i].start;
-		uint64_t len = bi->modules[i].end - bi->modules[i].start;
-		uint64_t h = 0xcbf29ce484222325ull;	/* FNV offset basis */
+		const void *p = (const void *)(uintptr_t)bi->modules[i].start;
+		uint64_t h = fnv1a64(p, bi->modules[i].end - bi->modules[i].start);
 
-		for (uint64_t k = 0; k < len; k++)
-			h = (h ^ p[k]) * 0x100000001b3ull;	/* FNV prime */
 		printk("selftest: module %u fnv1a64 %016llx\n", i, (unsigned long long)h);
 	}
 	return 0;
+}
+
+struct smp_probe {
+	unsigned int id;
+	uint32_t apic_id;
+	uint16_t tr;
+	uint64_t gs_base, rsp;
+	bool rsp_on_own_stack;
+};
+
+/* Runs on the CPU under test: what it believes it is. */
+static void smp_probe(void *arg)
+{
+	struct smp_probe *probe = arg;
+	struct percpu *p = this_cpu();
+	uint32_t eax, ebx, ecx, edx;
+
+	probe->id = p->id;
+	cpuid_count(CPUID_LEAF_FEATURES, 0, &eax, &ebx, &ecx, &edx);
+	probe->apic_id = ebx >> 24;
+	asm volatile("str %0" : "=r"(probe->tr));
+	probe->gs_base = rdmsr(MSR_IA32_GS_BASE);
+	probe->rsp = read_rsp();
+	probe->rsp_on_own_stack = probe->rsp > p->stack_bottom && probe->rsp <= p->stack_top;
+}
+
+/*
+ * Start the APs and have each report its id, APIC ID, task register, GS
+ * base and stack; every one must be its own.
+ */
+static int selftest_smp(void)
+{
+	const void *tramp = (const void *)(uintptr_t)SMP_TRAMPOLINE_PA;
+	uint64_t before = fnv1a64(tramp, PAGE_SIZE);
+	unsigned int n = smp_start_aps();
+	int failed = 0;
+
+	/* The page the APs started in is the guest's: it must be as it was. */
+	if (fnv1a64(tramp, PAGE_SIZE) != before) {
+		printk("selftest: smp: the trampoline page was not restored\n");
+		failed = 1;
+	}
+
+	for (unsigned int cpu = 0; cpu < n; cpu++) {
+		struct smp_probe probe = { .id = ~0u };
+		bool ok;
+
+		if (!smp_call(cpu, smp_probe, &probe)) {
+			printk("selftest: smp cpu %u: call failed\n", cpu);
+			failed = 1;
+			continue;
+		}
+		ok = probe.id == cpu && probe.apic_id == percpu_area(cpu)->apic_id &&
+		     probe.tr == GDT_TSS && probe.gs_base == (uintptr_t)percpu_area(cpu) &&
+		     probe.rsp_on_own_stack;
+		for (unsigned int other = 0; other < cpu; other++)
+			ok = ok && percpu_area(other)->apic_id != probe.apic_id;
+		printk("selftest: smp cpu %u: id %u apic %u tr %x gs %llx rsp %llx %s\n", cpu,
+		       probe.id, probe.apic_id, probe.tr, (unsigned long long)probe.gs_base,
+		       (unsigned long long)probe.rsp, ok ? "ok" : "WRONG");
+		failed |= !ok;
+	}
+	if (!failed)
+		printk("selftest: smp ok: %u CPUs\n", n);
+	return failed;
 }
 
 int selftest_run(const char *name, const struct boot_info *bi)
@@ -142,6 +218,8 @@ int selftest_run(const char *name, const struct boot_info *bi)
 		return selftest_format();
 	if (!strcmp(name, "modules"))
 		return selftest_modules(bi);
+	if (!strcmp(name, "smp"))
+		return selftest_smp();
 	if (!strcmp(name, "alloc"))
 		return selftest_alloc(bi);
 	if (!strcmp(name, "pagefault")) {

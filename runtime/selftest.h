@@ -2,7 +2,7 @@
 /*
  * Boot-time self-tests of the runtime, chosen with `selftest=NAME` on the
  * hypervisor's command line (tests/boot/test_boot_basic.py runs them):
- * format, modules, alloc, pagefault, ud, panic, doublefree.  The VMM does not run.
+ * format, modules, smp, alloc, pagefault, ud, panic, doublefree.  The VMM does not run.
  */
 #ifndef EXITPLAN_SELFTEST_H
 #define EXITPLAN_SELFTEST_H

@@ -192,11 +192,11 @@ def run_bochs(iso: Path, cpu: str = DEFAULT_CPU, serial: Optional[Path] = None,
 
 
 def run_qemu(iso: Path, serial: Optional[Path] = None, timeout: int = BOOT_TIMEOUT,
-             cpu: str = "qemu64") -> BootResult:
-    """Boot iso in QEMU (TCG, no VT-x)."""
+             cpu: str = "qemu64", ncpu: int = 1) -> BootResult:
+    """Boot iso in QEMU (TCG, no VT-x) with a QEMU CPU model."""
     iso = Path(iso)
     serial = Path(serial) if serial else iso.with_name(f"{iso.stem}-qemu.serial")
-    env = dict(os.environ, QEMU_CPU=cpu)
+    env = dict(os.environ, QEMU_CPU=cpu, QEMU_SMP=str(ncpu))
     p = subprocess.run([str(BOOT_DIR / "run-qemu.sh"), str(iso), str(serial), str(timeout)],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     if p.returncode not in (0, 124):

@@ -8,7 +8,8 @@
 # output to <name>.stdout.  QEMU exits through isa-debug-exit with status
 # (code << 1) | 1; as with Bochs, judge the run by the serial output.
 # Exits 124 when the run was killed by the timeout, 0 otherwise.
-# QEMU_CPU (default qemu64) and QEMU_MEM (default 256) may be set.
+# QEMU_CPU (default qemu64), QEMU_MEM (default 256) and QEMU_SMP (default 1)
+# may be set.
 set -uo pipefail
 
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
@@ -23,7 +24,7 @@ rm -f "$serial" "$base.e9" "$base.stdout"
 
 timeout --kill-after=5 "$timeout_s" \
 	qemu-system-x86_64 -machine pc,accel=tcg -cpu "${QEMU_CPU:-qemu64}" \
-	-m "${QEMU_MEM:-256}" -smp 1 \
+	-m "${QEMU_MEM:-256}" -smp "${QEMU_SMP:-1}" \
 	-cdrom "$iso" -boot d \
 	-display none -monitor none -vga none \
 	-serial "file:$serial" \

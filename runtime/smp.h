@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The other CPUs.  smp_start_aps() wakes every AP with INIT-SIPI-SIPI;
+ * each enters 64-bit mode on the boot page tables, sets up its per-CPU
+ * area (GDT, TSS, GS base, IDT) and waits, spinning, for work given with
+ * smp_call().  CPU ids are 0 (the boot CPU) .. percpu_online_count() - 1.
+ */
+#ifndef EXITPLAN_SMP_H
+#define EXITPLAN_SMP_H
+
+#include <stdbool.h>
+
+/*
+ * Start all APs, at most HV_MAX_CPUS in all.  Returns the number of CPUs
+ * online, the boot CPU included.  Call once, from the boot CPU, after
+ * boot_info_init() (it borrows the page at SMP_TRAMPOLINE_PA).
+ */
+unsigned int smp_start_aps(void);
+
+/*
+ * Run fn(arg) on an idle AP.  smp_call_async() returns at once (false if
+ * the CPU is not online or still busy); smp_call_wait() waits until fn
+ * has returned.  smp_call() does both.  On the calling CPU itself, fn
+ * runs directly.
+ */
+bool smp_call_async(unsigned int cpu, void (*fn)(void *arg), void *arg);
+void smp_call_wait(unsigned int cpu);
+bool smp_call(unsigned int cpu, void (*fn)(void *arg), void *arg);
+
+#endif /* EXITPLAN_SMP_H */

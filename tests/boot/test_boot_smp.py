@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Starting the other CPUs (runtime/smp.c, selftest=smp): every AP comes
+online with its own id, APIC ID, TSS, GS base and stack, answers a call
+from the boot CPU, and the borrowed trampoline page is given back."""
+import re
+
+import pytest
+
+import bootlib
+
+CONFIGS = [("bochs", 1), ("bochs", 2), ("bochs", 4), ("qemu", 2)]
+
+
+@pytest.fixture(scope="module")
+def smp_runs(hv_elf, boot_out):
+    # Any file will do as the module: the VMM does not run in a self-test.
+    iso = bootlib.build_iso(hv_elf, hv_elf, boot_out / "selftest-smp.iso",
+                            hv_args="selftest=smp")
+    jobs = []
+    for emu, n in CONFIGS:
+        serial = boot_out / f"smp-{emu}-{n}.serial"
+        if emu == "bochs":
+            jobs.append(lambda s=serial, n=n: bootlib.run_bochs(
+                iso, bootlib.DEFAULT_CPU, s, ncpu=n))
+        else:
+            jobs.append(lambda s=serial, n=n: bootlib.run_qemu(iso, s, ncpu=n))
+    return dict(zip(CONFIGS, bootlib.run_parallel(jobs)))
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=[f"{e}-{n}cpu" for e, n in CONFIGS])
+def test_all_cpus_come_online(smp_runs, config):
+    r = smp_runs[config]
+    n = config[1]
+    r.expect(r"^exitplan: %d CPUs? online$" % n)
+    online = r.findall(r"^exitplan: CPU (\d+) online \(APIC ID (\d+)\)$")
+    assert sorted(int(i) for i, _ in online) == list(range(1, n)), r.describe()
+
+    probes = re.findall(r"^selftest: smp cpu (\d+): id (\d+) apic (\d+) tr (\w+) gs (\w+) "
+                        r"rsp (\w+) (ok|WRONG)$", r.serial, re.M)
+    assert [int(p[0]) for p in probes] == list(range(n)), r.describe()
+    assert all(p[6] == "ok" for p in probes), r.describe()
+    # Distinct APIC IDs, per-CPU areas and stacks.
+    for col in (2, 4, 5):
+        assert len({p[col] for p in probes}) == n, r.describe()
+    assert "trampoline page was not restored" not in r.serial
+    r.expect(r"^selftest: smp ok: %d CPUs$" % n)
+    r.expect_clean_exit(0)
