@@ -39,16 +39,16 @@ class Profile(Obj):
     pass
 
 
-def load_profile(path, spec, schema, expect_name=None):
+def load_profile(path, spec, schema):
     """Load and check the profile at path (shown in messages as given)."""
     doc, raw = load_file(path)
     if doc.value is None:
         raise GenError(path, 1, 1, "the profile is empty")
     schema_validate(doc, schema)
-    return _semantic(doc, raw, spec, expect_name)
+    return _semantic(doc, raw, spec)
 
 
-def _semantic(doc, raw, spec, expect_name):
+def _semantic(doc, raw, spec):
     v = doc.value
     err = doc.error
     p = Profile(path=doc.path, doc=doc, sha256=hashlib.sha256(raw).hexdigest())
@@ -56,8 +56,6 @@ def _semantic(doc, raw, spec, expect_name):
     # --- name and description -------------------------------------------
     stem = os.path.basename(doc.path)
     stem = stem[:-5] if stem.endswith(".yaml") else stem
-    if expect_name is not None:
-        stem = expect_name
     if v["profile"] != stem:
         raise err(("profile",), f"profile name '{v['profile']}' does not match the file name '{stem}.yaml'")
     p.name = v["profile"]
@@ -208,8 +206,8 @@ def _semantic(doc, raw, spec, expect_name):
     # --- MSRs -------------------------------------------------------------
     _msrs(p, v.get("msrs", {}), doc, err, spec, required_names)
 
-    # A required feature must be used by something, so that requiring it
-    # means the profile runs with it.
+    # That every required feature is used is checked in decide.py, which
+    # knows what each profile key turns on.
     return p
 
 
