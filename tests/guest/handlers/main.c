@@ -18,6 +18,7 @@
 #include "multiboot.h"
 #include "string.h"
 #include "test.h"
+#include "vmx_exit_reasons.h"	/* generated from spec/exit_reasons.yaml */
 #include "x86.h"
 
 const char guest_name[] = "handlers";
@@ -229,6 +230,42 @@ static void check_cpuid(void)
 
 /* ---- VMCALL ---- */
 
+static void check_hypercall_puts(void)
+{
+	static const char msg[] = "guest handlers: this line came through PUTS\n";
+	int32_t ret;
+
+	ret = hypercall4(HYPERCALL_PUTS, (uintptr_t)msg, sizeof(msg) - 1, 0, 0);
+	check("vmcall-puts", ret == (int32_t)(sizeof(msg) - 1),
+	      "PUTS of %u bytes returned %d", (unsigned int)(sizeof(msg) - 1), ret);
+	/* The hypervisor's own memory is no guest memory: EFAULT, no crash. */
+	ret = hypercall4(HYPERCALL_PUTS, EXITPLAN_HV_START, 16, 0, 0);
+	check("vmcall-puts-efault", ret == HYPERCALL_EFAULT,
+	      "PUTS from GPA 0x%x returned %d, expected %d", EXITPLAN_HV_START,
+	      ret, HYPERCALL_EFAULT);
+}
+
+static void check_hypercall_stats(void)
+{
+	int32_t before, after, beyond;
+
+	before = hypercall4(HYPERCALL_STATS_READ, EXIT_REASON_CPUID, 0, 0, 0);
+	if (before == HYPERCALL_ENOSYS) {
+		skip("vmcall-stats-read", "this profile counts no exits");
+		skip("vmcall-stats-read-einval", "this profile counts no exits");
+		return;
+	}
+	cpuid(0);
+	after = hypercall4(HYPERCALL_STATS_READ, EXIT_REASON_CPUID, 0, 0, 0);
+	check("vmcall-stats-read", after - before == 1,
+	      "CPUID count went from %d to %d over one CPUID", before, after);
+	/* Slot VMX_EXIT_REASON_MAX + 1 is "above the highest"; beyond: EINVAL. */
+	beyond = hypercall4(HYPERCALL_STATS_READ, VMX_EXIT_REASON_MAX + 2, 0, 0, 0);
+	check("vmcall-stats-read-einval", beyond == HYPERCALL_EINVAL,
+	      "STATS_READ(%d) returned %d, expected %d", VMX_EXIT_REASON_MAX + 2,
+	      beyond, HYPERCALL_EINVAL);
+}
+
 static void check_hypercalls(void)
 {
 	uint32_t b = 0x11111111, c = 0x22222222, d = 0x33333333;
@@ -240,10 +277,15 @@ static void check_hypercalls(void)
 		skip("vmcall-nop", "%s", need_exitplan);
 		skip("vmcall-unknown", "%s", need_exitplan);
 		skip("vmcall-preserves-registers", "%s", need_exitplan);
+		skip("vmcall-puts", "%s", need_exitplan);
+		skip("vmcall-puts-efault", "%s", need_exitplan);
+		skip("vmcall-stats-read", "%s", need_exitplan);
+		skip("vmcall-stats-read-einval", "%s", need_exitplan);
 		return;
 	}
 	version = hypercall0(HYPERCALL_VERSION);
-	check("vmcall-version", version >= 1, "VERSION returned %d", version);
+	check("vmcall-version", version >= 1 && version == HYPERCALL_ABI_VERSION,
+	      "VERSION returned %d, expected %d", version, HYPERCALL_ABI_VERSION);
 	check("vmcall-nop", hypercall0(HYPERCALL_NOP) == 0, "NOP did not return 0");
 	ret = (uint32_t)hypercall0(HYPERCALL_UNKNOWN);
 	check("vmcall-unknown", (int32_t)ret == HYPERCALL_ENOSYS,
@@ -259,6 +301,9 @@ static void check_hypercalls(void)
 	      b == 0x11111111 && c == 0x22222222 && d == 0x33333333 &&
 	      s == 0x44444444 && di == 0x55555555,
 	      "ebx %08x ecx %08x edx %08x esi %08x edi %08x", b, c, d, s, di);
+
+	check_hypercall_puts();
+	check_hypercall_stats();
 }
 
 /* ---- RDMSR / WRMSR ---- */
