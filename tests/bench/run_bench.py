@@ -1,0 +1,860 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The exit-cost benchmark on Bochs: every profile, one run, one report.
+
+    tests/bench/run_bench.py [--out build/bench] [--cpu corei7_skylake_x]
+                             [--profiles a,b,...] [--jobs 2] [--timeout 300]
+    tests/bench/run_bench.py --from-serial DIR    re-analyse recorded runs
+
+Builds every profile's hypervisor (plus a bench-only variant of the
+default profile with IA32_EFER switched by hand), boots the bench guest
+and the hrtimer guest under each on Bochs, two at a time, parses what the
+guests print, and writes to --out:
+
+  results.md      ticks per exit kind per profile; each profile's weighted
+                  mean exit cost under its own exit mix and the others';
+                  EFER atomic against manual; reference values; the runs
+  results.csv     the ticks table, one row per profile (and reference)
+  weighted.csv    the weighted means, one row per (profile, mix)
+  exit-costs.png  the ticks table as grouped bars
+  runs/LABEL/GUEST.{iso,serial,bochs.log}   what each run printed
+
+Bochs ticks are retired-instruction counts (the emulated TSC advances one
+tick per instruction): deterministic path lengths, not cycles.  docs/BENCH.md
+explains the numbers.  Exit status: 0 when every run produced its numbers,
+1 when some did not (the report is still written and says which), 2 on
+bad arguments or input.
+"""
+import argparse
+import csv
+import datetime
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests" / "bench"))
+import exitmix  # noqa: E402
+
+TICKS_NOTE = ("Bochs ticks are retired-instruction counts (deterministic path lengths), "
+              "not cycles: the emulated TSC advances one tick per instruction, and no "
+              "cache, TLB or branch-predictor cost is modelled.")
+UNIT = "Bochs ticks (retired instructions, not cycles)"
+
+GUESTS = ("bench", "hrtimer")
+
+# Without exit statistics the bench guest calls a kind that costs fewer
+# ticks than this above its RDTSC pair "did not exit" (tests/guest/bench);
+# the same rule decides here whether a kind measured an exit.
+NO_EXIT_TICKS = 20
+
+# Exit reason -> the bench guest's kinds (full match) whose round trip is
+# that exit.  Several kinds of one reason are averaged (IN and OUT).  The
+# kind names are the guest's (tests/guest/bench/main.c, docs/GUESTS.md).
+REASON_KINDS: List[Tuple[str, str]] = [
+    ("CPUID", r"cpuid"),
+    ("VMCALL", r"vmcall(-.+)?"),
+    ("MSR_READ", r"rdmsr(-.+)?"),
+    ("MSR_WRITE", r"wrmsr(-.+)?"),
+    ("IO_INSTRUCTION", r"(in|out)(-.+)?"),
+    ("HLT", r"hlt(-.+)?"),
+    ("PAUSE_INSTRUCTION", r"pause(-.+)?"),
+    ("EPT_VIOLATION", r"mmio(-.+)?"),
+    ("CR_ACCESS", r"(mov-(to|from)-)?cr8(-.+)?"),
+    ("DR_ACCESS", r"(mov-(to|from)-)?dr[0-7]?(-.+)?"),
+    ("PREEMPTION_TIMER", r"preemption(-timer)?(-.+)?"),
+    ("EXTERNAL_INTERRUPT", r"(external-interrupt|ext-?int|irq)(-.+)?"),
+]
+
+# Round trips that include waiting for a timer: the HLT kind is HLT exit,
+# timer interrupt exit and injection *plus* the wait for the APIC timer.
+# The weighted means are given with and without them.
+WAITING_REASONS = ("HLT",)
+
+# Reference values (ticks, measured from the guest in the same emulator),
+# copied from /work/shared/design/PLATFORM.md: not measured by this run.
+# kind regex -> value, so they land in the column of the matching kind.
+REFERENCES = [
+    ("reference: KVM (Linux 6.1 kvm_intel)",
+     "PLATFORM.md: Linux KVM measured the same way in the same emulator; "
+     "the port read goes out to KVM's userspace VMM",
+     [(r"cpuid", "961"), (r"vmcall(-.+)?", "952"), (r"in(-.+)?", "3089")]),
+    ("reference: minimal hand-written handler",
+     "PLATFORM.md: floors measured with minimal hand-written handlers",
+     [(r"cpuid", "71-75"), (r"vmcall(-.+)?", "63-71"), (r"rdmsr(-.+)?", "60"),
+      (r"wrmsr(-.+)?", "61-63"), (r"out(-.+)?", "59-63")]),
+]
+
+# Kinds derived from the hrtimer guest's own lines (it prints no `bench:`).
+HRTIMER_KINDS = ("hrtimer-cycle", "hrtimer-latency")
+
+EFER_VARIANT = "default-efer-manual"
+
+
+# ---------------------------------------------------------------- parsing
+
+@dataclass
+class Measure:
+    kind: str
+    ticks: float
+    iterations: int
+    exits: Optional[int] = None         # from bench-info, when counted
+    exit_reason: Optional[str] = None
+
+    def exits_once(self) -> bool:
+        """Did each round trip take exactly one exit?  Counted when the
+        hypervisor keeps statistics, else the guest's own tick rule."""
+        if self.exits is not None:
+            return self.exits == self.iterations
+        return self.ticks >= NO_EXIT_TICKS
+
+
+@dataclass
+class GuestOutput:
+    guest: Optional[str] = None
+    measures: Dict[str, Measure] = field(default_factory=dict)   # in print order
+    skipped: Dict[str, str] = field(default_factory=dict)
+    failures: List[str] = field(default_factory=list)
+    passed: Optional[int] = None
+    failed: Optional[int] = None
+    rdtsc_pair: Optional[float] = None
+    gates: Dict[str, str] = field(default_factory=dict)
+    refused: Optional[str] = None
+    panic: Optional[str] = None
+    exit_counts: Dict[str, int] = field(default_factory=dict)
+    stats_profile: Optional[str] = None
+    hrtimer: Dict[str, float] = field(default_factory=dict)
+    notes_line: bool = False            # the guest said ticks are not cycles
+
+    @property
+    def complete(self) -> bool:
+        return self.passed is not None
+
+
+_NUM = r"(\d+(?:\.\d+)?)"
+BENCH_RE = re.compile(r"^bench: ([A-Za-z0-9_.-]+) " + _NUM + r" (\d+)[ \t]*$", re.M)
+INFO_RE = re.compile(r"^bench-info: (\S+) caused (\d+) ([A-Z0-9_]+) exits in (\d+) round trips[ \t]*$",
+                     re.M)
+SKIP_RE = re.compile(r"^SKIP: bench-(\S+)(?: \((.*)\))?[ \t]*$", re.M)
+FAIL_RE = re.compile(r"^FAIL: .*$", re.M)
+SUMMARY_RE = re.compile(r"^guest (\S+): (\d+) passed, (\d+) failed[ \t]*$", re.M)
+GATE_RE = re.compile(r"^gate ([A-Za-z0-9_]+): (.*?)[ \t]*$", re.M)
+REFUSED_RE = re.compile(r"^exitplan: profile '[^']*' refused: .*$", re.M)
+PANIC_RE = re.compile(r"^exitplan: PANIC: .*$", re.M)
+STATS_RE = re.compile(r"^exitplan: exits by reason \(profile '([^']*)'\):\n((?:[ \t]+\S.*\n?)+)", re.M)
+STATS_LINE_RE = re.compile(r"^[ \t]*(\d+)[ \t]+([A-Z0-9_]+)[ \t]+(\d+)[ \t]*$")
+HRT_HEAD_RE = re.compile(r"^hrtimer: (\d+) timers, (\d+) ticks apart, (.*)$", re.M)
+HRT_FIRED_RE = re.compile(r"^hrtimer: (\d+) timers fired[ \t]*$", re.M)
+HRT_TOTAL_RE = re.compile(r"^hrtimer: (\d+) ticks in all[ \t]*$", re.M)
+HRT_LAT_RE = re.compile(r"^hrtimer: wake-up latency after the deadline: min (\d+), mean (\d+), "
+                        r"max (\d+) ticks[ \t]*$", re.M)
+
+
+def parse_serial(text: str) -> GuestOutput:
+    """What a guest (bench or hrtimer) and the hypervisor printed."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    out = GuestOutput()
+    for m in BENCH_RE.finditer(text):
+        kind, ticks, iters = m.group(1), float(m.group(2)), int(m.group(3))
+        if kind == "rdtsc-pair":        # the timing's own cost, already subtracted
+            out.rdtsc_pair = ticks
+            continue
+        out.measures[kind] = Measure(kind, ticks, iters)
+    out.notes_line = re.search(r"^bench: ticks are .*not cycles", text, re.M) is not None
+    for m in INFO_RE.finditer(text):
+        meas = out.measures.get(m.group(1))
+        if meas is not None and int(m.group(4)) == meas.iterations:
+            meas.exits, meas.exit_reason = int(m.group(2)), m.group(3)
+    for m in SKIP_RE.finditer(text):
+        out.skipped[m.group(1)] = m.group(2) or ""
+    out.failures = FAIL_RE.findall(text)
+    m = SUMMARY_RE.search(text)
+    if m:
+        out.guest, out.passed, out.failed = m.group(1), int(m.group(2)), int(m.group(3))
+    for m in GATE_RE.finditer(text):
+        out.gates[m.group(1)] = m.group(2)
+    m = REFUSED_RE.search(text)
+    out.refused = m.group(0) if m else None
+    m = PANIC_RE.search(text)
+    out.panic = m.group(0) if m else None
+    m = STATS_RE.search(text)
+    if m:
+        out.stats_profile = m.group(1)
+        for line in m.group(2).splitlines():
+            s = STATS_LINE_RE.match(line)
+            if s:
+                out.exit_counts[s.group(2)] = int(s.group(3))
+    _parse_hrtimer(text, out)
+    return out
+
+
+def _parse_hrtimer(text: str, out: GuestOutput) -> None:
+    """hrtimer-cycle: ticks per timer beyond the programmed delta (arming
+    WRMSR, HLT, the timer's exit, injection, return to the guest);
+    hrtimer-latency: mean ticks from the deadline to the guest running."""
+    head, fired = HRT_HEAD_RE.search(text), HRT_FIRED_RE.search(text)
+    total, lat = HRT_TOTAL_RE.search(text), HRT_LAT_RE.search(text)
+    if not (head and fired and total):
+        return
+    count, delta = int(head.group(1)), int(head.group(2))
+    if count == 0 or int(fired.group(1)) != count:
+        return
+    out.hrtimer["count"] = count
+    out.hrtimer["delta"] = delta
+    # One-shot mode runs on the APIC clock, not the TSC: no cycle figure.
+    if "TSC-deadline" in head.group(3):
+        out.hrtimer["hrtimer-cycle"] = int(total.group(1)) / count - delta
+    if lat:
+        out.hrtimer["hrtimer-latency"] = float(lat.group(2))
+
+
+# ---------------------------------------------------------------- the runs
+
+@dataclass
+class Variant:
+    """One hypervisor build: a profile, or the EFER-manual variant."""
+    label: str
+    yaml_path: Path
+    role: str
+    make_profile: str           # PROFILE= for make
+    dispatch: str = ""
+    efer: str = ""
+
+
+@dataclass
+class Run:
+    variant: Variant
+    guest: str
+    status: str                 # ok | timeout | refused | panic | incomplete | failed checks | error: ...
+    output: GuestOutput
+    serial: Optional[Path] = None
+
+
+def describe_profile(yaml_path: Path, generated_dir: Path) -> Tuple[str, str]:
+    """(dispatch, efer) in words, from the profile and its generated profile.h."""
+    doc = exitmix.load_yaml(yaml_path)
+    d = doc.get("dispatch") or {}
+    policy = d.get("policy", "?")
+    dispatch = policy
+    try:
+        h = (generated_dir / "profile.h").read_text()
+        m = re.search(r"^#define PROFILE_DIRECT_REASONS\s+(\d+)", h, re.M)
+        if m and policy == "direct":
+            dispatch = f"direct, {m.group(1)} in the chain"
+    except OSError:
+        pass
+    efer = ((doc.get("msrs") or {}).get("IA32_EFER") or {})
+    sw = efer.get("switch", "?")
+    if efer.get("fallback"):
+        sw += f" (fallback {efer['fallback']})"
+    return dispatch, sw
+
+
+def role_of(label: str) -> str:
+    if label == "table-only":
+        return "baseline: table only"
+    if label == "kvm-order":
+        return "baseline: KVM's order"
+    if label == EFER_VARIANT:
+        return "variant: default, EFER manual"
+    return "generated chain"
+
+
+def make_efer_variant(out: Path) -> Tuple[Path, Path]:
+    """The default profile with IA32_EFER switched by hand (WRMSR), written
+    to OUT/profiles/ (never to profiles/) and generated into OUT/gen/ with
+    the generator's --out.  Returns (yaml, generated dir)."""
+    src = (REPO / "profiles" / "default.yaml").read_text()
+    text, n1 = re.subn(r"^profile:[ \t]*default[ \t]*$", f"profile: {EFER_VARIANT}", src,
+                       count=1, flags=re.M)
+    text, n2 = re.subn(r"^([ \t]+IA32_EFER:[ \t]*)\{[^}\n]*\}", r"\1{switch: manual, access: trap}",
+                       text, count=1, flags=re.M)
+    if n1 != 1 or n2 != 1:
+        raise BenchError("profiles/default.yaml: no `profile: default` line or no "
+                         "`IA32_EFER: {...}` policy to turn into the EFER-manual variant")
+    text = ("# Generated by tests/bench/run_bench.py from profiles/default.yaml for the\n"
+            "# EFER atomic/manual comparison: IA32_EFER switched by WRMSR.  Not a profile\n"
+            "# to use; do not copy into profiles/.\n" + text)
+    ydir = out / "profiles"
+    ydir.mkdir(parents=True, exist_ok=True)
+    ypath = ydir / f"{EFER_VARIANT}.yaml"
+    if not ypath.exists() or ypath.read_text() != text:
+        ypath.write_text(text)
+    gen_out = out / "gen"
+    p = subprocess.run([sys.executable, str(REPO / "gen" / "exitplan-gen"), "--root", str(REPO),
+                        "--out", str(gen_out), "gen", "-q", str(ypath)],
+                       cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        raise BenchError(f"exitplan-gen could not generate {ypath}:\n{p.stdout}")
+    return ypath, gen_out / EFER_VARIANT
+
+
+class BenchError(Exception):
+    pass
+
+
+def run_all(args, out: Path) -> List[Run]:
+    """Build everything, boot every (variant, guest) pair, parse."""
+    sys.path.insert(0, str(REPO / "tests" / "boot"))
+    import bootlib
+
+    variants = []
+    for p in args.profiles:
+        y = REPO / "profiles" / f"{p}.yaml"
+        d, e = describe_profile(y, REPO / "generated" / p)
+        variants.append(Variant(p, y, role_of(p), p, d, e))
+    if args.efer_manual and "default" in args.profiles:
+        ypath, gdir = make_efer_variant(out)
+        # runtime.mk builds from generated/$(PROFILE) into $(BUILD)/$(PROFILE):
+        # a PROFILE of ../OUT/gen/NAME points both at OUT/gen/NAME when BUILD is
+        # a directory of the checkout's top level, as it is by default.
+        mp = os.path.relpath(gdir, REPO / "generated")
+        d, e = describe_profile(ypath, gdir)
+        variants.append(Variant(EFER_VARIANT, ypath, role_of(EFER_VARIANT), mp, d, e))
+
+    guest_elfs = {g: bootlib.build_guest(g) for g in GUESTS}
+    jobs, meta = [], []
+    for v in variants:
+        try:
+            hv = bootlib.build_hv(v.make_profile)
+        except bootlib.BootError as e:
+            for g in GUESTS:
+                meta.append((v, g, None))
+                jobs.append(_failed_job(f"error: build failed: {str(e).splitlines()[0]}"))
+            print(f"run_bench: {v.label}: build failed:\n{e}", file=sys.stderr)
+            continue
+        for g in GUESTS:
+            rdir = out / "runs" / v.label
+            iso = bootlib.build_iso(hv, guest_elfs[g], rdir / f"{g}.iso",
+                                    guest_args=args.guest_args[g])
+            serial = rdir / f"{g}.serial"
+            meta.append((v, g, serial))
+            jobs.append(_boot_job(bootlib, iso, args.cpu, serial, args.timeout))
+    print(f"run_bench: {len(jobs)} boots on Bochs {args.cpu}, {args.jobs} at a time",
+          file=sys.stderr)
+    results = bootlib.run_parallel(jobs, max_workers=args.jobs)
+    runs = []
+    for (v, g, serial), r in zip(meta, results):
+        runs.append(classify(v, g, r, serial))
+        print(f"run_bench: {v.label} / {g}: {runs[-1].status}", file=sys.stderr)
+    return runs
+
+
+def _failed_job(status: str):
+    return lambda: status
+
+
+def _boot_job(bootlib, iso, cpu, serial, timeout):
+    def job():
+        try:
+            return bootlib.run_bochs(iso, cpu, serial, timeout=timeout)
+        except bootlib.BootError as e:
+            return f"error: {str(e).splitlines()[0]}"
+    return job
+
+
+def classify(v: Variant, guest: str, r, serial: Optional[Path]) -> Run:
+    """A Run from a BootResult (or an error string)."""
+    if isinstance(r, str):
+        return Run(v, guest, r, GuestOutput(), serial)
+    out = parse_serial(r.serial)
+    if out.refused:
+        status = "refused"
+    elif out.panic:
+        status = "panic"
+    elif r.timed_out:
+        status = "timeout"
+    elif not out.complete:
+        status = "incomplete"
+    elif out.failed:
+        status = "failed checks"
+    else:
+        status = "ok"
+    return Run(v, guest, status, out, serial)
+
+
+def runs_from_serial(dir_: Path, profiles: List[str]) -> List[Run]:
+    """Runs recorded earlier: DIR/LABEL/GUEST.serial (the layout run_all
+    writes under runs/); variants in profile order, then the EFER one."""
+    labels = [p for p in profiles if (dir_ / p).is_dir()]
+    if (dir_ / EFER_VARIANT).is_dir() and EFER_VARIANT not in labels:
+        labels.append(EFER_VARIANT)
+    runs = []
+    for label in labels:
+        y = REPO / "profiles" / f"{label}.yaml"
+        if label == EFER_VARIANT:
+            y = dir_.parent / "profiles" / f"{EFER_VARIANT}.yaml"
+        gdir = REPO / "generated" / label
+        d, e = describe_profile(y, gdir) if y.exists() else ("?", "?")
+        if label == EFER_VARIANT and not y.exists():
+            e = "manual"
+        v = Variant(label, y, role_of(label), label, d, e)
+        for g in GUESTS:
+            serial = dir_ / label / f"{g}.serial"
+            if not serial.exists():
+                runs.append(Run(v, g, "error: no recorded output", GuestOutput(), serial))
+                continue
+            out = parse_serial(serial.read_text(errors="replace"))
+            status = ("refused" if out.refused else "panic" if out.panic else
+                      "incomplete" if not out.complete else
+                      "failed checks" if out.failed else "ok")
+            runs.append(Run(v, g, status, out, serial))
+    return runs
+
+
+# ---------------------------------------------------------------- analysis
+
+@dataclass
+class Row:
+    label: str
+    role: str
+    source: str                 # measured | reference
+    dispatch: str
+    efer: str
+    status: str
+    ticks: Dict[str, object]    # kind -> float (measured) or str (reference)
+    note: str = ""
+
+
+@dataclass
+class Results:
+    cpu: str
+    date: str
+    commit: str
+    guest_args: Dict[str, str]
+    kinds: List[str]
+    rows: List[Row]
+    mixes: List[exitmix.ExitMix]
+    reason_kinds: Dict[str, List[str]]          # reasons weighted -> kinds used
+    common_reasons: List[str]                   # measured in every complete row
+    weighted: Dict[Tuple[str, str], Tuple[float, float]]          # (row, mix) -> (mean, coverage)
+    weighted_nowait: Dict[Tuple[str, str], Tuple[float, float]]
+    excluded: List[str]                         # kinds not counted as one exit each, and why
+    runs: List[Run]
+    efer_pair: Optional[Tuple[str, str]] = None
+
+
+def reason_costs(out: GuestOutput) -> Tuple[Dict[str, float], Dict[str, List[str]]]:
+    """reason -> mean ticks of its kinds that took one exit per round trip."""
+    costs, used = {}, {}
+    for reason, pattern in REASON_KINDS:
+        kinds = [k for k, m in out.measures.items()
+                 if re.fullmatch(pattern, k) and m.exits_once()]
+        if kinds:
+            costs[reason] = sum(out.measures[k].ticks for k in kinds) / len(kinds)
+            used[reason] = kinds
+    return costs, used
+
+
+def weighted_mean(costs: Dict[str, float], mix: exitmix.ExitMix,
+                  reasons: List[str]) -> Tuple[float, float]:
+    """(mean ticks over the mix's reasons in `reasons`, their share of the mix)."""
+    shares = mix.shares()
+    covered = [r for r in reasons if r in shares and r in costs]
+    cov = sum(shares[r] for r in covered)
+    if cov == 0:
+        return float("nan"), 0.0
+    return sum(shares[r] * costs[r] for r in covered) / cov, cov
+
+
+def analyse(runs: List[Run], mixes: List[exitmix.ExitMix], cpu: str,
+            guest_args: Dict[str, str], commit: str = "", date: str = "") -> Results:
+    by_label: Dict[str, Dict[str, Run]] = {}
+    for r in runs:
+        by_label.setdefault(r.variant.label, {})[r.guest] = r
+
+    # Kind columns: the bench guest's kinds in the order it printed them
+    # (first run that has them), then the hrtimer guest's derived kinds.
+    kinds: List[str] = []
+    for r in runs:
+        if r.guest == "bench":
+            kinds += [k for k in r.output.measures if k not in kinds]
+    for r in runs:
+        if r.guest == "hrtimer":
+            kinds += [k for k in r.output.measures if k not in kinds]
+    kinds += [k for k in HRTIMER_KINDS
+              if any(k in r.output.hrtimer for r in runs) and k not in kinds]
+
+    rows, costs, excluded = [], {}, []
+    reason_kinds: Dict[str, List[str]] = {}
+    for label, per_guest in by_label.items():
+        v = next(iter(per_guest.values())).variant
+        ticks: Dict[str, object] = {}
+        statuses = []
+        for g in GUESTS:
+            r = per_guest.get(g)
+            if r is None:
+                continue
+            statuses.append(f"{g}: {r.status}")
+            ticks.update({k: m.ticks for k, m in r.output.measures.items()})
+            ticks.update({k: r.output.hrtimer[k] for k in HRTIMER_KINDS if k in r.output.hrtimer})
+        b = per_guest.get("bench")
+        if b is not None and b.output.measures:
+            costs[label], used = reason_costs(b.output)
+            for reason, ks in used.items():
+                reason_kinds.setdefault(reason, [])
+                reason_kinds[reason] += [k for k in ks if k not in reason_kinds[reason]]
+            for k, m in b.output.measures.items():
+                if not m.exits_once():
+                    why = (f"{m.exits} {m.exit_reason} exits in {m.iterations} round trips"
+                           if m.exits is not None else f"{m.ticks:g} ticks: no exit")
+                    excluded.append(f"{label}: {k} ({why})")
+        rows.append(Row(label, v.role, "measured", v.dispatch, v.efer, "; ".join(statuses), ticks))
+
+    for name, note, values in REFERENCES:
+        ticks = {}
+        for pattern, value in values:
+            for k in kinds:
+                if re.fullmatch(pattern, k) and k not in ticks:
+                    ticks[k] = value
+                    break
+        rows.append(Row(name, "reference", "reference", "", "", "", ticks, note))
+
+    # Weigh every row with the same reasons, or the means are not comparable.
+    common = [reason for reason, _ in REASON_KINDS
+              if costs and all(reason in c for c in costs.values())]
+    nowait = [r for r in common if r not in WAITING_REASONS]
+    weighted, weighted_nowait = {}, {}
+    for label, c in costs.items():
+        for mix in mixes:
+            weighted[(label, mix.profile)] = weighted_mean(c, mix, common)
+            weighted_nowait[(label, mix.profile)] = weighted_mean(c, mix, nowait)
+    efer_pair = ("default", EFER_VARIANT) if "default" in costs and EFER_VARIANT in costs else None
+    return Results(cpu=cpu, date=date, commit=commit, guest_args=guest_args, kinds=kinds,
+                   rows=rows, mixes=mixes, reason_kinds=reason_kinds, common_reasons=common,
+                   weighted=weighted, weighted_nowait=weighted_nowait, excluded=excluded,
+                   runs=runs, efer_pair=efer_pair)
+
+
+# ---------------------------------------------------------------- writers
+
+def fmt_ticks(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, str):
+        return v
+    return f"{v:.0f}" if abs(v - round(v)) < 0.05 else f"{v:.1f}"
+
+
+def _md_row(cells) -> str:
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+def render_markdown(res: Results) -> str:
+    L = []
+    L.append("# exitplan exit costs on Bochs")
+    L.append("")
+    L.append(f"> **{TICKS_NOTE}**")
+    L.append("")
+    L.append(f"CPU model: Bochs `{res.cpu}`. Guests: "
+             + ", ".join(f"`{g}` ({res.guest_args.get(g) or 'default arguments'})" for g in GUESTS)
+             + (f". Commit `{res.commit}`" if res.commit else "")
+             + (f", {res.date}" if res.date else "") + ".")
+    L.append("Each number is ticks per round trip as the guest measured it (RDTSC before and "
+             "after, the cost of the RDTSC pair subtracted), averaged over the iterations "
+             "the guest ran. `-`: not measured (the kind did not exit under that profile, "
+             "the guest skipped it, or the run failed; see Runs).")
+    L.append("")
+
+    L.append("## Ticks per exit kind and profile")
+    L.append("")
+    head = ["profile", "role", "dispatch", "EFER"] + res.kinds
+    L.append(_md_row(head))
+    L.append(_md_row(["---"] * 4 + ["---:"] * len(res.kinds)))
+    for row in res.rows:
+        name = row.label if row.source == "measured" else f"*{row.label}*"
+        L.append(_md_row([name, row.role, row.dispatch or "", row.efer or ""]
+                         + [fmt_ticks(row.ticks.get(k)) for k in res.kinds]))
+    L.append("")
+    L.append("Kinds: `hlt-*` is a HLT woken by the local APIC timer, so it includes the "
+             "wait for the timer; `hrtimer-cycle` is the hrtimer guest's ticks per timer "
+             "beyond the programmed TSC deadline (arming WRMSR, HLT, the timer's exit, "
+             "injection), `hrtimer-latency` its mean ticks from the deadline to running "
+             "again; `pause` is per PAUSE instruction, and PAUSE-loop exiting exits once "
+             "per spin window, not per PAUSE.")
+    refs = [r for r in res.rows if r.source == "reference"]
+    if refs:
+        L.append("")
+        L.append("Rows in *italics* are reference values copied from "
+                 "/work/shared/design/PLATFORM.md, not measured by this run: "
+                 + "; ".join(f"*{r.label}*: {r.note}" for r in refs) + ".")
+    L.append("")
+
+    for title, table, reasons in (
+            ("## Weighted mean exit cost under each profile's exit mix", res.weighted,
+             res.common_reasons),
+            ("## The same without HLT (its round trip includes the timer wait)",
+             res.weighted_nowait,
+             [r for r in res.common_reasons if r not in WAITING_REASONS])):
+        L.append(title)
+        L.append("")
+        if not table:
+            L.append("No profile produced exit costs to weigh.")
+            L.append("")
+            continue
+        L.append("Rows: the hypervisor (profile) that ran the bench guest; columns: "
+                 "the exit mix the costs are weighted with (profiles/NAME.yaml "
+                 "`exit_mix`). **Bold**: a profile under its own mix. Weighted over "
+                 f"the reasons every run measured ({', '.join(reasons) or 'none'}); "
+                 "reasons without a measured kind are left out and the weights "
+                 "renormalised; the coverage row gives the share of each mix that was "
+                 "weighted.")
+        L.append("")
+        L.append(_md_row(["profile \\ mix"] + [m.profile for m in res.mixes]))
+        L.append(_md_row(["---"] + ["---:"] * len(res.mixes)))
+        labels = [r.label for r in res.rows if r.source == "measured"]
+        for label in labels:
+            cells = []
+            for m in res.mixes:
+                mean, _ = table.get((label, m.profile), (float("nan"), 0))
+                c = "-" if mean != mean else f"{mean:.0f}"
+                cells.append(f"**{c}**" if m.profile == label and c != "-" else c)
+            if any(c != "-" for c in cells):
+                L.append(_md_row([label] + cells))
+        cov = []
+        for m in res.mixes:
+            covs = {table[k][1] for k in table if k[1] == m.profile}
+            cov.append(f"{100 * max(covs):.0f}%" if covs else "-")
+        L.append(_md_row(["*coverage*"] + cov))
+        L.append("")
+
+    if res.reason_kinds:
+        L.append("Exit reason -> the kinds whose ticks stand for it: "
+                 + "; ".join(f"{r} -> {', '.join(ks)}" for r, ks in res.reason_kinds.items())
+                 + ". A kind counts only where each round trip took exactly one exit "
+                 "(counted by the hypervisor's statistics, or, with statistics off, "
+                 f"at least {NO_EXIT_TICKS} ticks).")
+        L.append("")
+    if res.excluded:
+        L.append("Not counted as one exit per round trip: " + "; ".join(res.excluded) + ".")
+        L.append("")
+
+    L.append("## EFER: atomic against manual, same guest")
+    L.append("")
+    if res.efer_pair:
+        a, b = res.efer_pair
+        ra = next(r for r in res.rows if r.label == a)
+        rb = next(r for r in res.rows if r.label == b)
+        L.append(f"`{a}` switches IA32_EFER with the VM-entry/VM-exit \"load IA32_EFER\" "
+                 f"controls ({ra.efer}); `{b}` is the same profile with "
+                 "`IA32_EFER: {switch: manual}` (WRMSR on the exit path), generated into "
+                 "the build directory for this comparison only.")
+        L.append("")
+        L.append(_md_row(["kind", f"{a} (atomic)", f"{b} (manual)", "manual - atomic"]))
+        L.append(_md_row(["---", "---:", "---:", "---:"]))
+        for k in res.kinds:
+            x, y = ra.ticks.get(k), rb.ticks.get(k)
+            if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+                L.append(_md_row([k, fmt_ticks(x), fmt_ticks(y), f"{y - x:+.0f}"]))
+        L.append("")
+        L.append("In Bochs a WRMSR to EFER is one instruction; on hardware it also "
+                 "flushes the TLB, which is why KVM prefers the atomic switch. The "
+                 "difference here is path length only.")
+    else:
+        L.append("Not measured: the run needs both `default` and its EFER-manual variant.")
+    L.append("")
+
+    L.append("## Runs")
+    L.append("")
+    L.append(_md_row(["profile", "guest", "status", "gates", "serial"]))
+    L.append(_md_row(["---"] * 5))
+    for r in res.runs:
+        gates = "; ".join(f"{k}: {v}" for k, v in r.output.gates.items())
+        extra = r.output.refused or r.output.panic or ""
+        if r.output.failures:
+            extra = "; ".join(r.output.failures[:3])
+        status = r.status + (f" ({extra})" if extra else "")
+        L.append(_md_row([r.variant.label, r.guest, status, gates or "-",
+                          f"`{_rel(r.serial)}`" if r.serial else "-"]))
+    L.append("")
+    L.append(f"*{TICKS_NOTE}*")
+    L.append("")
+    return "\n".join(L)
+
+
+def _rel(p: Path) -> str:
+    try:
+        return os.path.relpath(p, REPO)
+    except ValueError:
+        return str(p)
+
+
+def write_csv(res: Results, path: Path) -> None:
+    """One row per profile run (and reference): the ticks of every kind."""
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["profile", "role", "source", "dispatch", "efer", "cpu", "unit"]
+                   + res.kinds + ["status"])
+        for row in res.rows:
+            w.writerow([row.label, row.role, row.source, row.dispatch, row.efer, res.cpu, UNIT]
+                       + ["" if row.ticks.get(k) is None else
+                          (row.ticks[k] if isinstance(row.ticks[k], str) else f"{row.ticks[k]:g}")
+                          for k in res.kinds]
+                       + [row.status])
+
+
+def write_weighted_csv(res: Results, path: Path) -> None:
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["profile", "mix", "own_mix", "mean_ticks", "coverage",
+                    "mean_ticks_without_hlt", "coverage_without_hlt", "reasons", "unit"])
+        for (label, mix), (mean, cov) in res.weighted.items():
+            m2, c2 = res.weighted_nowait[(label, mix)]
+            w.writerow([label, mix, int(label == mix),
+                        "" if mean != mean else f"{mean:.1f}", f"{cov:.4f}",
+                        "" if m2 != m2 else f"{m2:.1f}", f"{c2:.4f}",
+                        " ".join(res.common_reasons), UNIT])
+
+
+def plot(res: Results, path: Path) -> Optional[str]:
+    """Grouped bars: per kind, one bar per profile (references hatched).
+    Returns None, or why there is no plot."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        return f"no matplotlib ({e})"
+    measured = [r for r in res.rows if r.source == "measured"
+                and any(isinstance(v, (int, float)) for v in r.ticks.values())]
+    if not measured:
+        return "nothing measured"
+    waits = [k for k in res.kinds if k.startswith("hlt") or k.startswith("hrtimer")]
+    panels = [("exits", [k for k in res.kinds if k not in waits]), ("timer round trips", waits)]
+    panels = [(t, ks) for t, ks in panels if ks]
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 + 1.1 * len(res.kinds), 6),
+                             gridspec_kw={"width_ratios": [max(1, len(ks)) for _, ks in panels]},
+                             squeeze=False)
+    refs = [r for r in res.rows if r.source == "reference"]
+    series = measured + refs
+    cmap = plt.get_cmap("tab10")
+    hatches = ["//", "..", "xx", "\\\\"]
+    for ax, (title, ks) in zip(axes[0], panels):
+        width = 0.8 / max(1, len(series))
+        # Scale to what was measured; a reference far above (KVM's 961) is
+        # cut at the top and labelled with its value.
+        top = 1.25 * max([v for r in measured for k in ks
+                          for v in [r.ticks.get(k)] if isinstance(v, (int, float))] or [1])
+        for i, row in enumerate(series):
+            xs, ys = [], []
+            for j, k in enumerate(ks):
+                v = row.ticks.get(k)
+                if isinstance(v, str):       # a reference range "71-75": its top
+                    v = float(v.split("-")[-1])
+                if isinstance(v, (int, float)):
+                    xs.append(j - 0.4 + width * (i + 0.5))
+                    ys.append(v)
+            if not xs:
+                continue
+            ref = row.source == "reference"
+            if ref:
+                h = hatches[refs.index(row) % len(hatches)]
+                ax.bar(xs, [min(y, top) for y in ys], width, label=row.label, color="white",
+                       edgecolor="black", hatch=h)
+                for x, y in zip(xs, ys):
+                    if y > top:
+                        ax.annotate(f"{y:.0f}", (x, top), xytext=(0, -2), textcoords="offset points",
+                                    ha="center", va="top", rotation=90, fontsize="x-small",
+                                    bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none"))
+            else:
+                ax.bar(xs, ys, width, label=row.label, color=cmap(i % 10))
+        ax.set_ylim(0, top)
+        ax.set_xticks(range(len(ks)))
+        ax.set_xticklabels(ks, rotation=30, ha="right")
+        ax.set_ylabel("Bochs ticks per round trip (instructions)")
+        ax.set_title(title)
+        ax.grid(axis="y", alpha=0.3)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=min(5, len(labels)), fontsize="small",
+               bbox_to_anchor=(0.5, 0.93))
+    fig.suptitle(f"exitplan exit costs on Bochs {res.cpu}: ticks are Bochs retired-instruction "
+                 "counts, not cycles", fontsize="medium")
+    fig.tight_layout(rect=(0, 0, 1, 0.85))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return None
+
+
+def write_all(res: Results, out: Path) -> List[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    md = out / "results.md"
+    md.write_text(render_markdown(res))
+    write_csv(res, out / "results.csv")
+    write_weighted_csv(res, out / "weighted.csv")
+    written = [md, out / "results.csv", out / "weighted.csv"]
+    why = plot(res, out / "exit-costs.png")
+    if why:
+        print(f"run_bench: no plot: {why}", file=sys.stderr)
+    else:
+        written.append(out / "exit-costs.png")
+    return written
+
+
+# ---------------------------------------------------------------- main
+
+def load_mixes(profiles: List[str]) -> List[exitmix.ExitMix]:
+    names = exitmix.exit_reason_names(REPO / "spec")
+    return [exitmix.load_mix(REPO / "profiles" / f"{p}.yaml", names) for p in profiles]
+
+
+def git_commit() -> str:
+    p = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPO,
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return p.stdout.strip()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default=os.environ.get("EXITPLAN_BUILD", "build"),
+                    help="the build directory (make's BUILD)")
+    ap.add_argument("--out", type=Path, default=None, help="default: BUILD/bench")
+    ap.add_argument("--cpu", default="corei7_skylake_x", help="Bochs CPU model")
+    ap.add_argument("--profiles", default=None,
+                    help="comma-separated profile names (default: every profiles/*.yaml)")
+    ap.add_argument("--jobs", type=int, default=2, help="Bochs runs at a time")
+    ap.add_argument("--timeout", type=int, default=300, help="seconds per Bochs run")
+    ap.add_argument("--bench-args", default="", help="the bench guest's command line")
+    ap.add_argument("--hrtimer-args", default="", help="the hrtimer guest's command line")
+    ap.add_argument("--no-efer-manual", dest="efer_manual", action="store_false",
+                    help="skip the default profile's EFER-manual variant")
+    ap.add_argument("--from-serial", type=Path, default=None,
+                    help="analyse DIR/LABEL/GUEST.serial recorded earlier instead of running")
+    args = ap.parse_args(argv)
+    os.environ["EXITPLAN_BUILD"] = args.build
+    out = args.out or (Path(args.build) / "bench")
+    if not out.is_absolute():
+        out = Path.cwd() / out
+    all_profiles = sorted(p.stem for p in (REPO / "profiles").glob("*.yaml"))
+    args.profiles = args.profiles.split(",") if args.profiles else all_profiles
+    for p in args.profiles:
+        if p not in all_profiles:
+            ap.error(f"no profiles/{p}.yaml")
+    if args.jobs < 1 or args.timeout < 1:
+        ap.error("--jobs and --timeout must be positive")
+    args.guest_args = {"bench": args.bench_args, "hrtimer": args.hrtimer_args}
+    try:
+        mixes = load_mixes(args.profiles)
+        if args.from_serial:
+            runs = runs_from_serial(args.from_serial, args.profiles)
+        else:
+            runs = run_all(args, out)
+    except (BenchError, exitmix.MixError) as e:
+        print(f"run_bench: {e}", file=sys.stderr)
+        return 2
+    res = analyse(runs, mixes, args.cpu, args.guest_args, commit=git_commit(),
+                  date=datetime.date.today().isoformat())
+    for p in write_all(res, out):
+        print(f"run_bench: wrote {_rel(p)}", file=sys.stderr)
+    bad = [f"{r.variant.label}/{r.guest}: {r.status}" for r in runs if r.status != "ok"]
+    if bad:
+        print("run_bench: runs without their numbers: " + ", ".join(bad), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
