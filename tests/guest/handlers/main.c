@@ -382,8 +382,21 @@ static void check_io(void)
 		check("io-fw_cfg-inw-inl", w0 == ('Q' | 'E' << 8) && w1 == ('M' | 'U' << 8) &&
 		      l == ('Q' | 'E' << 8 | 'M' << 16 | (uint32_t)'U' << 24),
 		      "INW 0x%04x 0x%04x, INL 0x%08x", w0, w1, l);
+
+		memset(sig, 0, sizeof(sig));
+		fw_cfg_select(FW_CFG_SIGNATURE);
+		dst = sig;
+		count = 2;
+		asm volatile("rep insw" : "+D"(dst), "+c"(count) : "d"(FW_CFG_PORT_DATA)
+			     : "memory");
+		check("io-fw_cfg-rep-insw", !memcmp(sig, "QEMU", 4) && count == 0 &&
+		      dst == sig + 4,
+		      "read %02x %02x %02x %02x, ECX %u, EDI advanced by %d",
+		      (uint8_t)sig[0], (uint8_t)sig[1], (uint8_t)sig[2],
+		      (uint8_t)sig[3], count, (int)((char *)dst - sig));
 	} else {
 		skip("io-fw_cfg-inw-inl", "%s", need_exitplan);
+		skip("io-fw_cfg-rep-insw", "%s", need_exitplan);
 	}
 
 	/* REP INSB from a trapped port: data, and EDI/ECX updated. */
@@ -397,6 +410,22 @@ static void check_io(void)
 	      "read %02x %02x %02x %02x, ECX %u, EDI advanced by %d",
 	      (uint8_t)sig[0], (uint8_t)sig[1], (uint8_t)sig[2], (uint8_t)sig[3],
 	      count, (int)((char *)dst - sig));
+
+	/* With EFLAGS.DF set the string goes downwards: "QEMU" lands reversed. */
+	memset(sig, 0, sizeof(sig));
+	fw_cfg_select(FW_CFG_SIGNATURE);
+	dst = sig + 3;
+	count = 4;
+	asm volatile("std\n\t"
+		     "rep insb\n\t"
+		     "cld"
+		     : "+D"(dst), "+c"(count) : "d"(FW_CFG_PORT_DATA) : "memory", "cc");
+	check("io-fw_cfg-rep-insb-backwards",
+	      !memcmp(sig, "UMEQ", 4) && count == 0 &&
+	      (uintptr_t)dst == (uintptr_t)sig - 1,
+	      "read %02x %02x %02x %02x, ECX %u, EDI moved by %d",
+	      (uint8_t)sig[0], (uint8_t)sig[1], (uint8_t)sig[2], (uint8_t)sig[3],
+	      count, (int)((uintptr_t)dst - (uintptr_t)(sig + 3)));
 
 	/* The same across a page boundary: each byte goes to its own page. */
 	memset(io_pages, 0xaa, sizeof(io_pages));
