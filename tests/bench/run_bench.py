@@ -121,7 +121,7 @@ class GuestOutput:
     failures: List[str] = field(default_factory=list)
     passed: Optional[int] = None
     failed: Optional[int] = None
-    rdtsc_pair: Optional[float] = None
+    rdtsc_pair: Dict[str, float] = field(default_factory=dict)
     gates: Dict[str, str] = field(default_factory=dict)
     refused: Optional[str] = None
     panic: Optional[str] = None
@@ -160,8 +160,10 @@ def parse_serial(text: str) -> GuestOutput:
     out = GuestOutput()
     for m in BENCH_RE.finditer(text):
         kind, ticks, iters = m.group(1), float(m.group(2)), int(m.group(3))
-        if kind == "rdtsc-pair":        # the timing's own cost, already subtracted
-            out.rdtsc_pair = ticks
+        if re.fullmatch(r"rdtsc-pair(-.+)?", kind):
+            # The timing's own cost (rdtsc-pair-64: in IA-32e mode), already
+            # subtracted from every kind.
+            out.rdtsc_pair[kind] = ticks
             continue
         out.measures[kind] = Measure(kind, ticks, iters)
     out.notes_line = re.search(r"^bench: ticks are .*not cycles", text, re.M) is not None

@@ -1,0 +1,353 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The format of `make bench`'s output, and that its pieces run.  No timing.
+
+Feeds run_bench.py's parser, analysis and writers the recorded guest
+output in tests/bench/fixtures/runs/ and checks the documented format of
+results.md, results.csv and weighted.csv (docs/BENCH.md); checks the exit
+mix arithmetic both benchmarks share; builds the host microbenchmark and
+runs it with --smoke, checking the shape of its report, never a number's
+size.
+
+    /usr/bin/python3 -m pytest -q tests/bench/test_bench_format.py
+"""
+import csv
+import os
+import re
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+FIXTURES = HERE / "fixtures" / "runs"
+sys.path.insert(0, str(HERE))
+import exitmix  # noqa: E402
+import run_bench  # noqa: E402
+
+BUILD = Path(os.environ.get("EXITPLAN_BUILD", "build"))
+if not BUILD.is_absolute():
+    BUILD = REPO / BUILD
+
+# The kinds tests/guest/bench prints without options (docs/GUESTS.md), in order.
+BENCH_KINDS = ["cpuid", "vmcall-nop", "rdmsr-apic-base", "wrmsr-tsc-deadline", "in-fw_cfg",
+               "out-fw_cfg", "pause", "mmio-read-test-page", "hlt-apic-timer"]
+NOT_CYCLES = re.compile(r"(instruction counts|retired instructions).*not cycles", re.I)
+
+
+def fixture_profiles():
+    """Profiles with recorded runs that still exist in profiles/."""
+    return sorted(d.name for d in FIXTURES.iterdir()
+                  if d.is_dir() and (REPO / "profiles" / f"{d.name}.yaml").exists())
+
+
+def serial(label, guest):
+    return (FIXTURES / label / f"{guest}.serial").read_text()
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    profiles = fixture_profiles()
+    runs = run_bench.runs_from_serial(FIXTURES, profiles)
+    res = run_bench.analyse(runs, run_bench.load_mixes(profiles), "corei7_skylake_x",
+                            {"bench": "", "hrtimer": ""}, commit="fixture", date="2026-11-29")
+    out = tmp_path_factory.mktemp("bench")
+    run_bench.write_all(res, out)
+    return res, out, profiles
+
+
+# ---------------------------------------------------------------- parser
+
+def test_parse_bench_guest():
+    out = run_bench.parse_serial(serial("default", "bench"))
+    assert list(out.measures) == BENCH_KINDS
+    assert out.rdtsc_pair == {"rdtsc-pair": 4}
+    assert all(m.iterations == 2000 for m in out.measures.values())
+    assert out.measures["cpuid"].ticks == 141
+    # bench-info lines attach exit counts to their kind.
+    w = out.measures["wrmsr-tsc-deadline"]
+    assert (w.exits, w.exit_reason) == (2000, "MSR_WRITE") and w.exits_once()
+    p = out.measures["pause"]
+    assert p.exit_reason == "PAUSE_INSTRUCTION" and p.exits < p.iterations
+    assert not p.exits_once()
+    assert set(out.skipped) == {"mov-to-cr8", "mov-from-cr8", "mov-to-dr7", "mov-from-dr7"}
+    assert (out.guest, out.passed, out.failed) == ("bench", 7, 0) and out.complete
+    assert out.gates["efer"] == "atomic (load_ia32_efer)"
+    assert out.notes_line
+    assert out.stats_profile == "default" and out.exit_counts["CPUID"] > 2000
+    assert out.refused is None and out.panic is None
+
+
+def test_parse_without_statistics_uses_the_tick_rule():
+    out = run_bench.parse_serial(serial("vmexit-bench", "bench"))
+    assert out.exit_counts == {} and all(m.exits is None for m in out.measures.values())
+    assert out.measures["cpuid"].exits_once()
+    assert out.measures["pause"].ticks < run_bench.NO_EXIT_TICKS
+    assert not out.measures["pause"].exits_once()
+
+
+def test_parse_hrtimer_guest():
+    text = serial("hrtimer", "hrtimer")
+    out = run_bench.parse_serial(text)
+    count, delta = map(int, re.search(r"^hrtimer: (\d+) timers, (\d+) ticks apart", text,
+                                      re.M).groups())
+    total = int(re.search(r"^hrtimer: (\d+) ticks in all", text, re.M).group(1))
+    mean = int(re.search(r"latency after the deadline: min \d+, mean (\d+)", text).group(1))
+    assert out.hrtimer["hrtimer-cycle"] == pytest.approx(total / count - delta)
+    assert out.hrtimer["hrtimer-latency"] == mean
+    assert out.measures == {}           # it prints no bench: lines
+    assert out.exit_counts["MSR_WRITE"] == count
+
+
+def test_parse_panic_and_garbage():
+    out = run_bench.parse_serial(serial("default-efer-manual", "bench"))
+    assert out.panic and out.panic.startswith("exitplan: PANIC:") and not out.complete
+    junk = ("bench: ticks are Bochs instruction counts, not cycles\n"
+            "bench: cpuid abc 2000\nbench: cpuid 12\nbench:cpuid 1 2\n"
+            "xbench: cpuid 1 2\nbench: rdtsc-pair-64 7 100\nbench: cr8 99 100\r\n")
+    out = run_bench.parse_serial(junk)
+    assert list(out.measures) == ["cr8"] and out.measures["cr8"].ticks == 99
+    assert out.rdtsc_pair == {"rdtsc-pair-64": 7} and out.notes_line
+
+
+def test_refused_profile():
+    out = run_bench.parse_serial("exitplan: profile 'overcommit' refused: this CPU lacks "
+                                 "pause_loop_exiting\n")
+    assert out.refused and not out.measures
+
+
+def test_reason_kind_mapping():
+    out = run_bench.parse_serial(serial("default", "bench"))
+    costs, used = run_bench.reason_costs(out)
+    assert used["IO_INSTRUCTION"] == ["in-fw_cfg", "out-fw_cfg"]
+    assert costs["IO_INSTRUCTION"] == pytest.approx(
+        (out.measures["in-fw_cfg"].ticks + out.measures["out-fw_cfg"].ticks) / 2)
+    assert used["CPUID"] == ["cpuid"] and used["EPT_VIOLATION"] == ["mmio-read-test-page"]
+    assert "PAUSE_INSTRUCTION" not in costs      # not one exit per PAUSE
+    for pattern, kinds in ((r"(mov-(to|from)-)?cr8(-.+)?", ["mov-to-cr8", "mov-from-cr8"]),
+                           (r"(mov-(to|from)-)?dr[0-7]?(-.+)?", ["mov-to-dr7"])):
+        assert all(re.fullmatch(pattern, k) for k in kinds)
+
+
+# ---------------------------------------------------------------- results.md
+
+def test_markdown_format(results):
+    res, out, profiles = results
+    md = (out / "results.md").read_text()
+    lines = md.splitlines()
+    assert lines[0] == "# exitplan exit costs on Bochs"
+    assert NOT_CYCLES.search("\n".join(lines[:4])), "the note must open the report"
+    assert NOT_CYCLES.search(lines[-1]), "and close it"
+    for section in ("## Ticks per exit kind and profile",
+                    "## Weighted mean exit cost under each profile's exit mix",
+                    "## EFER: atomic against manual, same guest", "## Runs"):
+        assert section in lines
+
+    table = _md_table(lines, "## Ticks per exit kind and profile")
+    assert table[0][:4] == ["profile", "role", "dispatch", "EFER"]
+    assert table[0][4:] == BENCH_KINDS + ["hrtimer-cycle", "hrtimer-latency"]
+    names = [r[0] for r in table[2:]]
+    for p in profiles:
+        assert p in names, f"profile {p} has no row"
+    assert run_bench.EFER_VARIANT in names
+    assert "*reference: KVM (Linux 6.1 kvm_intel)*" in names
+    kvm = table[2 + names.index("*reference: KVM (Linux 6.1 kvm_intel)*")]
+    assert kvm[4] == "961" and kvm[5] == "952"
+    roles = {r[0]: r[1] for r in table[2:]}
+    assert roles["table-only"] == "baseline: table only"
+    assert roles["kvm-order"] == "baseline: KVM's order"
+    # The failed EFER-manual run is a row of dashes, listed as a panic under Runs.
+    efer = table[2 + names.index(run_bench.EFER_VARIANT)]
+    assert set(efer[4:]) == {"-"}
+    runs = _md_table(lines, "## Runs")
+    assert any(r[0] == run_bench.EFER_VARIANT and r[2].startswith("panic") for r in runs[2:])
+    assert len(runs) - 2 == 2 * (len(profiles) + 1)
+
+
+def test_weighted_tables(results):
+    res, out, profiles = results
+    lines = (out / "results.md").read_text().splitlines()
+    for title in ("## Weighted mean exit cost under each profile's exit mix",
+                  "## The same without HLT (its round trip includes the timer wait)"):
+        t = _md_table(lines, title)
+        assert t[0] == ["profile \\ mix"] + profiles
+        body = t[2:-1]
+        assert [r[0] for r in body] == profiles
+        for r in body:
+            bold = [i for i, c in enumerate(r[1:]) if c.startswith("**")]
+            assert bold == [profiles.index(r[0])], "only the own mix is bold"
+        assert t[-1][0] == "*coverage*"
+        assert all(re.fullmatch(r"\d+%", c) for c in t[-1][1:])
+
+
+def test_weighted_mean_arithmetic(results):
+    """Recompute one cell from the CSV costs and the profile's YAML."""
+    res, out, profiles = results
+    rows = {r["profile"]: r for r in csv.DictReader(open(out / "results.csv"))}
+    mix = exitmix.load_mix(REPO / "profiles" / "default.yaml")
+    shares = mix.shares()
+    cost = {"CPUID": float(rows["table-only"]["cpuid"]),
+            "VMCALL": float(rows["table-only"]["vmcall-nop"]),
+            "MSR_READ": float(rows["table-only"]["rdmsr-apic-base"]),
+            "MSR_WRITE": float(rows["table-only"]["wrmsr-tsc-deadline"]),
+            "IO_INSTRUCTION": (float(rows["table-only"]["in-fw_cfg"])
+                               + float(rows["table-only"]["out-fw_cfg"])) / 2,
+            "HLT": float(rows["table-only"]["hlt-apic-timer"]),
+            "EPT_VIOLATION": float(rows["table-only"]["mmio-read-test-page"])}
+    assert sorted(res.common_reasons) == sorted(cost)
+    cov = sum(shares[r] for r in cost if r in shares)
+    want = sum(shares[r] * c for r, c in cost.items() if r in shares) / cov
+    got = {(r["profile"], r["mix"]): r for r in csv.DictReader(open(out / "weighted.csv"))}
+    cell = got[("table-only", "default")]
+    assert float(cell["mean_ticks"]) == pytest.approx(want, abs=0.06)
+    assert float(cell["coverage"]) == pytest.approx(cov, abs=1e-4)
+
+
+def test_efer_table_when_both_ran(tmp_path):
+    """With both runs present the EFER section is a table (here the default
+    run stands in for the manual one: the format is what is tested)."""
+    profiles = ["default"]
+    runs = run_bench.runs_from_serial(FIXTURES, profiles)
+    runs = [r for r in runs if r.variant.label == "default"]
+    twin = run_bench.Variant(run_bench.EFER_VARIANT, Path("x.yaml"), "variant", "x", "", "manual")
+    runs += [run_bench.Run(twin, r.guest, r.status, r.output, r.serial) for r in list(runs)]
+    res = run_bench.analyse(runs, run_bench.load_mixes(profiles), "corei7_skylake_x", {})
+    assert res.efer_pair == ("default", run_bench.EFER_VARIANT)
+    lines = run_bench.render_markdown(res).splitlines()
+    t = _md_table(lines, "## EFER: atomic against manual, same guest")
+    assert t[0] == ["kind", "default (atomic)", f"{run_bench.EFER_VARIANT} (manual)",
+                    "manual - atomic"]
+    assert [r[0] for r in t[2:]] == res.kinds
+    assert all(r[3] == "+0" for r in t[2:])
+
+
+# ---------------------------------------------------------------- CSV, plot
+
+def test_results_csv(results):
+    res, out, profiles = results
+    with open(out / "results.csv", newline="") as f:
+        rows = list(csv.reader(f))
+    head = rows[0]
+    assert head[:7] == ["profile", "role", "source", "dispatch", "efer", "cpu", "unit"]
+    assert head[7:-1] == BENCH_KINDS + ["hrtimer-cycle", "hrtimer-latency"]
+    assert head[-1] == "status"
+    body = [dict(zip(head, r)) for r in rows[1:]]
+    assert all(len(r) == len(head) for r in rows)
+    assert [r["profile"] for r in body if r["source"] == "measured"] == \
+        profiles + [run_bench.EFER_VARIANT]
+    assert sum(r["source"] == "reference" for r in body) == len(run_bench.REFERENCES)
+    for r in body:
+        assert NOT_CYCLES.search(r["unit"])
+        assert r["cpu"] == "corei7_skylake_x"
+        if r["source"] == "measured" and r["profile"] != run_bench.EFER_VARIANT:
+            for k in BENCH_KINDS:
+                float(r[k])             # every kind measured, as a number
+            assert r["status"] == "bench: ok; hrtimer: ok"
+
+
+def test_weighted_csv(results):
+    res, out, profiles = results
+    with open(out / "weighted.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == ["profile", "mix", "own_mix", "mean_ticks", "coverage",
+                             "mean_ticks_without_hlt", "coverage_without_hlt", "reasons", "unit"]
+    assert {(r["profile"], r["mix"]) for r in rows} == {(p, m) for p in profiles for m in profiles}
+    assert all(r["own_mix"] == str(int(r["profile"] == r["mix"])) for r in rows)
+    assert all(0 < float(r["coverage"]) <= 1 for r in rows)
+
+
+def test_plot(results):
+    pytest.importorskip("matplotlib")
+    res, out, profiles = results
+    png = (out / "exit-costs.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ---------------------------------------------------------------- exit mixes
+
+def test_apportion_is_exact_and_close():
+    mix = exitmix.load_mix(REPO / "profiles" / "default.yaml")
+    for n in (1, 7, 1000, 1 << 20):
+        counts = exitmix.apportion(mix, n)
+        assert sum(c for _, c in counts) == n
+        total = mix.total
+        for (r, c), (_, w) in zip(counts, mix.reasons):
+            assert abs(Fraction(c) - w * n / total) < 1
+
+
+def test_mix_rejects_unknown_reason(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("profile: bad\nexit_mix:\n  source: {kind: estimate, basis: x}\n"
+                   "  unit: share\n  reasons: {CPUID_TYPO: 1}\n")
+    with pytest.raises(exitmix.MixError, match="CPUID_TYPO"):
+        exitmix.load_mix(bad, exitmix.exit_reason_names(REPO / "spec"))
+    bad.write_text("profile: bad\nexit_mix:\n  source: {kind: estimate, basis: x}\n"
+                   "  unit: share\n  reasons: {CPUID: 0}\n")
+    with pytest.raises(exitmix.MixError, match="no reason with a weight"):
+        exitmix.load_mix(bad)
+
+
+def test_bench_data_rejects_bad_profile(tmp_path):
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "spec").symlink_to(REPO / "spec")
+    (tmp_path / "profiles" / "bad.yaml").write_text(
+        "profile: bad\nexit_mix:\n  source: {kind: estimate, basis: x}\n"
+        "  unit: count\n  reasons: {HALT: 3}\n")
+    p = subprocess.run([sys.executable, str(HERE / "host" / "bench_data.py"), "--root",
+                        str(tmp_path), "--out-c", str(tmp_path / "d.c"), "--out-h",
+                        str(tmp_path / "h.h"), "bad"], capture_output=True, text=True)
+    assert p.returncode == 2
+    assert "bad.yaml" in p.stderr and "HALT" in p.stderr
+    assert not (tmp_path / "d.c").exists()
+
+
+# ---------------------------------------------------------------- host microbenchmark
+
+def test_host_microbenchmark_smoke(tmp_path):
+    """Builds every profile's dispatch twice and runs one short pass: the
+    report has its shape; the numbers are not looked at."""
+    build = os.path.relpath(BUILD, REPO) if BUILD.is_relative_to(REPO) else str(BUILD)
+    p = subprocess.run(["make", "--no-print-directory", "-s", f"BUILD={build}", "bench-host-build"],
+                       cwd=REPO, capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    csv_path = tmp_path / "host.csv"
+    p = subprocess.run([str(BUILD / "bench" / "host" / "dispatch-bench"), "--smoke",
+                        "--csv", str(csv_path)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    md = p.stdout
+    assert md.startswith("# Host microbenchmark of the generated VM-exit dispatch")
+    assert "Smoke run" in md
+    profiles = sorted(f.stem for f in (REPO / "profiles").glob("*.yaml"))
+    own = _md_table(md.splitlines(), "## Each profile's dispatch on its own exit mix")
+    assert own[0][:6] == ["dispatch", "chain", "stats", "ns", "ns retpoline", "retpoline / plain"]
+    assert [r[0] for r in own[2:]] == profiles
+    with open(csv_path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 2 * len(profiles) * len(profiles)
+    assert {(r["dispatch"], r["retpoline"], r["mix"]) for r in rows} == \
+        {(d, k, m) for d in profiles for k in ("0", "1") for m in profiles}
+    for r in rows:
+        assert r["own_mix"] == str(int(r["dispatch"] == r["mix"]))
+        assert float(r["ns_per_dispatch"]) > 0
+        assert r["passes"] == "1"
+    table = {(r["dispatch"], r["retpoline"], r["mix"]): r for r in rows}
+    for k in ("0", "1"):
+        for m in profiles:
+            if "table-only" in profiles:
+                assert float(table[("table-only", k, m)]["vs_table-only"]) == 1.0
+            if "kvm-order" in profiles:
+                assert float(table[("kvm-order", k, m)]["vs_kvm-order"]) == 1.0
+
+
+def _md_table(lines, heading):
+    """The first Markdown table after the heading, as lists of cells."""
+    i = lines.index(heading)
+    while not lines[i].startswith("|"):
+        i += 1
+    rows = []
+    while i < len(lines) and lines[i].startswith("|"):
+        rows.append([c.strip() for c in lines[i].strip().strip("|").split("|")])
+        i += 1
+    return rows
