@@ -63,14 +63,25 @@ static void vmx_set_intr_window(struct vcpu *vcpu, bool on)
 		vmcs_write(CPU_BASED_VM_EXEC_CONTROL, want);
 }
 
+/* The highest queued vector, or -1 (the APIC, too, delivers the highest first). */
+static int irr_highest(const struct vcpu_arch_state *a)
+{
+	for (int w = 3; w >= 0; w--) {
+		if (a->irr[w])
+			return w * 64 + 63 - __builtin_clzll(a->irr[w]);
+	}
+	return -1;
+}
+
 /*
- * Inject the queued interrupt if the guest can take it now and no other
- * event is being injected; keep the window open otherwise.  Returns true
- * when it was injected.
+ * Inject the highest queued interrupt if the guest can take it now and no
+ * other event is being injected; keep the window open otherwise.  Returns
+ * true when one was injected.
  */
-static bool vmx_try_inject_pending(struct vcpu *vcpu)
+bool vmx_try_inject_pending(struct vcpu *vcpu)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
+	int vector;
 
 	if (!a->irq_pending)
 		return false;
@@ -79,12 +90,15 @@ static bool vmx_try_inject_pending(struct vcpu *vcpu)
 		vmx_set_intr_window(vcpu, true);
 		return false;
 	}
+	vector = irr_highest(a);
 	vmcs_write(VM_ENTRY_INTR_INFO_FIELD,
-		   INTR_INFO_VALID | INTR_INFO_TYPE_EXT_INTR | a->irq_vector);
+		   INTR_INFO_VALID | INTR_INFO_TYPE_EXT_INTR | (uint32_t)vector);
 	/* An interrupt wakes a halted guest (Bochs may have left it in HLT). */
 	vmcs_write(GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_ACTIVE);
-	a->irq_pending = false;
-	vmx_set_intr_window(vcpu, false);
+	a->irr[vector / 64] &= ~(1ull << (vector % 64));
+	a->irq_pending = irr_highest(a) >= 0;
+	/* More queued: the window exit after this one's delivery injects the next. */
+	vmx_set_intr_window(vcpu, a->irq_pending);
 	return true;
 }
 
@@ -92,16 +106,8 @@ void vmx_deliver_irq(struct vcpu *vcpu, uint8_t vector)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 
-	/*
-	 * One slot is enough: the interrupt was acknowledged on exit, and the
-	 * local APIC raises no lower-priority one until the guest's EOI.  A
-	 * second one arriving before the first is injected would be a bug in
-	 * this code; report it rather than lose it silently.
-	 */
-	if (a->irq_pending && a->irq_vector != vector)
-		printk("exitplan: interrupt %u dropped: %u still pending\n", vector, a->irq_vector);
+	a->irr[vector / 64] |= 1ull << (vector % 64);
 	a->irq_pending = true;
-	a->irq_vector = vector;
 	vmx_try_inject_pending(vcpu);
 }
 
@@ -111,6 +117,27 @@ enum vmx_exit_action handle_interrupt_window(struct vcpu *vcpu)
 	if (!vmx_try_inject_pending(vcpu) && !vcpu->arch->irq_pending)
 		vmx_set_intr_window(vcpu, false);
 	return VMX_EXIT_RESUME;
+}
+
+/*
+ * An exit that interrupted the delivery of an event through the guest's
+ * IDT (SDM Vol. 3C 28.2.4): deliver it again on the next entry, or it is
+ * lost (KVM's vmx_complete_interrupts).
+ */
+void vmx_reinject_idt_vectoring(void)
+{
+	uint32_t idt = vmcs_read32(IDT_VECTORING_INFO_FIELD);
+	uint32_t type = idt & INTR_INFO_TYPE_MASK;
+
+	if (!(idt & INTR_INFO_VALID))
+		return;
+	if (idt & INTR_INFO_DELIVER_CODE)
+		vmcs_write(VM_ENTRY_EXCEPTION_ERROR_CODE, vmcs_read32(IDT_VECTORING_ERROR_CODE));
+	if (type == INTR_INFO_TYPE_SW_INT || type == INTR_INFO_TYPE_PRIV_SW_EXC ||
+	    type == INTR_INFO_TYPE_SW_EXC)
+		vmcs_write(VM_ENTRY_INSTRUCTION_LEN, vmcs_read32(VM_EXIT_INSTRUCTION_LEN));
+	vmcs_write(VM_ENTRY_INTR_INFO_FIELD, idt & (INTR_INFO_VALID | INTR_INFO_TYPE_MASK |
+						    INTR_INFO_VECTOR_MASK | INTR_INFO_DELIVER_CODE));
 }
 
 /* External interrupt, acknowledged on exit (SDM 25.7.1, 28.2.2). */
@@ -128,6 +155,7 @@ enum vmx_exit_action handle_external_interrupt(struct vcpu *vcpu)
 		 */
 		return vcpu_stop(vcpu, "external-interrupt exit without acknowledge-on-exit");
 	}
+	vmx_reinject_idt_vectoring();
 	vmx_deliver_irq(vcpu, info & INTR_INFO_VECTOR_MASK);
 	return VMX_EXIT_RESUME;
 }

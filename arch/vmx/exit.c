@@ -40,15 +40,18 @@ BUILD_BUG_ON(offsetof(struct vcpu, regs.r12) != VCPU_R12);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r13) != VCPU_R13);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r14) != VCPU_R14);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r15) != VCPU_R15);
+BUILD_BUG_ON(offsetof(struct vcpu, exit_hooks) != VCPU_EXIT_HOOKS);
 /* The stub returns the action as vmx_enter_guest()'s result. */
 BUILD_BUG_ON(VMX_EXIT_STOP != VMX_ENTER_STOPPED);
+
+/* The VMCS encoding the stub's VMREAD needs, from the generated header. */
+const uint64_t vmx_exit_reason_field = VM_EXIT_REASON;
 
 static enum vmx_exit_action vmx_entry_failed(struct vcpu *vcpu, uint32_t reason);
 
 /*
- * Called by the stub for every exit; the common case compiles to a tail
- * call of vmx_dispatch_exit() when the profile has no manual MSRs and no
- * timing.
+ * Called by the stub instead of the dispatch when vcpu->exit_hooks is
+ * set (manual MSR switching active, timing), and for failed VM entries.
  */
 enum vmx_exit_action vmx_handle_exit(struct vcpu *vcpu)
 {

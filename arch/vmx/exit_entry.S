@@ -5,8 +5,10 @@
  * On a VM exit the CPU loads the host state from the VMCS: RSP points at
  * this CPU's exit frame (vcpu_asm.h), RFLAGS is 0x2 (interrupts off),
  * and every general-purpose register still holds the guest's value.  The
- * stub saves them into vcpu->regs, lets the C side (vmx_handle_exit in
- * exit.c: exit reason, VM-entry failure, dispatch) decide, and either
+ * stub saves them into vcpu->regs, reads the exit reason and calls the
+ * generated dispatch -- or, when the vCPU needs more around it (manual
+ * MSR switching, timing, a failed VM entry), vmx_handle_exit() in exit.c
+ * -- and either
  * restores them and VMRESUMEs, or returns from vmx_enter_guest() to the
  * code that launched the guest.
  *
@@ -89,9 +91,21 @@ vmx_exit_stub:
 	mov	%r14, VCPU_R14(%rax)
 	mov	%r15, VCPU_R15(%rax)
 	popq	VCPU_RAX(%rax)
-	mov	%rax, %rbx		/* callee-saved: survives the call */
+	mov	%rax, %rbx		/* callee-saved: survives the calls */
 	mov	%rax, %rdi
-	call	vmx_handle_exit		/* exit.c: reason, dispatch, MSRs */
+	cmpb	$0, VCPU_EXIT_HOOKS(%rax)
+	jne	.Lhooks
+	/*
+	 * The common case: read the exit reason and call the generated
+	 * dispatch directly.  A failed VM entry (bit 31) goes the long way.
+	 */
+	mov	vmx_exit_reason_field(%rip), %rsi
+	vmread	%rsi, %rsi
+	test	%esi, %esi
+	js	.Lhooks
+	movzwl	%si, %esi
+	call	vmx_dispatch_exit
+.Lhandled:
 	test	%eax, %eax
 	jnz	.Lstop
 .Lresume:
@@ -123,6 +137,10 @@ vmx_exit_stub:
 	mov	EXIT_FRAME_VCPU(%rsp), %rdi
 	call	vmx_report_vmresume_failure
 	mov	$VMX_ENTER_STOPPED, %eax
+	jmp	.Lstop
+.Lhooks:
+	call	vmx_handle_exit		/* exit.c: reason, MSRs, timing, dispatch */
+	jmp	.Lhandled
 .Lstop:
 	mov	EXIT_FRAME_HOST_RSP(%rsp), %rsp
 	pop	%r15

@@ -71,7 +71,9 @@ void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v)
 enum vmx_exit_action handle_cpuid(struct vcpu *vcpu)
 {
 	struct guest_regs *r = &vcpu->regs;
-	uint32_t leaf = (uint32_t)r->rax, a, b, c, d;
+	uint32_t leaf = (uint32_t)r->rax;
+	/* 64-bit: CPUID zero-extends what it writes, so no masking is needed. */
+	uint64_t a, b, c, d;
 
 	if (unlikely(leaf - CPUID_HYPERVISOR_BASE <= CPUID_HV_LEAF_RANGE)) {
 		a = b = c = d = 0;
@@ -84,16 +86,16 @@ enum vmx_exit_action handle_cpuid(struct vcpu *vcpu)
 		}
 	} else {
 		asm volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
-			     : "a"(leaf), "c"((uint32_t)r->rcx));
+			     : "a"((uint64_t)leaf), "c"(r->rcx & 0xffffffffull));
 		if (leaf == CPUID_LEAF_FEATURES) {
-			c = (c & ~(uint32_t)(CPUID_1_ECX_VMX | CPUID_1_ECX_OSXSAVE)) |
+			c = (c & ~(uint64_t)(CPUID_1_ECX_VMX | CPUID_1_ECX_OSXSAVE)) |
 			    CPUID_1_ECX_HYPERVISOR;
 			if (vmcs_read(GUEST_CR4) & X86_CR4_OSXSAVE)
 				c |= CPUID_1_ECX_OSXSAVE;
 		} else if (leaf == CPUID_LEAF_EXT_FEATURES &&
 			   !(vcpu->controls->field[VMX_PROC_BASED2] & SECONDARY_EXEC_ENABLE_RDTSCP)) {
 			/* Without "enable RDTSCP" the instruction is #UD in the guest. */
-			d &= ~(uint32_t)CPUID_80000001_EDX_RDTSCP;
+			d &= ~(uint64_t)CPUID_80000001_EDX_RDTSCP;
 		}
 	}
 	r->rax = a;
@@ -311,7 +313,8 @@ enum vmx_exit_action handle_hlt(struct vcpu *vcpu)
 				 (unsigned long long)vmcs_read(GUEST_RIP));
 	vmx_skip_instruction();		/* ends the STI shadow of "sti; hlt" */
 	if (a->irq_pending) {
-		vmx_deliver_irq(vcpu, a->irq_vector);
+		/* The HLT completes at once: an interrupt is already waiting. */
+		vmx_try_inject_pending(vcpu);
 		return VMX_EXIT_RESUME;
 	}
 	vmcs_write(GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_HLT);

@@ -28,6 +28,13 @@ struct percpu;
 
 struct vcpu {
 	struct guest_regs regs;		/* first: the exit stub addresses it */
+	/*
+	 * Set when exits need more than the dispatch: manual MSR switching
+	 * active on this CPU, or per-reason timing.  The stub then goes
+	 * through vmx_handle_exit(); otherwise it calls the dispatch itself.
+	 * At a fixed offset for the stub (VCPU_EXIT_HOOKS in vcpu_asm.h).
+	 */
+	bool exit_hooks;
 	unsigned int id;
 	struct percpu *cpu;		/* the physical CPU running it */
 	const struct vmx_controls *controls;

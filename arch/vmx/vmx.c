@@ -617,6 +617,33 @@ static void vmx_print_summary(struct vcpu *vcpu)
 
 /* --- vmm_run ----------------------------------------------------------- */
 
+/*
+ * Does every exit need vmx_handle_exit() around the dispatch?  When the
+ * profile times exits, or switches an MSR by hand on this CPU: always
+ * for a manual MSR without a gate, and for a gated one when its gate
+ * fell back to the choice named "manual".
+ */
+static bool vmx_exit_needs_hooks(const struct vmx_controls *ctl)
+{
+	unsigned int gated = 0, manual = PROFILE_MANUAL_MSR_COUNT;
+	bool active = false;
+
+	if (PROFILE_STATS_LEVEL >= STATS_TIMING)
+		return true;
+	for (unsigned int g = 0; g < profile_vmx_setup.n_gates; g++) {
+		const struct vmx_gate *gate = &profile_vmx_setup.gates[g];
+
+		for (unsigned int c = 0; c < gate->n_choices; c++) {
+			if (strcmp(gate->choices[c].name, "manual"))
+				continue;
+			gated++;
+			if (ctl->gate_choice[g] == c)
+				active = true;
+		}
+	}
+	return active || manual > gated;
+}
+
 static void vmx_print_gates(const struct vmx_controls *ctl)
 {
 	char line[160];
@@ -746,6 +773,7 @@ int vmm_run(const struct boot_info *bi)
 		return VMM_ERROR;
 	}
 	vcpu_setup_msrs(vcpu);
+	vcpu->exit_hooks = vmx_exit_needs_hooks(&vc->controls);
 	platform_init(&vcpu->arch->platform, start.ram_bytes, 1);
 	vmx_flush_tlbs(vcpu, vc);
 

@@ -43,9 +43,12 @@ struct vcpu_arch_state {
 	uint64_t cr0_mask, cr4_mask;
 	uint64_t cr0_fixed0, cr0_fixed1, cr4_fixed0, cr4_fixed1;
 
-	/* External interrupt acknowledged on exit, not yet injected. */
+	/*
+	 * External interrupts acknowledged on exit and not yet injected, one
+	 * bit per vector (a virtual IRR); irq_pending says whether any is set.
+	 */
+	uint64_t irr[4];
 	bool irq_pending;
-	uint8_t irq_vector;
 
 	/* Guest-visible MSR state the hypervisor emulates. */
 	uint64_t apic_base;		/* IA32_APIC_BASE as the guest sees it */
@@ -111,9 +114,13 @@ void vmx_inject_gp(struct vcpu *vcpu);
 void vmx_inject_ud(struct vcpu *vcpu);
 void vmx_inject_exception(struct vcpu *vcpu, unsigned int vector, bool has_error,
 			  uint32_t error_code);
-/* Inject @vector now if the guest can take it, else queue it and open a window. */
+/* Queue @vector; inject the highest queued one now if the guest can take it, else open a window. */
 void vmx_deliver_irq(struct vcpu *vcpu, uint8_t vector);
+/* Inject the highest queued interrupt if possible (after HLT, interrupt window). */
+bool vmx_try_inject_pending(struct vcpu *vcpu);
 bool vmx_guest_interruptible(void);
+/* Re-inject the event an exit interrupted the delivery of (IDT-vectoring information). */
+void vmx_reinject_idt_vectoring(void);
 
 /*
  * Advance GUEST_RIP past the instruction that exited, and end any STI or
