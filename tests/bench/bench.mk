@@ -54,11 +54,14 @@ BENCH_VARIANT_O := $(foreach p,$(PROFILES),$(foreach k,plain retpoline,\
 
 .PHONY: bench bench-host bench-host-build test-bench FORCE
 
+# The report is printed even when a run failed (it says which); make
+# fails afterwards with run_bench.py's status.
 bench: deps-bench
 	@$(MAKE) --no-print-directory bench-host
-	$(PYTHON) $(BENCH_SRC)/run_bench.py --build $(BUILD) --out $(BENCH_OUT) $(BENCH_ARGS)
-	@echo
-	@cat $(BENCH_OUT)/results.md
+	@$(PYTHON) $(BENCH_SRC)/run_bench.py --build $(BUILD) --out $(BENCH_OUT) $(BENCH_ARGS); \
+	status=$$?; \
+	if [ -f $(BENCH_OUT)/results.md ]; then echo; cat $(BENCH_OUT)/results.md; fi; \
+	exit $$status
 
 bench-host-build: $(BENCH_HOST_BIN)
 

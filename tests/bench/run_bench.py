@@ -16,6 +16,8 @@ guests print, and writes to --out:
                   EFER atomic against manual; reference values; the runs
   results.csv     the ticks table, one row per profile (and reference)
   weighted.csv    the weighted means, one row per (profile, mix)
+                  (results.md also includes host.md, the host microbenchmark's
+                  report, when `make bench-host` left one in --out)
   exit-costs.png  the ticks table as grouped bars
   runs/LABEL/GUEST.{iso,serial,bochs.log}   what each run printed
 
@@ -438,6 +440,7 @@ class Results:
     excluded: List[str]                         # kinds not counted as one exit each, and why
     runs: List[Run]
     efer_pair: Optional[Tuple[str, str]] = None
+    host_md: str = ""                           # build/bench/host.md, if there
 
 
 def reason_costs(out: GuestOutput) -> Tuple[Dict[str, float], Dict[str, List[str]]]:
@@ -660,6 +663,17 @@ def render_markdown(res: Results) -> str:
         L.append("Not measured: the run needs both `default` and its EFER-manual variant.")
     L.append("")
 
+    if res.host_md:
+        L.append("## Host microbenchmark of the dispatch (nanoseconds, not Bochs ticks)")
+        L.append("")
+        L.append("From `make bench-host` (host.md, host.csv beside this file): the generated "
+                 "dispatch alone, timed on the build machine's CPU.")
+        L.append("")
+        # Its headings one level down, under this one.
+        L += [("#" + l if l.startswith("#") else l)
+              for l in res.host_md.splitlines() if not l.startswith("# ")]
+        L.append("")
+
     L.append("## Runs")
     L.append("")
     L.append(_md_row(["profile", "guest", "status", "gates", "serial"]))
@@ -849,6 +863,9 @@ def main(argv=None) -> int:
         return 2
     res = analyse(runs, mixes, args.cpu, args.guest_args, commit=git_commit(),
                   date=datetime.date.today().isoformat())
+    host_md = out / "host.md"
+    if host_md.exists():
+        res.host_md = host_md.read_text()
     for p in write_all(res, out):
         print(f"run_bench: wrote {_rel(p)}", file=sys.stderr)
     bad = [f"{r.variant.label}/{r.guest}: {r.status}" for r in runs if r.status != "ok"]

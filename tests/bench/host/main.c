@@ -189,6 +189,19 @@ static void cpu_model(char *buf, size_t size)
 	fclose(f);
 }
 
+/* The first line of a file, or "unknown". */
+static void first_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+
+	snprintf(buf, size, "unknown");
+	if (!f)
+		return;
+	if (fgets(buf, (int)size, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
 static int find_variant(const char *profile, int retpoline)
 {
 	unsigned int v;
@@ -248,12 +261,17 @@ static void print_chain(const struct bench_variant *bv)
 
 static void report_markdown(const struct options *o, const char *model)
 {
+	char spectre_v2[160];
 	unsigned int m, v;
 	double floor_min = floor_ns[0];
 
 	for (m = 1; m < bench_mix_count; m++)
 		if (floor_ns[m] < floor_min)
 			floor_min = floor_ns[m];
+
+	/* Whether this CPU needs retpolines at all (eIBRS does not) is context. */
+	first_line("/sys/devices/system/cpu/vulnerabilities/spectre_v2", spectre_v2,
+		   sizeof(spectre_v2));
 
 	printf("# Host microbenchmark of the generated VM-exit dispatch\n\n");
 	printf("CPU: %s. Each profile's generated/PROFILE/exit_dispatch.c, compiled with\n"
@@ -262,6 +280,7 @@ static void report_markdown(const struct options *o, const char *model)
 	       "drawn from a profile's exit_mix; the best of %u passes.%s\n\n",
 	       model, o->exits, o->passes,
 	       o->smoke ? " **Smoke run: too short to mean anything.**" : "");
+	printf("The running kernel's Spectre v2 status: %s.\n\n", spectre_v2);
 	printf("ns = wall-clock nanoseconds (CLOCK_MONOTONIC) per dispatch, including the\n"
 	       "loop, the call into the dispatch and a trivial handler. Floor (the same loop\n"
 	       "calling one handler with no decision): %.2f ns. Ratios compare two\n"
