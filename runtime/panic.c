@@ -6,7 +6,37 @@
 #include "panic.h"
 #include "percpu.h"
 
+extern const char __text_start[], __text_end[];
+
+/* Enough to reach from a handler back to hv_main or ap_main. */
+#define STACK_DUMP_MAX	16
+
 static int panicking;
+
+void dump_stack_words(uint64_t rsp, uint64_t top)
+{
+	unsigned int n = 0;
+
+	printk("  code addresses on the stack (? = maybe stale):");
+	for (uint64_t a = ALIGN_UP(rsp, 8); a + 8 <= top && n < STACK_DUMP_MAX; a += 8) {
+		uint64_t v = *(const uint64_t *)(uintptr_t)a;
+
+		if (v >= (uintptr_t)__text_start && v < (uintptr_t)__text_end) {
+			printk("%s ? %llx", n % 6 ? "" : "\n   ", (unsigned long long)v);
+			n++;
+		}
+	}
+	printk("%s\n", n ? "" : " none");
+}
+
+/* The main stack of this CPU, if rsp lies on it; else no trace. */
+static void dump_this_stack(uint64_t rsp)
+{
+	struct percpu *p = percpu_bsp_ready ? this_cpu() : NULL;
+
+	if (p && rsp > p->stack_bottom && rsp <= p->stack_top)
+		dump_stack_words(rsp, p->stack_top);
+}
 
 void power_off_with_code(uint8_t code)
 {
@@ -45,5 +75,6 @@ void panic(const char *fmt, ...)
 	printk("  CR0 %016llx  CR3 %016llx  CR4 %016llx\n",
 	       (unsigned long long)read_cr0(), (unsigned long long)read_cr3(),
 	       (unsigned long long)read_cr4());
+	dump_this_stack(read_rsp());
 	power_off_with_code(POWER_OFF_PANIC);
 }

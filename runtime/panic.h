@@ -33,6 +33,14 @@ void panic(const char *fmt, ...) __printf(1, 2) __noreturn;
  * status (code << 1) | 1), QEMU's PIIX4 ACPI S5; if all fail, halt.
  */
 void power_off(void) __noreturn;
+
+/*
+ * Print the words of the stack [rsp, top) that point into the
+ * hypervisor's code: return addresses, most likely, but the image has no
+ * frame pointers, so some may be stale ("?" as in Linux's unreliable
+ * traces).  Look them up with addr2line -e exitplan.elf.
+ */
+void dump_stack_words(uint64_t rsp, uint64_t top);
 void power_off_with_code(uint8_t code) __noreturn;
 #endif /* !__ASSEMBLER__ */
 

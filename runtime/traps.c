@@ -134,10 +134,15 @@ void interrupt_dispatch(struct interrupt_frame *f)
 	}
 
 	if (vector < NR_EXCEPTION_VECTORS) {
+		struct percpu *p = this_cpu();
+
 		printk("exitplan: EXCEPTION %s (vector %u) on CPU %u, error code 0x%llx\n",
 		       exception_name(vector), vector, this_cpu_id(),
 		       (unsigned long long)f->error_code);
 		interrupt_frame_dump(f);
+		/* The interrupted stack, which an IST exception is not on. */
+		if (f->rsp > p->stack_bottom && f->rsp <= p->stack_top)
+			dump_stack_words(f->rsp, p->stack_top);
 		panic("unhandled exception %s at RIP %016llx",
 		      exception_name(vector), (unsigned long long)f->rip);
 	}

@@ -125,7 +125,8 @@ class BootResult:
                 f"{' TIMED OUT' if self.timed_out else ''}")
         out = [head, "--- serial (last %d lines) ---" % tail] + self.lines[-tail:]
         complaints = [l for l in self.log.splitlines()
-                      if re.search(r"\d{11}[ep]\[|VMENTER FAIL|VMFAIL", l)]
+                      if re.search(r"\d{11}[ep]\[|VMENTER FAIL|VMFAIL", l)
+                      and "shutdown requested" not in l]    # the normal power-off
         if complaints:
             out += ["--- emulator errors ---"] + complaints[-20:]
         return "\n".join(out)

@@ -6,6 +6,7 @@ self-tests (selftest=NAME on the hypervisor command line) check printk's
 formatter, the page allocator, and that exceptions and panics are
 reported and power the machine off instead of hanging it."""
 import re
+import subprocess
 
 import pytest
 
@@ -196,7 +197,26 @@ def check_panic_stops(r):
     assert r.exit_status is None, r.describe()
     r.expect(r"^  on CPU 0, called from 0x[0-9a-f]{16}, RSP [0-9a-f]{16}$")
     r.expect(r"^  CR0 [0-9a-f]{16}  CR3 [0-9a-f]{16}  CR4 [0-9a-f]{16}$")
-    assert r.lines[-1].startswith("  CR0 "), r.describe()
+    # The report ends with the code addresses found on the stack.
+    tail = r.serial[r.serial.rindex("exitplan: PANIC: "):].splitlines()
+    assert tail[3] == "  code addresses on the stack (? = maybe stale):", r.describe()
+    assert all(re.fullmatch(r"   (?: \? [0-9a-f]+)+", l) for l in tail[4:]), r.describe()
+
+
+def functions_of(elf, return_addresses):
+    """The functions that contain the calls these return addresses follow
+    (address - 1: a call to a noreturn function may be the last
+    instruction of its function)."""
+    out = subprocess.run(["addr2line", "-f", "-e", str(elf)] +
+                         ["%#x" % (a - 1) for a in return_addresses],
+                         stdout=subprocess.PIPE, text=True, check=True).stdout.splitlines()
+    return out[0::2]
+
+
+def stack_functions(r, elf):
+    """The functions addr2line names for the panic's stack words."""
+    tail = r.serial[r.serial.rindex("exitplan: PANIC: "):]
+    return functions_of(elf, [int(a, 16) for a in re.findall(r"\? ([0-9a-f]+)", tail)])
 
 
 def test_page_fault_is_reported(selftest_runs):
@@ -216,10 +236,14 @@ def test_invalid_opcode_is_reported(selftest_runs):
     r.expect(r"^exitplan: PANIC: unhandled exception #UD at RIP [0-9a-f]{16}$")
 
 
-def test_panic(selftest_runs):
+def test_panic(selftest_runs, hv_elf):
     r = selftest_runs["panic"]
     check_panic_stops(r)
     r.expect(r"^exitplan: PANIC: selftest panic 42$")
+    # The caller and the stack words lead back to where it came from.
+    caller = int(r.expect(r"^  on CPU 0, called from 0x([0-9a-f]{16}),").group(1), 16)
+    assert functions_of(hv_elf, [caller]) == ["selftest_run"], r.describe()
+    assert "hv_main" in stack_functions(r, hv_elf), r.describe()
 
 
 def test_double_free_panics(selftest_runs):
