@@ -85,4 +85,32 @@ enum vmx_exit_action handle_xsetbv(struct vcpu *vcpu);
 	X(EXIT_REASON_XSETBV, handle_xsetbv) \
 	X(EXIT_REASON_VMFUNC, handle_vmx_instruction)
 
+/* X(handler) for every handler function, each once, in the order above. */
+#define VMX_EXIT_HANDLER_FUNCTIONS(X) \
+	X(handle_exception_nmi) \
+	X(handle_external_interrupt) \
+	X(handle_triple_fault) \
+	X(handle_init_signal) \
+	X(handle_sipi_signal) \
+	X(handle_interrupt_window) \
+	X(handle_cpuid) \
+	X(handle_invalid_op) \
+	X(handle_hlt) \
+	X(handle_invd) \
+	X(handle_rdtsc) \
+	X(handle_vmcall) \
+	X(handle_vmx_instruction) \
+	X(handle_cr_access) \
+	X(handle_dr_access) \
+	X(handle_io_instruction) \
+	X(handle_msr_read) \
+	X(handle_msr_write) \
+	X(handle_pause_instruction) \
+	X(handle_tpr_below_threshold) \
+	X(handle_ept_violation) \
+	X(handle_ept_misconfig) \
+	X(handle_preemption_timer) \
+	X(handle_wbinvd) \
+	X(handle_xsetbv)
+
 #endif /* EXITPLAN_GEN_EXIT_HANDLERS_H */

@@ -14,27 +14,10 @@
 
 #include "exit.h"
 #include "exit_handlers.h"
+#include "nospec.h"
 #include "profile.h"
 #include "vcpu.h"
 #include "vmx_exit_reasons.h"
-
-/*
- * @index if it is below @size, else 0, computed without a branch the CPU
- * could speculate past (Spectre v1), as Linux's generic
- * array_index_mask_nospec() does: the mask is all ones exactly when
- * neither index nor size - 1 - index has the sign bit set.  The empty asm
- * keeps the compiler from turning it back into a comparison.  Not
- * architectural data: it belongs in arch/vmx and is emitted here until
- * it lives there.
- */
-static inline unsigned long array_index_nospec(unsigned long index, unsigned long size)
-{
-	unsigned long mask;
-
-	asm("" : "+r"(index));
-	mask = (unsigned long)(~(long)(index | (size - 1UL - index)) >> (sizeof(long) * 8 - 1));
-	return index & mask;
-}
 
 enum vmx_exit_action vmx_dispatch_exit(struct vcpu *vcpu, uint16_t basic_reason)
 {

@@ -37,6 +37,15 @@
  * 70.0% of this workload's exits; the rest through vmx_exit_table.
  */
 #define PROFILE_DIRECT_REASONS	2
+
+/*
+ * X(reason) for each reason of the direct-call chain, in the order
+ * vmx_dispatch_exit() tests them (empty when there is none).
+ */
+#define PROFILE_DIRECT_REASONS_LIST(X) \
+	X(EXIT_REASON_PAUSE_INSTRUCTION) \
+	X(EXIT_REASON_HLT)
+
 extern const vmx_exit_handler_t vmx_exit_table[VMX_EXIT_REASON_MAX + 1];
 
 /* PAUSE-loop exiting (execution.pause), in TSC ticks: PLE_Gap and PLE_Window. */

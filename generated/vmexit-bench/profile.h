@@ -37,6 +37,16 @@
  * 95.0% of this workload's exits; the rest through vmx_exit_table.
  */
 #define PROFILE_DIRECT_REASONS	3
+
+/*
+ * X(reason) for each reason of the direct-call chain, in the order
+ * vmx_dispatch_exit() tests them (empty when there is none).
+ */
+#define PROFILE_DIRECT_REASONS_LIST(X) \
+	X(EXIT_REASON_CPUID) \
+	X(EXIT_REASON_VMCALL) \
+	X(EXIT_REASON_IO_INSTRUCTION)
+
 extern const vmx_exit_handler_t vmx_exit_table[VMX_EXIT_REASON_MAX + 1];
 
 /* PAUSE-loop exiting is not used: no PLE_Gap/PLE_Window to write. */

@@ -1,0 +1,195 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The C the generated code builds on, compiled and run on the host:
+arch/vmx/nospec.h (the speculation-safe index clamp, 64- and 32-bit, and
+branch-free), PROFILE_DIRECT_REASONS_LIST() in every profile.h and
+VMX_EXIT_HANDLER_FUNCTIONS() in exit_handlers.h."""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
+
+PROFILES = sorted(p.stem for p in (ROOT / "profiles").glob("*.yaml"))
+CFLAGS = ["-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror"]
+INC = ["-iquote", str(ROOT / "runtime"), "-iquote", str(ROOT / "arch" / "vmx"),
+       "-iquote", str(ROOT / "generated" / "common")]
+
+
+def build_and_run(tmp_path, source, flags=(), inc=INC):
+    src = tmp_path / "t.c"
+    exe = tmp_path / "t"
+    src.write_text(source)
+    r = subprocess.run(["gcc", *CFLAGS, *flags, *inc, str(src), "-o", str(exe)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+
+
+# Every (index, size) pair around the interesting edges, checked against
+# the plain comparison.  CHECK_BODY returns 0 when all agree, else the
+# first failing case's number.
+NOSPEC_CHECK = r"""
+#include "nospec.h"
+
+static int check(void)
+{
+	static const unsigned long sizes[] = { 1, 2, 3, 69, 70, 71, 255, 256, 65536, 65537 };
+	int n = 0;
+
+	for (unsigned int s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		unsigned long size = sizes[s];
+		unsigned long idx[] = { 0, 1, size - 1, size, size + 1, 2 * size, 65535, 65536,
+					~0UL, ~0UL >> 1, (~0UL >> 1) + 1 };
+
+		for (unsigned int i = 0; i < sizeof(idx) / sizeof(idx[0]); i++) {
+			unsigned long want = idx[i] < size ? idx[i] : 0;
+			unsigned long mask = idx[i] < size ? ~0UL : 0;
+
+			n++;
+			if (array_index_nospec(idx[i], size) != want ||
+			    array_index_mask_nospec(idx[i], size) != mask)
+				return n;
+		}
+	}
+	return 0;
+}
+"""
+
+
+def test_nospec_64bit(tmp_path):
+    r = build_and_run(tmp_path, NOSPEC_CHECK + "int main(void) { return check(); }\n")
+    assert r.returncode == 0, f"case {r.returncode} wrong"
+
+
+def _can_run_32bit(tmp_path):
+    probe = tmp_path / "probe32"
+    r = subprocess.run(["gcc", "-m32", "-ffreestanding", "-nostdlib", "-static", "-no-pie", "-x", "c", "-",
+                        "-o", str(probe)],
+                       input='void _start(void) { asm volatile("int $0x80" :: "a"(1), "b"(0)); }\n',
+                       capture_output=True, text=True)
+    return r.returncode == 0 and subprocess.run([str(probe)]).returncode == 0
+
+
+def test_nospec_32bit(tmp_path):
+    """With a 32-bit long (no 32-bit libc here: a bare _start and the
+    i386 exit system call)."""
+    if not _can_run_32bit(tmp_path):
+        pytest.skip("cannot link or run 32-bit programs")
+    body = NOSPEC_CHECK + ('void _start(void)\n{\n\tint bad = check();\n\n'
+                           '\tasm volatile("int $0x80" :: "a"(1), "b"(bad));\n\tfor (;;)\n\t\t;\n}\n')
+    r = build_and_run(tmp_path, body, flags=("-m32", "-ffreestanding", "-nostdlib", "-static", "-no-pie"))
+    assert r.returncode == 0, f"case {r.returncode} wrong"
+
+
+@pytest.mark.skipif(shutil.which("objdump") is None, reason="no objdump")
+@pytest.mark.parametrize("bits", ["-m64", "-m32"])
+def test_nospec_is_branch_free(tmp_path, bits):
+    """At -O2 the clamp compiles to arithmetic: no conditional jump, no
+    CMOV, no SETcc (all of which the CPU may predict or the compiler may
+    have derived from a comparison)."""
+    src = tmp_path / "f.c"
+    obj = tmp_path / "f.o"
+    src.write_text('#include "nospec.h"\n'
+                   'unsigned long clamp(unsigned long i, unsigned long n) { return array_index_nospec(i, n); }\n'
+                   'unsigned long clamp70(unsigned long i) { return array_index_nospec(i, 70); }\n')
+    r = subprocess.run(["gcc", *CFLAGS, bits, "-fno-pie", "-c", *INC, str(src), "-o", str(obj)],
+                       capture_output=True, text=True)
+    if r.returncode != 0 and bits == "-m32":
+        pytest.skip("no 32-bit compiler support: " + r.stderr.strip().splitlines()[-1])
+    assert r.returncode == 0, r.stderr
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(obj)],
+                         capture_output=True, text=True, check=True).stdout
+    insns = [line.split("\t", 1)[1].split()[0] for line in dis.splitlines() if re.match(r"\s+[0-9a-f]+:\t", line)]
+    assert "sar" in insns or "sarq" in insns or "sarl" in insns, dis
+    bad = [i for i in insns if re.fullmatch(r"j(?!mp)\w+|cmov\w+|set\w+", i)]
+    assert not bad, dis
+
+
+def _chain(profile):
+    text = (ROOT / "generated" / profile / "exit_dispatch.c").read_text()
+    return re.findall(r"^\tif \(basic_reason == (EXIT_REASON_\w+)\)", text, re.M)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_direct_reasons_list(tmp_path, profile):
+    """PROFILE_DIRECT_REASONS_LIST() expands to the dispatch's chain, in its
+    order, with PROFILE_DIRECT_REASONS entries."""
+    src = r"""
+#include <stdio.h>
+#include "profile.h"
+
+#define X(reason) { #reason, reason },
+static const struct { const char *name; int number; } chain[] = {
+	PROFILE_DIRECT_REASONS_LIST(X)
+	{ "end", -1 }
+};
+#undef X
+
+_Static_assert(sizeof(chain) / sizeof(chain[0]) == PROFILE_DIRECT_REASONS + 1,
+	       "PROFILE_DIRECT_REASONS_LIST has PROFILE_DIRECT_REASONS entries");
+
+int main(void)
+{
+	for (unsigned int i = 0; chain[i].number >= 0; i++)
+		printf("%s %d\n", chain[i].name, chain[i].number);
+	return 0;
+}
+"""
+    r = build_and_run(tmp_path, src, inc=INC + ["-iquote", str(ROOT / "generated" / profile)])
+    assert r.returncode == 0, r.stderr
+    got = [line.split() for line in r.stdout.splitlines()]
+    assert [name for name, _ in got] == _chain(profile)
+    numbers = dict(re.findall(r"^\t(EXIT_REASON_\w+) = (\d+),", (ROOT / "generated" / "common" /
+                                                                   "vmx_exit_reasons.h").read_text(), re.M))
+    assert all(numbers[name] == n for name, n in got)
+
+
+def test_handler_functions_once_each(tmp_path, generator):
+    """VMX_EXIT_HANDLER_FUNCTIONS() names every handler of VMX_EXIT_HANDLERS()
+    exactly once: defining an object per function would not compile with a
+    duplicate, and the names match spec/handlers.yaml's, first use first."""
+    src = r"""
+#include <stdio.h>
+#include "exit_handlers.h"
+
+#define X(fn) static enum vmx_exit_action (*const ptr_##fn)(struct vcpu *) = fn;
+VMX_EXIT_HANDLER_FUNCTIONS(X)
+#undef X
+
+/* Every function of VMX_EXIT_HANDLERS() is one of the above. */
+#define X(reason, fn) (void)ptr_##fn;
+static void uses(void) { VMX_EXIT_HANDLERS(X) }
+#undef X
+
+#define X(fn) #fn,
+static const char *const names[] = { VMX_EXIT_HANDLER_FUNCTIONS(X) };
+#undef X
+
+int main(void)
+{
+	uses();
+	for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		puts(names[i]);
+	return 0;
+}
+"""
+    # The handlers are only declared: compile and assemble, do not link.
+    c = tmp_path / "h.c"
+    c.write_text(src)
+    r = subprocess.run(["gcc", *CFLAGS, "-c", *INC, str(c), "-o", str(tmp_path / "h.o")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(["gcc", "-E", "-P", *INC, str(c)], capture_output=True, text=True, check=True)
+    listed = re.search(r"names\[\] = \{(.*?)\};", r.stdout, re.S).group(1)
+    names = re.findall(r'"(\w+)"', listed)
+    expected = []
+    for _, fn in generator.spec.handler_list:
+        if fn not in expected:
+            expected.append(fn)
+    assert names == expected
+    assert len(set(names)) == len(names)
