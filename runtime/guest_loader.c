@@ -53,6 +53,32 @@ struct elf64_phdr {
 	uint64_t offset, vaddr, paddr, filesz, memsz, align;
 } __packed;
 
+#define SHT_SYMTAB		2
+
+struct elf32_shdr {
+	uint32_t name, type, flags, addr, offset, size, link, info, addralign, entsize;
+} __packed;
+
+struct elf64_shdr {
+	uint32_t name, type;
+	uint64_t flags, addr, offset, size;
+	uint32_t link, info;
+	uint64_t addralign, entsize;
+} __packed;
+
+struct elf32_sym {
+	uint32_t name, value, size;
+	uint8_t info, other;
+	uint16_t shndx;
+} __packed;
+
+struct elf64_sym {
+	uint32_t name;
+	uint8_t info, other;
+	uint16_t shndx;
+	uint64_t value, size;
+} __packed;
+
 static const char loader_name[] = "exitplan";
 
 unsigned int guest_ram_ranges(const struct boot_info *bi, struct guest_ram_range *r,
@@ -376,6 +402,132 @@ nomem:
 	return false;
 }
 
+/* --- the guest's name, for reports ---------------------------------------- */
+
+/* The file offset of virtual address @va in a PT_LOAD segment's file bytes, or 0. */
+static uint64_t elf_va_to_offset(const uint8_t *image, uint64_t len, uint64_t va)
+{
+	bool is64 = image[4] == ELFCLASS64;
+	uint64_t phoff = is64 ? ((const struct elf64_ehdr *)image)->phoff
+			      : ((const struct elf32_ehdr *)image)->phoff;
+	unsigned int phnum = is64 ? ((const struct elf64_ehdr *)image)->phnum
+				  : ((const struct elf32_ehdr *)image)->phnum;
+	unsigned int phsz = is64 ? sizeof(struct elf64_phdr) : sizeof(struct elf32_phdr);
+
+	for (unsigned int i = 0; i < phnum; i++) {
+		uint64_t o = phoff + (uint64_t)i * phsz, type, off, vaddr, filesz;
+
+		if (o + phsz > len)
+			return 0;
+		if (is64) {
+			const struct elf64_phdr *ph = (const void *)(image + o);
+
+			type = ph->type, off = ph->offset, vaddr = ph->vaddr, filesz = ph->filesz;
+		} else {
+			const struct elf32_phdr *ph = (const void *)(image + o);
+
+			type = ph->type, off = ph->offset, vaddr = ph->vaddr, filesz = ph->filesz;
+		}
+		if (type == PT_LOAD && va >= vaddr && va < vaddr + filesz && off + (va - vaddr) < len)
+			return off + (va - vaddr);
+	}
+	return 0;
+}
+
+/* The string the symbol `guest_name` points at, from the image's symbol table. */
+static bool elf_guest_name(const uint8_t *image, uint64_t len, char *out, size_t size)
+{
+	bool is64;
+	uint64_t shoff;
+	unsigned int shnum, shsz;
+
+	if (len < sizeof(struct elf64_ehdr) || memcmp(image, ELF_MAGIC, 4))
+		return false;
+	is64 = image[4] == ELFCLASS64;
+	shoff = is64 ? ((const struct elf64_ehdr *)image)->shoff : ((const struct elf32_ehdr *)image)->shoff;
+	shnum = is64 ? ((const struct elf64_ehdr *)image)->shnum : ((const struct elf32_ehdr *)image)->shnum;
+	shsz = is64 ? sizeof(struct elf64_shdr) : sizeof(struct elf32_shdr);
+	for (unsigned int i = 0; i < shnum; i++) {
+		uint64_t o = shoff + (uint64_t)i * shsz, off, secsize, link, stroff, strsize;
+		unsigned int symsz = is64 ? sizeof(struct elf64_sym) : sizeof(struct elf32_sym);
+
+		if (o + shsz > len)
+			return false;
+		if (is64) {
+			const struct elf64_shdr *sh = (const void *)(image + o);
+
+			if (sh->type != SHT_SYMTAB)
+				continue;
+			off = sh->offset, secsize = sh->size, link = sh->link;
+		} else {
+			const struct elf32_shdr *sh = (const void *)(image + o);
+
+			if (sh->type != SHT_SYMTAB)
+				continue;
+			off = sh->offset, secsize = sh->size, link = sh->link;
+		}
+		if (link >= shnum || shoff + (link + 1) * shsz > len || off + secsize > len)
+			return false;
+		if (is64) {
+			const struct elf64_shdr *st = (const void *)(image + shoff + link * shsz);
+
+			stroff = st->offset, strsize = st->size;
+		} else {
+			const struct elf32_shdr *st = (const void *)(image + shoff + link * shsz);
+
+			stroff = st->offset, strsize = st->size;
+		}
+		if (stroff + strsize > len)
+			return false;
+		for (uint64_t so = off; so + symsz <= off + secsize; so += symsz) {
+			uint64_t name = is64 ? ((const struct elf64_sym *)(image + so))->name
+					     : ((const struct elf32_sym *)(image + so))->name;
+			uint64_t value = is64 ? ((const struct elf64_sym *)(image + so))->value
+					      : ((const struct elf32_sym *)(image + so))->value;
+			uint64_t at;
+
+			if (name >= strsize ||
+			    strncmp((const char *)image + stroff + name, "guest_name", strsize - name) ||
+			    !(at = elf_va_to_offset(image, len, value)))
+				continue;
+			strlcpy(out, (const char *)image + at, size < len - at ? size : len - at);
+			return out[0] != '\0';
+		}
+	}
+	return false;
+}
+
+static void guest_identify(const struct boot_info *bi, const uint8_t *image, uint64_t len,
+			   struct guest_start *start)
+{
+	const char *cmd = bi->modules[0].cmdline, *end = strchr(cmd, ' ');
+	size_t first = end ? (size_t)(end - cmd) : strlen(cmd);
+	bool path = first > 4 && !memcmp(cmd + first - 4, ".elf", 4);
+
+	for (size_t i = 0; i < first; i++)
+		path = path || cmd[i] == '/';
+
+	start->args = path ? cmd + first + (end ? 1 : 0) : cmd;
+	if (elf_guest_name(image, len, start->name, sizeof(start->name)))
+		return;
+	if (path) {
+		const char *base = cmd;
+
+		for (size_t i = 0; i < first; i++)
+			if (cmd[i] == '/')
+				base = cmd + i + 1;
+		first -= (size_t)(base - cmd);
+		if (first > 4 && !memcmp(base + first - 4, ".elf", 4))
+			first -= 4;
+		if (first >= sizeof(start->name))
+			first = sizeof(start->name) - 1;
+		memcpy(start->name, base, first);
+		start->name[first] = '\0';
+		return;
+	}
+	strlcpy(start->name, "unknown", sizeof(start->name));
+}
+
 bool guest_load(const struct boot_info *bi, struct guest_start *start)
 {
 	static struct guest_layout g;	/* large; built once at boot */
@@ -415,8 +567,9 @@ bool guest_load(const struct boot_info *bi, struct guest_start *start)
 	if (!ok || !build_mbi(&g, bi, start))
 		return false;
 	start->entry = entry;
-	printk("exitplan: guest: %s: %llu KiB image, entry %#x, %llu MiB of RAM\n",
-	       bi->modules[0].cmdline, (unsigned long long)(len >> 10), entry,
+	guest_identify(bi, image, len, start);
+	printk("exitplan: guest '%s' (\"%s\"): %llu KiB image, entry %#x, %llu MiB of RAM\n",
+	       start->name, start->args, (unsigned long long)(len >> 10), entry,
 	       (unsigned long long)(start->ram_bytes >> 20));
 	return true;
 }

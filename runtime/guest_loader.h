@@ -37,6 +37,15 @@ struct guest_start {
 	uint32_t entry;			/* EIP at entry */
 	uint32_t mbi;			/* EBX: the guest's multiboot information */
 	uint64_t ram_bytes;		/* RAM the guest's map gives it */
+	/*
+	 * For reports (docs/STATS.md): the guest's name -- its image's
+	 * `guest_name` symbol (the exitplan test guests define one), else
+	 * the file name of a path-like first command-line word without
+	 * ".elf", else "unknown" -- and its arguments (the command line
+	 * without that path).
+	 */
+	char name[64];
+	const char *args;
 };
 
 /*

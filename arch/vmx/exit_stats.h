@@ -15,11 +15,52 @@
 #define EXIT_STATS_OTHER	(VMX_EXIT_REASON_MAX + 1)
 #define EXIT_STATS_SLOTS	(VMX_EXIT_REASON_MAX + 2)
 
+/*
+ * A bounded count-by-key table: exits by MSR index, port, CPUID leaf or
+ * hypercall number (docs/STATS.md).  Keys beyond its capacity are counted
+ * in `other`.  `last` remembers the slot of the previous hit: a workload
+ * repeats the same key, so the common case is one comparison.
+ */
+#define EXIT_STATS_KEYS		16
+
+struct exit_stats_table {
+	unsigned int n, last;
+	uint64_t key[EXIT_STATS_KEYS];
+	uint64_t count[EXIT_STATS_KEYS];
+	uint64_t other;
+};
+
 struct exit_stats {
 	uint64_t count[EXIT_STATS_SLOTS];
 	uint64_t ticks[EXIT_STATS_SLOTS];	/* "timing" level only */
 	uint64_t exit_tsc;			/* TSC at the exit stub's entry */
+	/* Breakdowns, counted by the handlers at "counts" and "timing". */
+	struct exit_stats_table msr_read, msr_write, io, cpuid, hypercall;
 };
+
+static inline void exit_stats_table_count(struct exit_stats_table *t, uint64_t key)
+{
+	unsigned int i = t->last;
+
+	if (i < t->n && t->key[i] == key) {
+		t->count[i]++;
+		return;
+	}
+	for (i = 0; i < t->n; i++) {
+		if (t->key[i] == key)
+			goto hit;
+	}
+	if (t->n == EXIT_STATS_KEYS) {
+		t->other++;
+		return;
+	}
+	i = t->n++;
+	t->key[i] = key;
+	t->count[i] = 0;
+hit:
+	t->count[i]++;
+	t->last = i;
+}
 
 static inline unsigned int exit_stats_slot(uint16_t basic_reason)
 {

@@ -75,6 +75,7 @@ enum vmx_exit_action handle_cpuid(struct vcpu *vcpu)
 	/* 64-bit: CPUID zero-extends what it writes, so no masking is needed. */
 	uint64_t a, b, c, d;
 
+	VCPU_STATS_COUNT(vcpu, cpuid, leaf);
 	if (unlikely(leaf - CPUID_HYPERVISOR_BASE <= CPUID_HV_LEAF_RANGE)) {
 		a = b = c = d = 0;
 		if (leaf == CPUID_HYPERVISOR_BASE) {
@@ -119,6 +120,7 @@ enum vmx_exit_action handle_vmcall(struct vcpu *vcpu)
 		vmx_skip_instruction();
 		return VMX_EXIT_RESUME;
 	}
+	VCPU_STATS_COUNT(vcpu, hypercall, (uint32_t)r->rax);
 	res = hypercall_dispatch(vcpu, r->rax, r->rbx, r->rcx, r->rdx, r->rsi);
 	if (res.stop)
 		return vcpu_stop_status(vcpu, VCPU_STOP_SHUTDOWN, res.status);

@@ -352,6 +352,8 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 	uint64_t v = 0;
 	int slot;
 
+	VCPU_STATS_COUNT(vcpu, msr_read, msr);
+
 	if (msr == MSR_IA32_APIC_BASE) {
 		v = vcpu->arch->apic_base;
 	} else if (msr == MSR_IA32_FEATURE_CONTROL) {
@@ -388,6 +390,8 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 	const struct msr_allow *allow;
 	int slot;
 	bool ok;
+
+	VCPU_STATS_COUNT(vcpu, msr_write, msr);
 
 	if (msr == MSR_IA32_APIC_BASE)
 		ok = apic_base_write(vcpu, v);

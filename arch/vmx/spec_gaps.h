@@ -19,4 +19,10 @@
 #define X86_OPCODE_MOV_STORE	0x89	/* MOV r/m32, r32 */
 #endif
 
+/* CPUID leaves 80000002H-80000004H: the processor brand string (Vol. 2A CPUID). */
+#ifndef CPUID_LEAF_BRAND_FIRST
+#define CPUID_LEAF_BRAND_FIRST	0x80000002u
+#define CPUID_LEAF_BRAND_LAST	0x80000004u
+#endif
+
 #endif /* EXITPLAN_SPEC_GAPS_H */

@@ -574,7 +574,85 @@ static void vmx_flush_tlbs(struct vcpu *vcpu, struct vmx_cpu *vc)
 
 /* --- the exit summary -------------------------------------------------- */
 
-static void vmx_print_summary(struct vcpu *vcpu)
+/* A YAML double-quoted scalar's content: backslash and quote escaped. */
+static void print_yaml_quoted(const char *s)
+{
+	printk("\"");
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printk("\\%c", *s);
+		else if (*s >= 0x20 && *s < 0x7f)
+			printk("%c", *s);
+	}
+	printk("\"");
+}
+
+static void print_stats_table(const char *name, const struct exit_stats_table *t, bool hex)
+{
+	printk("      %s: {", name);
+	for (unsigned int i = 0; i < t->n; i++)
+		printk(hex ? "%s0x%llx: %llu" : "%s%llu: %llu", i ? ", " : "",
+		       (unsigned long long)t->key[i], (unsigned long long)t->count[i]);
+	if (t->other)
+		printk("%sother: %llu", t->n ? ", " : "", (unsigned long long)t->other);
+	printk("}\n");
+}
+
+/*
+ * The statistics document (docs/STATS.md): YAML between two marker
+ * comment lines, which gen/exitplan-gen from-stats turns into a profile.
+ */
+static void vmx_print_stats_document(const struct vcpu *vcpu, uint64_t tsc_overhead)
+{
+	const struct vcpu_arch_state *a = vcpu->arch;
+	const struct exit_stats *st = &vcpu->stats;
+	uint32_t brand[13] = { 0 }, max_ext, unused;
+	uint64_t exits = 0;
+	const char *cpu = "unknown";
+
+	cpuid_count(CPUID_LEAF_EXT_BASE, 0, &max_ext, &unused, &unused, &unused);
+	if (max_ext >= CPUID_LEAF_BRAND_LAST) {
+		for (uint32_t l = CPUID_LEAF_BRAND_FIRST, i = 0; l <= CPUID_LEAF_BRAND_LAST; l++, i += 4)
+			cpuid_count(l, 0, &brand[i], &brand[i + 1], &brand[i + 2], &brand[i + 3]);
+		cpu = (const char *)brand;
+		while (*cpu == ' ')
+			cpu++;
+	}
+	for (unsigned int i = 0; i < EXIT_STATS_SLOTS; i++)
+		exits += st->count[i];
+
+	printk("# exitplan-stats-begin\n");
+	printk("exitplan_stats:\n  version: 1\n  profile: %s\n  level: %s\n", PROFILE_NAME,
+	       PROFILE_STATS_LEVEL == STATS_TIMING ? "timing" : "counts");
+	printk("  cpu: ");
+	print_yaml_quoted(cpu);
+	printk("\n  guest: ");
+	print_yaml_quoted(a->guest_name);
+	printk("\n  guest_args: ");
+	print_yaml_quoted(a->guest_args ? a->guest_args : "");
+	printk("\n");
+	if (PROFILE_STATS_LEVEL == STATS_TIMING)
+		printk("  tsc_overhead: %llu\n", (unsigned long long)tsc_overhead);
+	printk("  vcpus:\n    - id: %u\n      exits: %llu\n      reasons:\n", vcpu->id,
+	       (unsigned long long)exits);
+	for (unsigned int i = 0; i < EXIT_STATS_SLOTS; i++) {
+		if (!st->count[i])
+			continue;
+		printk("        %s: {count: %llu", i == EXIT_STATS_OTHER ? "OTHER" : vmx_exit_reason_name(i),
+		       (unsigned long long)st->count[i]);
+		if (PROFILE_STATS_LEVEL == STATS_TIMING)
+			printk(", ticks: %llu", (unsigned long long)st->ticks[i]);
+		printk("}\n");
+	}
+	print_stats_table("msr_read", &st->msr_read, true);
+	print_stats_table("msr_write", &st->msr_write, true);
+	print_stats_table("io", &st->io, true);
+	print_stats_table("cpuid", &st->cpuid, true);
+	print_stats_table("hypercall", &st->hypercall, false);
+	printk("# exitplan-stats-end\n");
+}
+
+static void vmx_print_summary(struct vcpu *vcpu, uint64_t tsc_overhead)
 {
 	const struct vcpu_arch_state *a = vcpu->arch;
 
@@ -602,6 +680,7 @@ static void vmx_print_summary(struct vcpu *vcpu)
 					  vmx_exit_reason_name(i), (unsigned long long)c);
 		}
 		printk("      %-28s %10llu\n", "total", (unsigned long long)total);
+		vmx_print_stats_document(vcpu, tsc_overhead);
 	}
 	switch (a->stop) {
 	case VCPU_STOP_STATUS:
@@ -703,6 +782,7 @@ int vmm_run(const struct boot_info *bi)
 	struct vmx_cpu *vc;
 	struct vcpu *vcpu;
 	struct guest_start start;
+	uint64_t tsc_overhead = 0;
 	char line[160];
 	int r;
 
@@ -777,6 +857,14 @@ int vmm_run(const struct boot_info *bi)
 	platform_init(&vcpu->arch->platform, start.ram_bytes, 1);
 	vmx_flush_tlbs(vcpu, vc);
 
+	strlcpy(vcpu->arch->guest_name, start.name, sizeof(vcpu->arch->guest_name));
+	vcpu->arch->guest_args = start.args;
+	if (PROFILE_STATS_LEVEL >= STATS_TIMING) {
+		/* What reading the TSC twice adds to every timed exit. */
+		uint64_t t = rdtsc();
+
+		tsc_overhead = rdtsc() - t;
+	}
 	printk("exitplan: launching the guest at %#x (multiboot info at %#x)\n",
 		  start.entry, start.mbi);
 	vcpu->launched = true;
@@ -791,7 +879,7 @@ int vmm_run(const struct boot_info *bi)
 		vcpu_stop(vcpu, "VMLAUNCH failed: VM-instruction error %u",
 			  vmcs_read32(VM_INSTRUCTION_ERROR));
 	}
-	vmx_print_summary(vcpu);
+	vmx_print_summary(vcpu, tsc_overhead);
 	vmclear(vcpu->vmcs_pa);
 	vmxoff();
 	write_cr4(read_cr4() & ~(uint64_t)X86_CR4_VMXE);

@@ -18,6 +18,7 @@
 #include "vmx_ops.h"
 #include "ept.h"
 #include "platform.h"
+#include "profile.h"
 
 struct boot_info;
 
@@ -58,6 +59,10 @@ struct vcpu_arch_state {
 
 	/* The devices the guest sees (runtime/platform.c). */
 	struct platform_state platform;
+
+	/* For the statistics document: the guest's name and arguments. */
+	char guest_name[64];
+	const char *guest_args;
 
 	/* VMX-preemption timer: rate (IA32_VMX_MISC[4:0]) and the profile's value. */
 	unsigned int preemption_rate;
@@ -154,6 +159,13 @@ bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa);
 /* Copy from/to guest linear memory; false on a fault or hypervisor memory. */
 bool guest_read_linear(uint64_t gla, void *dst, unsigned int len);
 bool guest_write_linear(uint64_t gla, const void *src, unsigned int len);
+
+/* Count @key in one of the vCPU's breakdown tables, when the profile counts. */
+#define VCPU_STATS_COUNT(vcpu, table, key)						\
+	do {										\
+		if (PROFILE_STATS_LEVEL >= STATS_COUNTS)				\
+			exit_stats_table_count(&(vcpu)->stats.table, (key));		\
+	} while (0)
 
 static inline struct vcpu_arch_state *vcpu_arch(struct vcpu *vcpu)
 {
