@@ -15,6 +15,7 @@
 #include "layout.h"
 #include "platform.h"
 #include "spec_gaps.h"
+#include "string.h"
 #include "vmcs_fields.h"
 #include "vmx.h"
 #include "vmx_controls_bits.h"
@@ -78,6 +79,8 @@ static enum vmx_exit_action mmio_test_page(struct vcpu *vcpu, uint64_t gpa, uint
 {
 	uint8_t code[MMIO_INSN_MAX];
 	struct mmio_insn insn;
+	unsigned int avail;
+	uint64_t rip;
 
 	/* A fetch from the page cannot be emulated: there is no code there. */
 	if (q & EXIT_QUAL_EPT_FETCH)
@@ -87,8 +90,14 @@ static enum vmx_exit_action mmio_test_page(struct vcpu *vcpu, uint64_t gpa, uint
 	    !(vmcs_read32(GUEST_CS_AR_BYTES) & VMX_AR_DB))
 		return vcpu_stop(vcpu, "MMIO test page access outside 32-bit code at RIP %#llx",
 				 (unsigned long long)vmcs_read(GUEST_RIP));
-	if (!guest_read_linear(guest_rip_linear(), code, sizeof(code)) ||
-	    !decode_mov32(code, sizeof(code), &insn) || (gpa & 3))
+	/* The instruction may end just before an unmapped page: fetch no further. */
+	rip = guest_rip_linear();
+	avail = PAGE_SIZE - (rip & (PAGE_SIZE - 1));
+	if (avail > sizeof(code))
+		avail = sizeof(code);
+	memset(code, 0, sizeof(code));
+	if (!guest_read_linear(rip, code, avail) || !decode_mov32(code, avail, &insn) ||
+	    (gpa & 3))
 		return vcpu_stop(vcpu, "MMIO test page access at %#llx by an instruction that is not "
 				 "an aligned 32-bit MOV (RIP %#llx, bytes %02x %02x %02x)",
 				 (unsigned long long)gpa, (unsigned long long)vmcs_read(GUEST_RIP),

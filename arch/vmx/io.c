@@ -31,11 +31,19 @@ static enum vmx_exit_action io_write(struct vcpu *vcpu, uint16_t port, unsigned 
 }
 
 /*
+ * Elements of a REP INS/OUTS done per exit.  The rest is done by
+ * resuming the guest at the same instruction with RCX, RSI/RDI updated,
+ * as the CPU itself does when a REP string instruction is interrupted:
+ * a guest with RCX = 2^32 cannot hold the hypervisor for minutes.
+ */
+#define IO_STRING_BATCH		4096
+
+/*
  * INS/OUTS.  The address size and, for OUTS, the segment come from the
- * instruction information; INS always writes ES:(E/R)DI.  With REP the
- * whole count is done in this exit (like KVM), each element through the
- * guest's paging; a fault part-way stops the guest (the hypervisor does
- * not emulate a #PF in the middle of a string instruction).
+ * instruction information; INS always writes ES:(E/R)DI.  Each element
+ * goes through the guest's paging; a fault part-way stops the guest (the
+ * hypervisor does not emulate a #PF in the middle of a string
+ * instruction).
  */
 static enum vmx_exit_action io_string(struct vcpu *vcpu, uint64_t q, uint16_t port,
 				      unsigned int size, bool in)
@@ -49,6 +57,7 @@ static enum vmx_exit_action io_string(struct vcpu *vcpu, uint64_t q, uint16_t po
 	int64_t step = (vmcs_read(GUEST_RFLAGS) & X86_RFLAGS_DF) ? -(int64_t)size : (int64_t)size;
 	uint64_t *idx = in ? &r->rdi : &r->rsi;
 	uint64_t count = rep ? (r->rcx & amask) : 1;
+	unsigned int batch = IO_STRING_BATCH;
 	uint64_t base;
 
 	if (seg > 5)
@@ -57,6 +66,9 @@ static enum vmx_exit_action io_string(struct vcpu *vcpu, uint64_t q, uint16_t po
 	while (count) {
 		uint64_t gla = base + (*idx & amask);
 		uint32_t v = 0;
+
+		if (!batch--)
+			return VMX_EXIT_RESUME;	/* RIP unchanged: the REP goes on */
 
 		/* Outside 64-bit mode the linear address wraps at 4 GiB. */
 		if (asz != 2)
