@@ -273,7 +273,7 @@ static bool tsc_deadline_write(struct vcpu *vcpu, uint64_t v)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 
-	if (!a->preemption_timer_on)
+	if (!a->tsc_deadline_emulated)
 		return msr_access_safe(MSR_IA32_TSC_DEADLINE, &v, true);
 	a->tsc_deadline = v;
 	vmx_program_preemption_timer(vcpu);
@@ -361,7 +361,7 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 		v = FEAT_CTL_LOCKED;
 	} else if (msr == MSR_IA32_EFER) {
 		v = guest_efer(vcpu);
-	} else if (msr == MSR_IA32_TSC_DEADLINE && vcpu->arch->preemption_timer_on) {
+	} else if (msr == MSR_IA32_TSC_DEADLINE && vcpu->arch->tsc_deadline_emulated) {
 		v = vcpu->arch->tsc_deadline;
 	} else if ((slot = profile_msr_manual_slot(vcpu, msr)) >= 0) {
 		v = vcpu->msrs.guest[slot];

@@ -246,6 +246,8 @@ static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
 
 	a->preemption_rate = caps->misc & VMX_MISC_PREEMPTION_TIMER_RATE_MASK;
 	a->preemption_timer_on = ctl->field[VMX_PIN_BASED] & PIN_BASED_VMX_PREEMPTION_TIMER;
+	a->tsc_deadline_emulated = a->preemption_timer_on &&
+				   (ctl->field[VMX_EXIT] & VM_EXIT_SAVE_VMX_PREEMPTION_TIMER);
 
 	VMCS_WRITES(w,
 		{ PIN_BASED_VM_EXEC_CONTROL, ctl->field[VMX_PIN_BASED] },

@@ -67,6 +67,13 @@ struct vcpu_arch_state {
 	/* VMX-preemption timer: rate (IA32_VMX_MISC[4:0]) and the profile's value. */
 	unsigned int preemption_rate;
 	bool preemption_timer_on;	/* the pin-based control is set */
+	/*
+	 * IA32_TSC_DEADLINE is emulated with the timer: only when it keeps
+	 * counting across exits ("save VMX-preemption timer value"); without
+	 * that every entry would restart it and a busy guest's deadline
+	 * would slip, so the write goes to the real MSR instead.
+	 */
+	bool tsc_deadline_emulated;
 
 	uint16_t vpid;
 	uint64_t eptp;
