@@ -47,7 +47,6 @@ bench_variant_flags = -Dvmx_dispatch_exit=vmx_dispatch_exit_$(call bench_id,$(1)
 	$(if $(filter retpoline,$(2)),$(BENCH_RETPOLINE_FLAGS))
 
 BENCH_DATA_C   := $(BENCH_HOST_OUT)/bench_data.c
-BENCH_DATA_H   := $(BENCH_HOST_OUT)/bench_handlers.h
 BENCH_COMMON_O := $(addprefix $(BENCH_HOST_OUT)/obj/,main.o handlers.o bench_data.o)
 BENCH_VARIANT_O := $(foreach p,$(PROFILES),$(foreach k,plain retpoline,\
 	$(BENCH_HOST_OUT)/obj/$(p)-$(k)/exit_dispatch.o $(BENCH_HOST_OUT)/obj/$(p)-$(k)/variant.o))
@@ -80,11 +79,11 @@ $(BENCH_HOST_BIN): $(BENCH_COMMON_O) $(BENCH_VARIANT_O)
 
 # Always run: it rewrites its outputs only when they change, and the list
 # of profiles is part of its input.
-$(BENCH_DATA_C) $(BENCH_DATA_H) &: $(BENCH_HOST_SRC)/bench_data.py $(BENCH_SRC)/exitmix.py FORCE
+$(BENCH_DATA_C): $(BENCH_HOST_SRC)/bench_data.py $(BENCH_SRC)/exitmix.py FORCE
 	$(PYTHON) $(BENCH_HOST_SRC)/bench_data.py --root . --seq-len $(BENCH_SEQ_LEN) \
-		--out-c $(BENCH_DATA_C) --out-h $(BENCH_DATA_H) $(PROFILES)
+		--out-c $(BENCH_DATA_C) $(PROFILES)
 
-$(BENCH_HOST_OUT)/obj/%.o: $(BENCH_HOST_SRC)/%.c $(BENCH_DATA_H)
+$(BENCH_HOST_OUT)/obj/%.o: $(BENCH_HOST_SRC)/%.c
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) $(BENCH_INC) -c -o $@ $<
 

@@ -55,12 +55,6 @@ def exit_reason_names(spec_dir: Path) -> Dict[str, int]:
     return {e["name"]: int(e["number"]) for e in doc["exit_reasons"]}
 
 
-def handler_functions(spec_dir: Path) -> Dict[str, str]:
-    """reason name -> handler function from spec/handlers.yaml."""
-    doc = load_yaml(Path(spec_dir) / "handlers.yaml")
-    return dict(doc["handlers"])
-
-
 def load_mix(path: Path, reason_names: Optional[Dict[str, int]] = None) -> ExitMix:
     path = Path(path)
     doc = load_yaml(path)

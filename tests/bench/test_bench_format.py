@@ -296,8 +296,8 @@ def test_bench_data_rejects_bad_profile(tmp_path):
         "profile: bad\nexit_mix:\n  source: {kind: estimate, basis: x}\n"
         "  unit: count\n  reasons: {HALT: 3}\n")
     p = subprocess.run([sys.executable, str(HERE / "host" / "bench_data.py"), "--root",
-                        str(tmp_path), "--out-c", str(tmp_path / "d.c"), "--out-h",
-                        str(tmp_path / "h.h"), "bad"], capture_output=True, text=True)
+                        str(tmp_path), "--out-c", str(tmp_path / "d.c"), "bad"],
+                       capture_output=True, text=True)
     assert p.returncode == 2
     assert "bad.yaml" in p.stderr and "HALT" in p.stderr
     assert not (tmp_path / "d.c").exists()

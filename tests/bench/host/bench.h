@@ -34,9 +34,6 @@ struct bench_variant {
 	uint64_t (*run)(struct vcpu *vcpu, const uint16_t *reasons, size_t n);
 };
 
-/* profile.h without PROFILE_DIRECT_REASONS (not in docs/INTERFACES.md). */
-#define BENCH_DIRECT_UNKNOWN	(~0u)
-
 /* One exit reason of a mix and how many of a sequence's elements it gets. */
 struct bench_mix_entry {
 	uint16_t reason;

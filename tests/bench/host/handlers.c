@@ -6,9 +6,8 @@
  * dispatch (and of the call and return it makes), not of a handler.
  *
  * Several reasons share one function (handle_vmx_instruction), so the
- * functions come from BENCH_HANDLER_FUNCS(), the generated X-macro of the
- * distinct names (bench_handlers.h), which bench_data.py derives from
- * spec/handlers.yaml.  A function missing there would not link.
+ * fakes come from VMX_EXIT_HANDLER_FUNCTIONS(), the generated X-macro of
+ * the distinct functions, not from VMX_EXIT_HANDLERS().
  *
  * Compiled without retpolines: the fakes have no indirect branch, and the
  * returns are plain RETs in both variants (-mfunction-return=keep).
@@ -18,9 +17,8 @@
 #include <stdio.h>
 
 #include "bench.h"
-#include "bench_handlers.h"	/* generated: BENCH_HANDLER_FUNCS(X) */
 #include "exit.h"
-#include "exit_handlers.h"	/* generated: the prototypes */
+#include "exit_handlers.h"	/* generated: VMX_EXIT_HANDLER_FUNCTIONS(X) */
 
 /*
  * noinline and not static: the dispatch objects call them by name.  The
@@ -33,7 +31,7 @@
 		asm volatile("" : : "r"(vcpu) : "memory");	\
 		return VMX_EXIT_RESUME;				\
 	}
-BENCH_HANDLER_FUNCS(DEFINE_FAKE)
+VMX_EXIT_HANDLER_FUNCTIONS(DEFINE_FAKE)
 #undef DEFINE_FAKE
 
 __attribute__((noinline)) enum vmx_exit_action handle_unexpected_exit(struct vcpu *vcpu,

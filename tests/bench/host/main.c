@@ -251,9 +251,7 @@ static const char *stats_name(int level)
 
 static void print_chain(const struct bench_variant *bv)
 {
-	if (bv->direct_reasons == BENCH_DIRECT_UNKNOWN)
-		printf("?");
-	else if (bv->direct_reasons == 0)
+	if (bv->direct_reasons == 0)
 		printf("table only");
 	else
 		printf("%u direct", bv->direct_reasons);
@@ -350,11 +348,7 @@ static int report_csv(const struct options *o)
 		const struct bench_variant *bv = bench_variants[v];
 
 		for (m = 0; m < bench_mix_count; m++) {
-			fprintf(f, "%s,%d,", bv->profile, bv->retpoline);
-			if (bv->direct_reasons == BENCH_DIRECT_UNKNOWN)
-				fprintf(f, ",");
-			else
-				fprintf(f, "%u,", bv->direct_reasons);
+			fprintf(f, "%s,%d,%u,", bv->profile, bv->retpoline, bv->direct_reasons);
 			fprintf(f, "%s,%s,%d,%.4f,", stats_name(bv->stats_level),
 				bench_mixes[m].profile,
 				strcmp(bench_mixes[m].profile, bv->profile) == 0, NS(v, m));

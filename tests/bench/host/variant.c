@@ -41,11 +41,7 @@ const struct bench_variant BENCH_VARIANT_SYM = {
 	.profile = PROFILE_NAME,
 	.retpoline = BENCH_RETPOLINE,
 	.stats_level = PROFILE_STATS_LEVEL,
-#ifdef PROFILE_DIRECT_REASONS
 	.direct_reasons = PROFILE_DIRECT_REASONS,
-#else
-	.direct_reasons = BENCH_DIRECT_UNKNOWN,
-#endif
 	.vcpu_size = sizeof(struct vcpu),
 	.run = run,
 };
