@@ -6,8 +6,13 @@
 #   make diff A=x B=y         unified diff of two profiles' generated code
 #   make explain [PROFILE=x]  the profile's decisions in words
 #   make test-gen             the generator's tests (pytest)
+#   make profile FROM=serial.log NAME=x [BASE=$(PROFILE)] [CPU_MODEL=...]
+#                [DATE=YYYY-MM-DD] [NOTE=...]
+#                             profiles/x.yaml from the statistics a run printed
+#                             (BASE's policies, the measured exit mix), and
+#                             generated/x/ from it (docs/PROFILES-FROM-STATS.md)
 
-.PHONY: gen check-gen diff explain test-gen
+.PHONY: gen check-gen diff explain test-gen profile
 
 GEN          := gen/exitplan-gen
 GEN_INPUTS   := $(GEN) $(wildcard gen/exitplan_gen/*.py) $(wildcard gen/templates/*/*.j2) \
@@ -49,6 +54,17 @@ diff:
 
 explain:
 	$(PYTHON) $(GEN) explain $(PROFILE)
+
+# A make variable as one single-quoted shell word.
+gen_sq = '$(subst ','\'',$(1))'
+
+profile:
+	@test -n "$(FROM)" -a -n "$(NAME)" || { echo "usage: make profile FROM=serial.log NAME=x" \
+		"[BASE=profile] [CPU_MODEL=model] [DATE=YYYY-MM-DD] [NOTE=text]" >&2; exit 2; }
+	$(PYTHON) $(GEN) from-stats $(call gen_sq,$(FROM)) --base $(call gen_sq,$(or $(BASE),$(PROFILE))) \
+		--name $(call gen_sq,$(NAME)) $(if $(CPU_MODEL),--cpu $(call gen_sq,$(CPU_MODEL))) \
+		$(if $(DATE),--date $(call gen_sq,$(DATE))) $(if $(NOTE),--note $(call gen_sq,$(NOTE)))
+	$(PYTHON) $(GEN) gen $(call gen_sq,$(NAME))
 
 test-gen:
 	$(PYTHON) -m pytest -q tests/gen

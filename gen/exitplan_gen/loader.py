@@ -79,7 +79,7 @@ def _mark(node):
     return (node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def _convert(node, path, doc_path, marks, key_marks):
+def _convert(node, path, doc_path, marks, key_marks, int_keys=False):
     marks[path] = _mark(node)
     if isinstance(node, yaml.ScalarNode):
         if node.tag not in _SCALAR_TAGS:
@@ -94,7 +94,7 @@ def _convert(node, path, doc_path, marks, key_marks):
         if node.tag != TAG_SEQ:
             line, col = _mark(node)
             raise GenError(doc_path, line, col, f"unsupported YAML tag '{node.tag}'")
-        return [_convert(item, path + (i,), doc_path, marks, key_marks)
+        return [_convert(item, path + (i,), doc_path, marks, key_marks, int_keys)
                 for i, item in enumerate(node.value)]
     if isinstance(node, yaml.MappingNode):
         if node.tag != TAG_MAP:
@@ -108,7 +108,7 @@ def _convert(node, path, doc_path, marks, key_marks):
                 what = "merge keys (<<)" if key_node.tag == TAG_MERGE else "complex keys"
                 raise GenError(doc_path, line, col, f"{what} are not supported")
             key = _convert(key_node, path + ("<key>",), doc_path, {}, {})
-            if not isinstance(key, str):
+            if not (isinstance(key, str) or (int_keys and type(key) is int)):
                 raise GenError(doc_path, line, col,
                                f"mapping key {key_node.value!r} must be a string")
             if key in first_seen:
@@ -116,13 +116,15 @@ def _convert(node, path, doc_path, marks, key_marks):
                                f"duplicate key '{key}' (first defined at line {first_seen[key]})")
             first_seen[key] = line
             key_marks[path + (key,)] = (line, col)
-            result[key] = _convert(value_node, path + (key,), doc_path, marks, key_marks)
+            result[key] = _convert(value_node, path + (key,), doc_path, marks, key_marks, int_keys)
         return result
     raise GenError(doc_path, *_mark(node), "unsupported YAML node")
 
 
-def load_text(path, text):
-    """Parse text (the contents of the file named path) into a Document."""
+def load_text(path, text, int_keys=False):
+    """Parse text (the contents of the file named path) into a Document.
+    int_keys: integers may also be mapping keys (the statistics document's
+    breakdowns by MSR index, port and leaf); profiles allow strings only."""
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as e:
@@ -143,7 +145,7 @@ def load_text(path, text):
     marks, key_marks = {}, {}
     if node is None:
         return Document(path, text, None, {(): (1, 1)}, key_marks)
-    value = _convert(node, (), path, marks, key_marks)
+    value = _convert(node, (), path, marks, key_marks, int_keys)
     return Document(path, text, value, marks, key_marks)
 
 

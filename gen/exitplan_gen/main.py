@@ -5,6 +5,9 @@
   exitplan-gen check                list stale, missing and extra files; exit 1 if any
   exitplan-gen explain PROFILE      the profile's decisions in words
   exitplan-gen diff A B             unified diff of two profiles' generated code
+  exitplan-gen from-stats LOG --base PROFILE --name NAME [--cpu MODEL] [--date YYYY-MM-DD]
+               [--note TEXT] [--out FILE|-]
+                                    a profile from the statistics a run printed (docs/STATS.md)
 
 A PROFILE is a name (profiles/NAME.yaml) or a path to a .yaml file.
 Exit status: 0 done, 1 check found differences, 2 invalid input.
@@ -18,6 +21,7 @@ import sys
 from .decide import decide
 from .errors import GenError
 from .explain import explain
+from .fromstats import cmd_from_stats
 from .render import render_common, render_profile
 from .schema import load_schema
 from .spec import Spec
@@ -143,6 +147,10 @@ def cmd_diff(args):
     return 0
 
 
+def cmd_from_stats_args(args):
+    return cmd_from_stats(Generator(args.root), args)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="exitplan-gen", description=__doc__.split("\n\n")[0])
     ap.add_argument("--root", default=".", help="the exitplan checkout (default: .)")
@@ -161,6 +169,22 @@ def main(argv=None):
     s.add_argument("a")
     s.add_argument("b")
     s.set_defaults(func=cmd_diff)
+    s = sub.add_parser("from-stats", help="a profile from the statistics a run printed",
+                       description="Read the statistics document (docs/STATS.md) from a serial log or a "
+                                   "YAML file, sum it over the vCPUs, and write the base profile with "
+                                   "that measured exit mix as profiles/NAME.yaml.  The last document "
+                                   "of a log that holds several is used.")
+    s.add_argument("log", metavar="LOG", help="serial log or YAML file with the statistics document")
+    s.add_argument("--base", required=True, metavar="PROFILE",
+                   help="the profile whose policies the new one keeps (a name or a .yaml path)")
+    s.add_argument("--name", required=True, help="the new profile's name")
+    s.add_argument("--cpu", metavar="MODEL",
+                   help="the CPU model to record (default: the document's CPUID brand string)")
+    s.add_argument("--date", metavar="YYYY-MM-DD", help="the date to record (default: today)")
+    s.add_argument("--note", metavar="TEXT", help="a sentence added to exit_mix.source.basis")
+    s.add_argument("--out", dest="output", metavar="FILE",
+                   help="where to write it (default: ROOT/profiles/NAME.yaml; - for stdout)")
+    s.set_defaults(func=cmd_from_stats_args)
     args = ap.parse_args(argv)
     if args.out is None:
         args.out = os.path.join(args.root, "generated") if args.root != "." else "generated"

@@ -42,8 +42,14 @@ class Profile(Obj):
 def load_profile(path, spec, schema):
     """Load and check the profile at path (shown in messages as given)."""
     doc, raw = load_file(path)
+    return check_profile(doc, raw, spec, schema)
+
+
+def check_profile(doc, raw, spec, schema):
+    """Check a loaded profile (doc, from the bytes raw): the schema, then
+    its meaning.  from-stats checks the text it is about to write with it."""
     if doc.value is None:
-        raise GenError(path, 1, 1, "the profile is empty")
+        raise GenError(doc.path, 1, 1, "the profile is empty")
     schema_validate(doc, schema)
     return _semantic(doc, raw, spec)
 
