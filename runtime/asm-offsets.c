@@ -22,7 +22,13 @@ void asm_offsets(void)
 {
 	/* 32-bit entry: switch to IA-32e mode (SDM Vol. 3A 10.8.5). */
 	DEFINE(BOOT_CR0_PE, X86_CR0_PE);
-	DEFINE(BOOT_CR0_PG, X86_CR0_PG);
+	/*
+	 * CR0 as the hypervisor runs: paging; x87 errors the native way (NE,
+	 * which VMXON requires anyway); WP; caches on.  The BIOS and INIT
+	 * leave CD and NW set, which on hardware means no caching at all.
+	 */
+	DEFINE(BOOT_CR0_SET, X86_CR0_PG | X86_CR0_NE | X86_CR0_WP);
+	DEFINE(BOOT_CR0_CLEAR, X86_CR0_CD | X86_CR0_NW);
 	DEFINE(BOOT_CR4_PAE, X86_CR4_PAE);
 	DEFINE(BOOT_EFER_LME, EFER_LME);
 	DEFINE(BOOT_MSR_EFER, MSR_IA32_EFER);

@@ -111,7 +111,8 @@ _start:
 	wrmsr
 
 	movl %cr0, %eax
-	orl $BOOT_CR0_PG, %eax
+	andl $~BOOT_CR0_CLEAR, %eax
+	orl $BOOT_CR0_SET, %eax
 	movl %eax, %cr0			/* IA-32e mode active, compatibility mode */
 
 	lgdt boot_gdt_ptr

@@ -54,7 +54,8 @@ tramp32:
 	orl $BOOT_EFER_LME, %eax
 	wrmsr
 	movl %cr0, %eax
-	orl $BOOT_CR0_PG, %eax
+	andl $~BOOT_CR0_CLEAR, %eax
+	orl $BOOT_CR0_SET, %eax
 	movl %eax, %cr0
 	ljmp $GDT_KERNEL_CS, $ap_start64
 
