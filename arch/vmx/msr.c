@@ -273,8 +273,14 @@ static bool tsc_deadline_write(struct vcpu *vcpu, uint64_t v)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 
-	if (!a->tsc_deadline_emulated)
-		return msr_access_safe(MSR_IA32_TSC_DEADLINE, &v, true);
+	/* Without TSC-deadline mode (CPUID.1:ECX[24]) the MSR does not exist. */
+	if (!a->has_tsc_deadline)
+		return false;
+	if (!a->tsc_deadline_emulated) {
+		/* Any value is valid: no #GP to catch, and the hot path of hrtimer. */
+		wrmsr(MSR_IA32_TSC_DEADLINE, v);
+		return true;
+	}
 	a->tsc_deadline = v;
 	vmx_program_preemption_timer(vcpu);
 	return true;
@@ -348,7 +354,7 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 {
 	struct guest_regs *r = &vcpu->regs;
 	uint32_t msr = (uint32_t)r->rcx;
-	const struct msr_allow *allow = msr_allowed(msr);
+	const struct msr_allow *allow;
 	uint64_t v = 0;
 	int slot;
 
@@ -365,13 +371,16 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 		v = vcpu->arch->tsc_deadline;
 	} else if ((slot = profile_msr_manual_slot(vcpu, msr)) >= 0) {
 		v = vcpu->msrs.guest[slot];
-	} else if (msr == MSR_IA32_TSC_DEADLINE || (allow && allow->how != MSR_VIA_VMCS)) {
-		if (!msr_access_safe(msr, &v, false))
+	} else if (msr == MSR_IA32_TSC_DEADLINE) {
+		if (!vcpu->arch->has_tsc_deadline)
 			goto gp;
-	} else if (allow && allow->how == MSR_VIA_VMCS) {
-		v = vmcs_read(allow->field);
-	} else {
+		v = rdmsr(msr);
+	} else if (!(allow = msr_allowed(msr))) {
 		goto gp;	/* including the IA32_VMX_* capability MSRs */
+	} else if (allow->how == MSR_VIA_VMCS) {
+		v = vmcs_read(allow->field);
+	} else if (!msr_access_safe(msr, &v, false)) {
+		goto gp;
 	}
 	r->rax = (uint32_t)v;
 	r->rdx = (uint32_t)(v >> 32);
@@ -428,6 +437,7 @@ void vcpu_setup_msrs(struct vcpu *vcpu)
 	a->apic_base = rdmsr(MSR_IA32_APIC_BASE);
 	cpuid_count(1, 0, &eax, &ebx, &ecx, &edx);
 	a->has_x2apic = ecx & CPUID_1_ECX_X2APIC;
+	a->has_tsc_deadline = ecx & CPUID_1_ECX_TSC_DEADLINE;
 	cpuid_count(CPUID_LEAF_EXT_BASE, 0, &eax, &ebx, &ecx, &edx);
 	a->has_nx = false;
 	if (eax >= CPUID_LEAF_EXT_FEATURES) {

@@ -55,7 +55,7 @@ struct vcpu_arch_state {
 	uint64_t apic_base;		/* IA32_APIC_BASE as the guest sees it */
 	uint64_t tsc_deadline;		/* IA32_TSC_DEADLINE, 0 = disarmed */
 	uint64_t xcr0;			/* the guest's XCR0 */
-	bool has_x2apic, has_nx;	/* CPUID facts the MSR checks need */
+	bool has_x2apic, has_nx, has_tsc_deadline;	/* CPUID facts the MSR checks need */
 
 	/* The devices the guest sees (runtime/platform.c). */
 	struct platform_state platform;
