@@ -2,9 +2,9 @@
 """from-stats: a profile from the statistics exitplan prints (docs/STATS.md).
 
 The statistics document is read from a serial log (between the lines
-`# exitplan-stats-begin` and `# exitplan-stats-end`; the last such block
-when a log holds several) or from a bare YAML file.  Its per-vCPU counts
-are summed and become the new profile's exit mix (unit: count), with the
+`# exitplan-stats-begin` and `# exitplan-stats-end`; every such block of
+the log, exitplan printing one per vCPU, all of one run) or from a bare
+YAML file.  The per-vCPU counts are summed and become the new profile's exit mix (unit: count), with the
 measurement recorded in exit_mix.source.  Everything else is the base
 profile's text, kept as written (comments included): only the value of
 `profile:` and the exit_mix block are replaced.  The result is checked
@@ -39,24 +39,29 @@ WRAP = 72
 
 
 # --- reading the document ----------------------------------------------------
-def read_document(path):
-    """The statistics document in the file at path, as a loader Document
-    whose marks are lines and columns of that file."""
+def read_documents(path):
+    """The statistics documents in the file at path, as loader Documents
+    whose marks are lines and columns of that file: every marked block of
+    a serial log (exitplan prints one per vCPU when several ran), or the
+    whole file when it is a bare YAML document."""
     raw = read_source(path)
     text = raw.decode("utf-8", errors="replace")
     # Serial logs end lines with CR LF; a CR inside a line is noise too.
     lines = [line.replace("\r", "") for line in text.split("\n")]
     begins = [i for i, line in enumerate(lines) if line.strip() == BEGIN]
-    if begins:
-        b = begins[-1]
-        e = next((i for i in range(b + 1, len(lines)) if lines[i].strip() == END), None)
-        if e is None:
-            raise GenError(path, b + 1, 1, f"'{BEGIN}' has no '{END}' after it: the log is cut short")
+    docs = []
+    for n, b in enumerate(begins):
+        e = next((i for i in range(b + 1, len(lines)) if lines[i].strip() in (BEGIN, END)), None)
+        if e is None or lines[e].strip() == BEGIN:
+            raise GenError(path, b + 1, 1, f"'{BEGIN}' has no '{END}' after it: the log is cut short"
+                                           if e is None else f"'{BEGIN}' has no '{END}' before the next one")
         # Blank lines in front keep the log's line numbers in every message.
         doc = load_text(path, "\n" * (b + 1) + "\n".join(lines[b + 1:e]) + "\n", int_keys=True)
         if doc.value is None:
             raise GenError(path, b + 1, 1, "the statistics document between the markers is empty")
-        return doc
+        docs.append(doc)
+    if docs:
+        return docs
     # No markers: a bare YAML file holding the document, or no document.
     nodoc = GenError(path, 1, 1, f"no statistics document: no '{BEGIN}' line, and not a YAML file "
                                  "with exitplan_stats (was the profile's statistics level off?)")
@@ -70,7 +75,7 @@ def read_document(path):
         raise nodoc from None
     if not isinstance(doc.value, dict) or "exitplan_stats" not in doc.value:
         raise nodoc
-    return doc
+    return [doc]
 
 
 def _kind(value):
@@ -121,10 +126,41 @@ class _Reader:
         return v
 
 
-def parse_stats(doc, spec):
-    """The measurement in a statistics document: Obj(profile, level, cpu,
-    guest, guest_args, vcpus, counts {reason name: count summed over the
-    vCPUs, zero counts and OTHER left out}, other, exits)."""
+# What every document of one run must agree on.
+_RUN_KEYS = ("profile", "level", "cpu", "guest", "guest_args")
+
+
+def parse_stats(docs, spec):
+    """The measurement in the statistics documents of one run: Obj(profile,
+    level, cpu, guest, guest_args, vcpus, counts {reason name: count summed
+    over the vCPUs, zero counts and OTHER left out}, other, exits)."""
+    st = None
+    counts = {}
+    ids = {}
+    for doc in docs:
+        one = _parse_document(doc, spec, counts, ids)
+        if st is None:
+            st = one
+            continue
+        for k in _RUN_KEYS:
+            if getattr(one, k) != getattr(st, k):
+                raise doc.error(one.paths[k], f"exitplan_stats.{k} is '{getattr(one, k)}' here but "
+                                              f"'{getattr(st, k)}' in the document at line {st.line}: "
+                                              "not one run")
+    st.vcpus = len(ids)
+    st.other = counts.pop(OTHER, 0)
+    st.counts = {k: n for k, n in counts.items() if n}
+    st.exits = sum(st.counts.values())
+    if not st.counts:
+        extra = f" other than {st.other} above VMX_EXIT_REASON_MAX (OTHER)" if st.other else ""
+        raise docs[-1].error(("exitplan_stats", "vcpus"),
+                             f"no exits counted{extra}: nothing to build an exit mix from")
+    return st
+
+
+def _parse_document(doc, spec, counts, ids):
+    """One document: its run description, its vCPUs' counts added to
+    counts, their ids to ids ({id: line})."""
     r = _Reader(doc)
     top = r.mapping(doc.value, (), "a mapping with the key exitplan_stats")
     if "exitplan_stats" not in top:
@@ -142,14 +178,12 @@ def parse_stats(doc, spec):
              cpu=" ".join(r.get(s, at, "cpu", "string").split()),
              guest=r.get(s, at, "guest", "string"),
              guest_args=r.get(s, at, "guest_args", "string", optional=True) or "",
-             cpu_path=at + ("cpu",))
+             paths={k: at + (k,) for k in _RUN_KEYS}, cpu_doc=doc, line=doc.key_mark(at)[0])
     if not st.guest.strip():
         raise r.error(at + ("guest",), "exitplan_stats.guest is empty")
     vcpus = r.get(s, at, "vcpus", "list")
     if not vcpus:
         raise r.error(at + ("vcpus",), "exitplan_stats.vcpus is empty: no vCPU reported")
-    counts = {}
-    ids = {}
     for i, v in enumerate(vcpus):
         vat = at + ("vcpus", i)
         r.mapping(v, vat, "a mapping with id, exits and reasons")
@@ -176,13 +210,6 @@ def parse_stats(doc, spec):
         if total != exits:
             raise r.error(vat + ("exits",), f"{where(vat + ('exits',))} is {exits} but the counts of "
                                             f"its reasons add up to {total}")
-    st.vcpus = len(vcpus)
-    st.other = counts.pop(OTHER, 0)
-    st.counts = {k: n for k, n in counts.items() if n}
-    st.exits = sum(st.counts.values())
-    if not st.counts:
-        extra = f" other than {st.other} above VMX_EXIT_REASON_MAX (OTHER)" if st.other else ""
-        raise r.error(at + ("vcpus",), f"no exits counted{extra}: nothing to build an exit mix from")
     return st
 
 
@@ -336,11 +363,10 @@ def from_stats(gen, log, base_name, name, cpu=None, date=None, out=None, note=No
             raise GenError(out_shown, None, None, f"a profile named '{name}' must be written to {name}.yaml "
                                                   "(the file name is the profile's name)")
 
-    doc = read_document(log)
-    st = parse_stats(doc, spec)
+    st = parse_stats(read_documents(log), spec)
     if cpu is None:
         if not st.cpu:
-            raise doc.error(st.cpu_path, "exitplan_stats.cpu is empty: name the CPU model with --cpu")
+            raise st.cpu_doc.error(st.paths["cpu"], "exitplan_stats.cpu is empty: name the CPU model with --cpu")
         cpu = st.cpu
 
     (base_shown, base_fs), = _base_path(gen.root, base_name)

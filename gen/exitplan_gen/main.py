@@ -172,8 +172,8 @@ def main(argv=None):
     s = sub.add_parser("from-stats", help="a profile from the statistics a run printed",
                        description="Read the statistics document (docs/STATS.md) from a serial log or a "
                                    "YAML file, sum it over the vCPUs, and write the base profile with "
-                                   "that measured exit mix as profiles/NAME.yaml.  The last document "
-                                   "of a log that holds several is used.")
+                                   "that measured exit mix as profiles/NAME.yaml.  A log with several "
+                                   "documents (one per vCPU) is summed over them all.")
     s.add_argument("log", metavar="LOG", help="serial log or YAML file with the statistics document")
     s.add_argument("--base", required=True, metavar="PROFILE",
                    help="the profile whose policies the new one keeps (a name or a .yaml path)")

@@ -191,17 +191,20 @@ def test_vcpus_are_summed_and_a_timing_document_is_read(tmp_path, generator):
     assert "on 3 vCPUs, summed" in " ".join(q.source["basis"].split())
 
 
-def test_bare_yaml_document_and_last_of_several(tmp_path, generator):
-    """A bare YAML file is read as it is; of several documents in one log
-    the last counts (the run's final statistics)."""
+def test_bare_yaml_document_and_one_document_per_vcpu(tmp_path, generator):
+    """A bare YAML file is read as it is; a log with a document per vCPU
+    (as exitplan prints them) is summed over all of them."""
     bare = "\n".join(stats_document([{"HLT": 2}])[1:-1]) + "\n"
     r, out = from_stats(tmp_path, bare, "table-only", "bare", "--date", "2026-11-29", log_name="stats.yaml")
     assert r.returncode == 0, r.stderr
     assert [m.reason.name for m in plan_of(generator, out).profile.mix] == ["HLT"]
-    log = serial_log([{"HLT": 2}]) + serial_log([{"CPUID": 4, "HLT": 1}])
-    r, out = from_stats(tmp_path, log, "table-only", "twice", "--date", "2026-11-29")
+    second = serial_log([{"CPUID": 4, "HLT": 1}]).replace("- id: 0", "- id: 1")
+    r, out = from_stats(tmp_path, serial_log([{"HLT": 2}]) + second, "table-only", "twice",
+                        "--date", "2026-11-29")
     assert r.returncode == 0, r.stderr
-    assert {m.reason.name: m.value for m in plan_of(generator, out).profile.mix} == {"CPUID": 4, "HLT": 1}
+    q = plan_of(generator, out).profile
+    assert {m.reason.name: m.value for m in q.mix} == {"CPUID": 4, "HLT": 3}
+    assert "on 2 vCPUs, summed" in " ".join(q.source["basis"].split())
 
 
 def test_note_and_default_date(tmp_path):
