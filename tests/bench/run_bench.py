@@ -35,6 +35,7 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -95,6 +96,11 @@ REFERENCES = [
 HRTIMER_KINDS = ("hrtimer-cycle", "hrtimer-latency")
 
 EFER_VARIANT = "default-efer-manual"
+
+# The workload guest whose counted exits become one more mix to weigh
+# with, run under the profile of the same name where there is one.
+MEASURED_GUEST = "hrtimer"
+MEASURED_MIX = f"measured:{MEASURED_GUEST}"
 
 
 # ---------------------------------------------------------------- parsing
@@ -475,6 +481,23 @@ def weighted_mean(costs: Dict[str, float], mix: exitmix.ExitMix,
     return sum(shares[r] * costs[r] for r in covered) / cov, cov
 
 
+def measured_mix(runs: List[Run], guest: str = MEASURED_GUEST) -> Optional[exitmix.ExitMix]:
+    """The exits a workload guest caused, from the hypervisor's statistics:
+    the run under the profile named like the guest, else the first
+    complete run that counted them."""
+    cands = [r for r in runs if r.guest == guest and r.status == "ok" and r.output.exit_counts]
+    cands.sort(key=lambda r: r.variant.label != guest)
+    if not cands:
+        return None
+    r = cands[0]
+    reasons = [(k, Fraction(v)) for k, v in r.output.exit_counts.items() if v > 0]
+    if not reasons:
+        return None
+    return exitmix.ExitMix(profile=MEASURED_MIX, path=r.serial or Path(guest), unit="count",
+                           source_kind=f"measured: {guest} guest under {r.variant.label}",
+                           reasons=reasons)
+
+
 def analyse(runs: List[Run], mixes: List[exitmix.ExitMix], cpu: str,
             guest_args: Dict[str, str], commit: str = "", date: str = "") -> Results:
     by_label: Dict[str, Dict[str, Run]] = {}
@@ -507,7 +530,9 @@ def analyse(runs: List[Run], mixes: List[exitmix.ExitMix], cpu: str,
             ticks.update({k: m.ticks for k, m in r.output.measures.items()})
             ticks.update({k: r.output.hrtimer[k] for k in HRTIMER_KINDS if k in r.output.hrtimer})
         b = per_guest.get("bench")
-        if b is not None and b.output.measures:
+        # Only a complete run is weighed: a partial one (a timeout halfway)
+        # would shrink the reasons every row is weighed over.
+        if b is not None and b.status == "ok" and b.output.measures:
             costs[label], used = reason_costs(b.output)
             for reason, ks in used.items():
                 reason_kinds.setdefault(reason, [])
@@ -527,6 +552,10 @@ def analyse(runs: List[Run], mixes: List[exitmix.ExitMix], cpu: str,
                     ticks[k] = value
                     break
         rows.append(Row(name, "reference", "reference", "", "", "", ticks, note))
+
+    mm = measured_mix(runs)
+    if mm is not None:
+        mixes = list(mixes) + [mm]
 
     # Weigh every row with the same reasons, or the means are not comparable.
     common = [reason for reason, _ in REASON_KINDS
@@ -618,6 +647,11 @@ def render_markdown(res: Results) -> str:
                  "renormalised; the coverage row gives the share of each mix that was "
                  "weighted.")
         L.append("")
+        measured = [m for m in res.mixes if m.profile == MEASURED_MIX]
+        if measured:
+            L.append(f"`{MEASURED_MIX}`: the exits the {MEASURED_GUEST} guest caused, "
+                     f"counted by the hypervisor ({measured[0].source_kind}).")
+            L.append("")
         L.append(_md_row(["profile \\ mix"] + [m.profile for m in res.mixes]))
         L.append(_md_row(["---"] + ["---:"] * len(res.mixes)))
         labels = [r.label for r in res.rows if r.source == "measured"]

@@ -172,7 +172,7 @@ def test_weighted_tables(results):
     for title in ("## Weighted mean exit cost under each profile's exit mix",
                   "## The same without HLT (its round trip includes the timer wait)"):
         t = _md_table(lines, title)
-        assert t[0] == ["profile \\ mix"] + profiles
+        assert t[0] == ["profile \\ mix"] + profiles + [run_bench.MEASURED_MIX]
         body = t[2:-1]
         assert [r[0] for r in body] == profiles
         for r in body:
@@ -193,6 +193,34 @@ def test_own_mix_table(results):
     assert table_row[4] == "1.000" and table_row[1] == table_row[2]
     kvm_row = t[2 + profiles.index("kvm-order")]
     assert kvm_row[5] == "1.000" and kvm_row[1] == kvm_row[3]
+
+
+def test_measured_mix(results):
+    """The hrtimer guest's counted exits, under the hrtimer profile."""
+    res, out, profiles = results
+    mm = [m for m in res.mixes if m.profile == run_bench.MEASURED_MIX]
+    assert len(mm) == 1
+    counts = run_bench.parse_serial(serial("hrtimer", "hrtimer")).exit_counts
+    assert {r: int(w) for r, w in mm[0].reasons} == counts
+    assert "under hrtimer" in mm[0].source_kind
+
+
+def test_partial_run_is_not_weighed():
+    """A run cut off halfway keeps its cells but does not shrink the reasons
+    the complete runs are weighed over."""
+    profiles = ["default", "table-only"]
+    runs = run_bench.runs_from_serial(FIXTURES, profiles)
+    full = run_bench.analyse(runs, run_bench.load_mixes(profiles), "x", {})
+    text = serial("table-only", "bench")
+    cut = text[:text.index("PASS: bench-vmcall-nop")]
+    for r in runs:
+        if r.variant.label == "table-only" and r.guest == "bench":
+            r.output, r.status = run_bench.parse_serial(cut), "timeout"
+    res = run_bench.analyse(runs, run_bench.load_mixes(profiles), "x", {})
+    assert res.common_reasons == full.common_reasons
+    assert ("table-only", "default") not in res.weighted
+    row = next(r for r in res.rows if r.label == "table-only")
+    assert set(row.ticks) >= {"cpuid", "vmcall-nop"} and "mmio-read-test-page" not in row.ticks
 
 
 def test_weighted_mean_arithmetic(results):
@@ -266,7 +294,8 @@ def test_weighted_csv(results):
         rows = list(csv.DictReader(f))
     assert list(rows[0]) == ["profile", "mix", "own_mix", "mean_ticks", "coverage",
                              "mean_ticks_without_hlt", "coverage_without_hlt", "reasons", "unit"]
-    assert {(r["profile"], r["mix"]) for r in rows} == {(p, m) for p in profiles for m in profiles}
+    mixes = profiles + [run_bench.MEASURED_MIX]
+    assert {(r["profile"], r["mix"]) for r in rows} == {(p, m) for p in profiles for m in mixes}
     assert all(r["own_mix"] == str(int(r["profile"] == r["mix"])) for r in rows)
     assert all(0 < float(r["coverage"]) <= 1 for r in rows)
 
