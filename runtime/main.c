@@ -36,7 +36,7 @@ void hv_main(uint32_t mb_magic, uint32_t mb_info_pa);
 void hv_main(uint32_t mb_magic, uint32_t mb_info_pa)
 {
 	const struct boot_info *bi;
-	char test[32];
+	char test[128];
 	int status;
 
 	/* Order matters: GS base first (printk asks which CPU it is on). */

@@ -211,7 +211,7 @@ static int selftest_smp(void)
 	return failed;
 }
 
-int selftest_run(const char *name, const struct boot_info *bi)
+static int selftest_one(const char *name, const struct boot_info *bi)
 {
 	printk("selftest: %s\n", name);
 	if (!strcmp(name, "format"))
@@ -245,4 +245,26 @@ int selftest_run(const char *name, const struct boot_info *bi)
 	}
 	printk("selftest: unknown test '%s'\n", name);
 	return 2;
+}
+
+int selftest_run(const char *names, const struct boot_info *bi)
+{
+	char name[32];
+
+	while (*names) {
+		size_t n = strchr(names, ',') ? (size_t)(strchr(names, ',') - names) : strlen(names);
+		int status;
+
+		if (n >= sizeof(name)) {
+			printk("selftest: name too long: '%s'\n", names);
+			return 2;
+		}
+		memcpy(name, names, n);
+		name[n] = '\0';
+		status = selftest_one(name, bi);
+		if (status)
+			return status;
+		names += n + (names[n] == ',');
+	}
+	return 0;
 }
