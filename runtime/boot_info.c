@@ -35,7 +35,7 @@ static void copy_mmap(struct boot_info *bi, const struct multiboot_info *mbi)
 {
 	uint32_t off = 0;
 
-	while (off + sizeof(uint32_t) <= mbi->mmap_length) {
+	while (off + sizeof(struct multiboot_mmap_entry) <= mbi->mmap_length) {
 		const struct multiboot_mmap_entry *e = phys(mbi->mmap_addr + off);
 
 		if (bi->mmap_count == BOOT_MMAP_MAX)

@@ -20,6 +20,7 @@
 #define DEBUG_PORT_E9	0xe9
 
 static bool uart_ready;
+static unsigned int uart_fifo_size = 1;	/* bytes to write per THRE */
 static spinlock_t console_lock = SPINLOCK_INIT;
 /* CPU that holds console_lock, so a fault while printing cannot deadlock. */
 static int console_owner = -1;
@@ -35,6 +36,9 @@ void console_init(void)
 	outb(COM1_BASE + UART_LCR, UART_LCR_8N1);
 	outb(COM1_BASE + UART_FCR, UART_FCR_ENABLE_CLEAR);
 	outb(COM1_BASE + UART_MCR, UART_MCR_DTR_RTS);
+	/* An 8250/16450 has no FIFO: one byte per THRE there. */
+	if ((inb(COM1_BASE + UART_IIR) & UART_IIR_FIFO_MASK) == UART_IIR_FIFO_MASK)
+		uart_fifo_size = UART_FIFO_SIZE;
 	uart_ready = true;
 }
 
@@ -59,7 +63,7 @@ static void uart_write(const char *s, size_t len)
 			/* With THRE set the whole FIFO is free: fill it. */
 			if (!room) {
 				uart_wait(UART_LSR_THRE);
-				room = UART_FIFO_SIZE;
+				room = uart_fifo_size;
 			}
 			outb(COM1_BASE + UART_THR, k == 0 ? '\r' : s[i]);
 			room--;

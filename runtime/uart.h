@@ -13,7 +13,8 @@
 #define UART_DLL	0	/* divisor latch low (DLAB = 1) */
 #define UART_IER	1
 #define UART_DLM	1	/* divisor latch high (DLAB = 1) */
-#define UART_FCR	2
+#define UART_FCR	2	/* write */
+#define UART_IIR	2	/* read */
 #define UART_LCR	3
 #define UART_MCR	4
 #define UART_LSR	5
@@ -21,6 +22,7 @@
 #define UART_LCR_8N1		0x03
 #define UART_LCR_DLAB		0x80
 #define UART_FCR_ENABLE_CLEAR	0x07	/* enable FIFOs, clear RX and TX */
+#define UART_IIR_FIFO_MASK	0xc0	/* both set: a 16550A with working FIFOs */
 #define UART_MCR_DTR_RTS	0x03
 #define UART_LSR_THRE		0x20	/* transmit holding register (FIFO) empty */
 #define UART_LSR_TEMT		0x40	/* transmitter completely idle */
