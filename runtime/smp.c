@@ -3,7 +3,9 @@
  * Starting the APs (SDM Vol. 3A 9.4.4.1, "Typical BSP Initialization
  * Sequence"): INIT, 10 ms, STARTUP, 200 us, STARTUP, to all CPUs but
  * this one.  Broadcasting needs no ACPI tables; every AP that answers
- * takes the next CPU id.
+ * takes the next CPU id.  (On hardware whose firmware disabled some CPUs,
+ * a broadcast wakes those too; starting the CPUs the MADT lists, one by
+ * one, would not.  Not needed on Bochs or QEMU.)
  */
 #include "console.h"
 #include "cpu.h"
