@@ -18,6 +18,8 @@ import os
 import re
 import shlex
 import subprocess
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, List, Optional
@@ -43,6 +45,22 @@ PANIC_RE = re.compile(r"^exitplan: PANIC: .*$", re.M)
 
 class BootError(Exception):
     pass
+
+
+# Emulator runs of this process and their wall time, for the suite's
+# budget (conftest.py prints them).
+STATS = {"runs": 0, "seconds": 0.0}
+_stats_lock = threading.Lock()
+
+
+def _timed(cmd, **kwargs):
+    start = time.monotonic()
+    try:
+        return subprocess.run(cmd, **kwargs)
+    finally:
+        with _stats_lock:
+            STATS["runs"] += 1
+            STATS["seconds"] += time.monotonic() - start
 
 
 def make(*targets: str, **variables: str) -> None:
@@ -182,9 +200,9 @@ def run_bochs(iso: Path, cpu: str = DEFAULT_CPU, serial: Optional[Path] = None,
     iso = Path(iso)
     serial = Path(serial) if serial else iso.with_name(f"{iso.stem}-{cpu}.serial")
     serial.parent.mkdir(parents=True, exist_ok=True)
-    p = subprocess.run([str(BOOT_DIR / "run-bochs.sh"), str(iso), cpu, str(serial),
-                        str(timeout), str(ncpu)],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = _timed([str(BOOT_DIR / "run-bochs.sh"), str(iso), cpu, str(serial),
+                str(timeout), str(ncpu)],
+               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode not in (0, 124):
         raise BootError(f"run-bochs.sh failed ({p.returncode}):\n{p.stdout}")
     log = serial.with_name(serial.name[:-len(".serial")] + ".bochs.log") \
@@ -198,8 +216,8 @@ def run_qemu(iso: Path, serial: Optional[Path] = None, timeout: int = BOOT_TIMEO
     iso = Path(iso)
     serial = Path(serial) if serial else iso.with_name(f"{iso.stem}-qemu.serial")
     env = dict(os.environ, QEMU_CPU=cpu, QEMU_SMP=str(ncpu))
-    p = subprocess.run([str(BOOT_DIR / "run-qemu.sh"), str(iso), str(serial), str(timeout)],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    p = _timed([str(BOOT_DIR / "run-qemu.sh"), str(iso), str(serial), str(timeout)],
+               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     if p.returncode not in (0, 124):
         raise BootError(f"run-qemu.sh failed ({p.returncode}):\n{p.stdout}")
     return _result("qemu", cpu, serial, None, p.returncode == 124)
