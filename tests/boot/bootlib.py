@@ -69,7 +69,7 @@ def make(*targets: str, **variables: str) -> None:
     # Spell BUILD as the Makefile does (relative) so that the targets in
     # the dependency files match those of a `make` from the shell.
     build = os.path.relpath(BUILD, REPO) if BUILD.is_relative_to(REPO) else str(BUILD)
-    cmd = ["make", "--no-print-directory", "-s", f"BUILD={build}"]
+    cmd = ["make", "--no-print-directory", "-s", f"-j{os.cpu_count() or 2}", f"BUILD={build}"]
     cmd += [f"{k}={v}" for k, v in variables.items()] + MAKE_ARGS + list(targets)
     p = subprocess.run(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True)
