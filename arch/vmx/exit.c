@@ -40,7 +40,6 @@ BUILD_BUG_ON(offsetof(struct vcpu, regs.r12) != VCPU_R12);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r13) != VCPU_R13);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r14) != VCPU_R14);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r15) != VCPU_R15);
-BUILD_BUG_ON(offsetof(struct vcpu, exit_hooks) != VCPU_EXIT_HOOKS);
 /* The stub returns the action as vmx_enter_guest()'s result. */
 BUILD_BUG_ON(VMX_EXIT_STOP != VMX_ENTER_STOPPED);
 
@@ -51,7 +50,8 @@ static enum vmx_exit_action vmx_entry_failed(struct vcpu *vcpu, uint32_t reason)
 
 /*
  * Called by the stub instead of the dispatch when vcpu->exit_hooks is
- * set (manual MSR switching active, timing), and for failed VM entries.
+ * set (manual MSR switching active, timing: HOST_RIP is then
+ * vmx_exit_stub_hooks), and for failed VM entries.
  */
 enum vmx_exit_action vmx_handle_exit(struct vcpu *vcpu)
 {

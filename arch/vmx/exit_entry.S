@@ -68,12 +68,11 @@ vmx_enter_guest:
 	.size vmx_enter_guest, . - vmx_enter_guest
 
 /*
- * HOST_RIP.  [rsp] = struct vcpu *, 16-byte aligned, so the call below
- * sees the ABI's alignment.
+ * Save the guest's general-purpose registers into the vcpu named by the
+ * exit frame; leave the vcpu in RBX (callee-saved: it survives the C
+ * calls) and RDI (their first argument).
  */
-	.globl vmx_exit_stub
-	.type vmx_exit_stub, @function
-vmx_exit_stub:
+.macro SAVE_GUEST_REGS
 	push	%rax
 	mov	8+EXIT_FRAME_VCPU(%rsp), %rax
 	mov	%rcx, VCPU_RCX(%rax)
@@ -91,14 +90,23 @@ vmx_exit_stub:
 	mov	%r14, VCPU_R14(%rax)
 	mov	%r15, VCPU_R15(%rax)
 	popq	VCPU_RAX(%rax)
-	mov	%rax, %rbx		/* callee-saved: survives the calls */
+	mov	%rax, %rbx
 	mov	%rax, %rdi
-	cmpb	$0, VCPU_EXIT_HOOKS(%rax)
-	jne	.Lhooks
-	/*
-	 * The common case: read the exit reason and call the generated
-	 * dispatch directly.  A failed VM entry (bit 31) goes the long way.
-	 */
+.endm
+
+/*
+ * HOST_RIP, one of two.  [rsp] = struct vcpu *, 16-byte aligned, so the
+ * calls below see the ABI's alignment.  vmx_exit_stub is the common
+ * case: read the exit reason and call the generated dispatch directly.
+ * vmx_exit_stub_hooks, for a vCPU whose exits need more around the
+ * dispatch (vcpu->exit_hooks: manual MSR switching, timing), goes
+ * through vmx_handle_exit() in exit.c; so does a failed VM entry (exit
+ * reason bit 31).  Which one a vCPU uses is fixed at VMCS setup.
+ */
+	.globl vmx_exit_stub
+	.type vmx_exit_stub, @function
+vmx_exit_stub:
+	SAVE_GUEST_REGS
 	mov	vmx_exit_reason_field(%rip), %rsi
 	vmread	%rsi, %rsi
 	test	%esi, %esi
@@ -151,5 +159,12 @@ vmx_exit_stub:
 	pop	%rbp
 	ret
 	.size vmx_exit_stub, . - vmx_exit_stub
+
+	.globl vmx_exit_stub_hooks
+	.type vmx_exit_stub_hooks, @function
+vmx_exit_stub_hooks:
+	SAVE_GUEST_REGS
+	jmp	.Lhooks
+	.size vmx_exit_stub_hooks, . - vmx_exit_stub_hooks
 
 	.section .note.GNU-stack, "", @progbits

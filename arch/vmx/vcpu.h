@@ -30,9 +30,9 @@ struct vcpu {
 	struct guest_regs regs;		/* first: the exit stub addresses it */
 	/*
 	 * Set when exits need more than the dispatch: manual MSR switching
-	 * active on this CPU, or per-reason timing.  The stub then goes
-	 * through vmx_handle_exit(); otherwise it calls the dispatch itself.
-	 * At a fixed offset for the stub (VCPU_EXIT_HOOKS in vcpu_asm.h).
+	 * active on this CPU, or per-reason timing.  HOST_RIP is then the
+	 * stub that goes through vmx_handle_exit(); otherwise the stub calls
+	 * the dispatch itself.
 	 */
 	bool exit_hooks;
 	unsigned int id;

@@ -22,7 +22,6 @@
 #define VCPU_R13	96
 #define VCPU_R14	104
 #define VCPU_R15	112
-#define VCPU_EXIT_HOOKS	128	/* struct vcpu.exit_hooks, right after regs */
 
 /*
  * The exit frame at the top of each CPU's exit stack; HOST_RSP points at

@@ -327,7 +327,7 @@ static uint64_t tss_base(const struct desc_ptr *gdt, uint16_t sel)
 	return ((lo >> 16) & 0xffffff) | (((lo >> 56) & 0xff) << 24) | ((hi & 0xffffffff) << 32);
 }
 
-static bool vmx_setup_host_state(struct vmx_cpu *vc)
+static bool vmx_setup_host_state(struct vmx_cpu *vc, const struct vcpu *vcpu)
 {
 	const struct vmx_controls *ctl = &vc->controls;
 	struct desc_ptr gdt, idt;
@@ -357,7 +357,8 @@ static bool vmx_setup_host_state(struct vmx_cpu *vc)
 		{ HOST_IA32_SYSENTER_ESP, rdmsr(MSR_IA32_SYSENTER_ESP) },
 		{ HOST_IA32_SYSENTER_EIP, rdmsr(MSR_IA32_SYSENTER_EIP) },
 		{ HOST_RSP, (uint64_t)(uintptr_t)vc->exit_frame },
-		{ HOST_RIP, (uint64_t)(uintptr_t)vmx_exit_stub },
+		{ HOST_RIP, (uint64_t)(uintptr_t)(vcpu->exit_hooks ? vmx_exit_stub_hooks
+								  : vmx_exit_stub) },
 	);
 	if (!vmcs_write_all(w, ARRAY_SIZE(w)))
 		return false;
@@ -848,14 +849,14 @@ int vmm_run(const struct boot_info *bi)
 		vmxoff();
 		return VMM_ERROR;
 	}
-	if (!vmx_setup_controls(vcpu, vc) || !vmx_setup_host_state(vc) ||
+	vcpu->exit_hooks = vmx_exit_needs_hooks(&vc->controls);
+	if (!vmx_setup_controls(vcpu, vc) || !vmx_setup_host_state(vc, vcpu) ||
 	    !vmx_setup_guest_state(vcpu, vc, start.entry, start.mbi) ||
 	    !vmx_setup_ept(vcpu, vc, bi)) {
 		vmxoff();
 		return VMM_ERROR;
 	}
 	vcpu_setup_msrs(vcpu);
-	vcpu->exit_hooks = vmx_exit_needs_hooks(&vc->controls);
 	platform_init(&vcpu->arch->platform, start.ram_bytes, 1);
 	vmx_flush_tlbs(vcpu, vc);
 

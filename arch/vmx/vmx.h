@@ -110,6 +110,7 @@ struct vmx_cpu {
 /* exit_entry.S */
 int vmx_enter_guest(struct vcpu *vcpu, void *exit_frame);
 void vmx_exit_stub(void);
+void vmx_exit_stub_hooks(void);
 
 /* exit.c: called by the stub. */
 enum vmx_exit_action vmx_handle_exit(struct vcpu *vcpu);
