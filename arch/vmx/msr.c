@@ -53,7 +53,7 @@ static void msr_gp_fixup(struct interrupt_frame *f)
 }
 
 /* Perform the access; false when the CPU raised #GP.  noinline: the labels are unique. */
-static noinline bool msr_access_safe(uint32_t msr, uint64_t *value, bool write)
+static __attribute__((__noinline__)) bool msr_access_safe(uint32_t msr, uint64_t *value, bool write)
 {
 	uint32_t lo = (uint32_t)*value, hi = (uint32_t)(*value >> 32);
 	uint64_t faulted = 0;
