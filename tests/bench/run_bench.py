@@ -687,13 +687,15 @@ def render_markdown(res: Results) -> str:
         L.append("")
         L.append("The weighted means without HLT from the table above: each profile's "
                  "hypervisor under its own exit mix, and the two baselines under the same "
-                 "mix. Below 1: the profile's own build is cheaper for its workload.")
+                 "mix. Below 1: the profile's own build is cheaper for its workload. "
+                 "Coverage: the share of the mix those means stand for; a low one "
+                 "compares few of the workload's exits.")
         L.append("")
-        L.append(_md_row(["profile", "own mix", "table-only", "kvm-order",
+        L.append(_md_row(["profile", "coverage", "own mix", "table-only", "kvm-order",
                           "vs table-only", "vs kvm-order"]))
-        L.append(_md_row(["---"] + ["---:"] * 5))
-        for label, mine, table, kvm in own:
-            L.append(_md_row([label, f"{mine:.0f}",
+        L.append(_md_row(["---"] + ["---:"] * 6))
+        for label, cov, mine, table, kvm in own:
+            L.append(_md_row([label, f"{100 * cov:.0f}%", f"{mine:.0f}",
                               "-" if table is None else f"{table:.0f}",
                               "-" if kvm is None else f"{kvm:.0f}",
                               "-" if table is None else f"{mine / table:.3f}",
@@ -755,7 +757,8 @@ def render_markdown(res: Results) -> str:
 
 
 def _own_mix_rows(res: Results):
-    """[(profile, its mean on its own mix, table-only's, kvm-order's)], no HLT."""
+    """[(profile, coverage, its mean on its own mix, table-only's,
+    kvm-order's)], without HLT."""
     def mean(label, mix):
         m = res.weighted_nowait.get((label, mix), (float("nan"), 0))[0]
         return None if m != m else m
@@ -764,7 +767,8 @@ def _own_mix_rows(res: Results):
     for mix in res.mixes:
         mine = mean(mix.profile, mix.profile)
         if mine is not None:
-            rows.append((mix.profile, mine, mean("table-only", mix.profile),
+            cov = res.weighted_nowait[(mix.profile, mix.profile)][1]
+            rows.append((mix.profile, cov, mine, mean("table-only", mix.profile),
                          mean("kvm-order", mix.profile)))
     return rows
 

@@ -186,13 +186,14 @@ def test_own_mix_table(results):
     res, out, profiles = results
     lines = (out / "results.md").read_text().splitlines()
     t = _md_table(lines, "## Each profile on its own mix, against the baselines")
-    assert t[0] == ["profile", "own mix", "table-only", "kvm-order", "vs table-only",
-                    "vs kvm-order"]
+    assert t[0] == ["profile", "coverage", "own mix", "table-only", "kvm-order",
+                    "vs table-only", "vs kvm-order"]
     assert [r[0] for r in t[2:]] == profiles
+    assert all(re.fullmatch(r"\d+%", r[1]) for r in t[2:])
     table_row = t[2 + profiles.index("table-only")]
-    assert table_row[4] == "1.000" and table_row[1] == table_row[2]
+    assert table_row[5] == "1.000" and table_row[2] == table_row[3]
     kvm_row = t[2 + profiles.index("kvm-order")]
-    assert kvm_row[5] == "1.000" and kvm_row[1] == kvm_row[3]
+    assert kvm_row[6] == "1.000" and kvm_row[2] == kvm_row[4]
 
 
 def test_measured_mix(results):

@@ -69,23 +69,25 @@ static uint32_t bounded(uint64_t *state, uint32_t bound)
 /* The mix's reasons, each count times, in a fixed pseudo-random order. */
 static uint16_t *build_sequence(const struct bench_mix *mix)
 {
-	uint16_t *seq = malloc(bench_seq_len * sizeof(*seq));
-	uint64_t state = BENCH_SEED;
+	uint64_t state = BENCH_SEED, total = 0;
+	uint16_t *seq;
 	size_t at = 0;
 	unsigned int e, c;
 	uint32_t i;
 
+	for (e = 0; e < mix->n_entries; e++)
+		total += mix->entries[e].count;
+	if (total != bench_seq_len) {
+		fprintf(stderr, "dispatch-bench: mix %s has %llu exits, not %u\n",
+			mix->profile, (unsigned long long)total, bench_seq_len);
+		return NULL;
+	}
+	seq = malloc(bench_seq_len * sizeof(*seq));
 	if (!seq)
 		return NULL;
 	for (e = 0; e < mix->n_entries; e++)
-		for (c = 0; c < mix->entries[e].count && at < bench_seq_len; c++)
+		for (c = 0; c < mix->entries[e].count; c++)
 			seq[at++] = mix->entries[e].reason;
-	if (at != bench_seq_len) {
-		fprintf(stderr, "dispatch-bench: mix %s has %zu exits, not %u\n",
-			mix->profile, at, bench_seq_len);
-		free(seq);
-		return NULL;
-	}
 	/* Fisher-Yates. */
 	for (i = bench_seq_len - 1; i > 0; i--) {
 		uint32_t j = bounded(&state, i + 1);
