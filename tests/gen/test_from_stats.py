@@ -83,9 +83,12 @@ def test_round_trip_reproduces_the_mix_and_chain(base, tmp_path, generator):
     and the same dispatch code, and keep every policy of the base."""
     base_plan = generator.plan(f"profiles/{base}.yaml", str(ROOT / "profiles" / f"{base}.yaml"))
     p = base_plan.profile
-    # 100000 exits: every share of the shipped profiles is a whole count.
-    counts = {m.reason.name: round(m.share * 100000) for m in p.mix}
-    assert sum(counts.values()) == 100000
+    if p.unit == "count":		# a measured profile: its own counts
+        counts = {m.reason.name: int(m.value) for m in p.mix}
+    else:				# 100000 exits: every shipped share is a whole count
+        counts = {m.reason.name: round(m.share * 100000) for m in p.mix}
+        assert sum(counts.values()) == 100000
+    total = sum(counts.values())
     measured = {k: n for k, n in counts.items() if n}
     r, out = from_stats(tmp_path, serial_log(split_counts(measured)), base, f"{base}-measured",
                         "--date", "2026-11-29", "--cpu", "corei7_skylake_x")
@@ -95,7 +98,7 @@ def test_round_trip_reproduces_the_mix_and_chain(base, tmp_path, generator):
 
     assert q.unit == "count"
     assert q.source["kind"] == "measured"
-    assert q.source["exits"] == 100000
+    assert q.source["exits"] == total
     assert (q.source["guest"], q.source["cpu"], q.source["date"]) == ("hrtimer", "corei7_skylake_x",
                                                                       "2026-11-29")
     # The mix: every measured reason with its count; zero counts and OTHER
@@ -294,9 +297,9 @@ BAD_COMMANDS = [
      "exitplan-gen from-stats: --date '2026-02-30' is not a date written YYYY-MM-DD"),
     (["--base", "default", "--name", "x", "--cpu", " "],
      "exitplan-gen from-stats: --cpu is empty"),
-    # hrtimer calls 5 reasons directly; the run saw 3.
-    (["--base", "hrtimer", "--name", "x"],
-     "profiles/hrtimer.yaml:31:19: dispatch.direct.count is 5 but exit_mix has only 3 reasons with a "
+    # The base calls 5 reasons directly; the run saw 3.
+    (["--base", "{tmp}/count-five.yaml", "--name", "x"],
+     "{tmp}/count-five.yaml:9:19: dispatch.direct.count is 5 but exit_mix has only 3 reasons with a "
      "runtime handler (with the exit mix measured in {tmp}/serial.log)"),
     # A base that is itself invalid is reported as gen would.
     (["--base", "tests/gen/bad/semantic-shares-sum.yaml", "--name", "x"],
@@ -304,11 +307,26 @@ BAD_COMMANDS = [
 ]
 
 
+COUNT_FIVE = """\
+# A base whose policy five measured reasons would be needed for.
+profile: count-five
+description: Five reasons called directly.
+exit_mix:
+  source: {kind: estimate, basis: "test"}
+  unit: share
+  reasons: {HLT: 0.2, MSR_WRITE: 0.2, CPUID: 0.2, VMCALL: 0.2, IO_INSTRUCTION: 0.2}
+dispatch:
+  direct: {count: 5}
+  policy: direct
+"""
+
+
 @pytest.mark.parametrize("args,message", BAD_COMMANDS, ids=[m.split(":")[0][-20:] + str(i)
                                                           for i, (_, m) in enumerate(BAD_COMMANDS)])
 def test_bad_command(args, message, tmp_path, main_in_process, capsys):
     log = tmp_path / "serial.log"
     log.write_text(GOOD_LOG)
+    (tmp_path / "count-five.yaml").write_text(COUNT_FIVE)
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
     if "--out" not in args:
         args += ["--out", str(tmp_path / "x.yaml")]

@@ -60,11 +60,17 @@ def test_every_file_has_the_banner(fresh):
 # --- dispatch decisions ------------------------------------------------------
 # What each shipped profile's chain must be, from its mix and rule.
 EXPECTED_CHAINS = {
-    # 0.14/0.14 tie: EXTERNAL_INTERRUPT (1) before INTERRUPT_WINDOW (7).
-    "hrtimer": ["MSR_WRITE", "PREEMPTION_TIMER", "EXTERNAL_INTERRUPT", "INTERRUPT_WINDOW", "HLT"],
+    # Measured (count 5): PREEMPTION_TIMER 2002, then the 2000/2000 tie of
+    # HLT (12) before MSR_WRITE (32), then the 1/1/1 tie of CPUID (10),
+    # IO_INSTRUCTION (30) before MSR_READ (31).
+    "hrtimer": ["PREEMPTION_TIMER", "HLT", "MSR_WRITE", "CPUID", "IO_INSTRUCTION"],
     "pipe-pingpong": ["HLT", "MSR_WRITE", "EXTERNAL_INTERRUPT"],
     "overcommit": ["PAUSE_INSTRUCTION", "HLT"],
-    "vmexit-bench": ["CPUID", "VMCALL", "IO_INSTRUCTION"],
+    # Measured (coverage 0.95): seven reasons make 88.9%, so all eight;
+    # ties by reason number (2101: EXTERNAL_INTERRUPT, MSR_READ; 2100:
+    # HLT, MSR_WRITE, EPT_VIOLATION).
+    "vmexit-bench": ["IO_INSTRUCTION", "VMCALL", "CPUID", "EXTERNAL_INTERRUPT", "MSR_READ", "HLT",
+                     "MSR_WRITE", "EPT_VIOLATION"],
     "table-only": [],
     "kvm-order": ["MSR_WRITE", "PREEMPTION_TIMER", "INTERRUPT_WINDOW", "EXTERNAL_INTERRUPT", "HLT",
                   "EPT_MISCONFIG"],
