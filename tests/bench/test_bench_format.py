@@ -34,6 +34,7 @@ if not BUILD.is_absolute():
 # The kinds tests/guest/bench prints without options (docs/GUESTS.md), in order.
 BENCH_KINDS = ["cpuid", "vmcall-nop", "rdmsr-apic-base", "wrmsr-tsc-deadline", "in-fw_cfg",
                "out-fw_cfg", "pause", "mmio-read-test-page", "hlt-apic-timer"]
+MANUAL = "default-efer-manual"     # recorded: its runs end in a #GP panic
 NOT_CYCLES = re.compile(r"(instruction counts|retired instructions).*not cycles", re.I)
 
 
@@ -151,7 +152,7 @@ def test_markdown_format(results):
     names = [r[0] for r in table[2:]]
     for p in profiles:
         assert p in names, f"profile {p} has no row"
-    assert run_bench.EFER_VARIANT in names
+    assert MANUAL in names
     assert "*reference: KVM (Linux 6.1 kvm_intel)*" in names
     kvm = table[2 + names.index("*reference: KVM (Linux 6.1 kvm_intel)*")]
     assert kvm[4] == "961" and kvm[5] == "952"
@@ -159,10 +160,10 @@ def test_markdown_format(results):
     assert roles["table-only"] == "baseline: table only"
     assert roles["kvm-order"] == "baseline: KVM's order"
     # The failed EFER-manual run is a row of dashes, listed as a panic under Runs.
-    efer = table[2 + names.index(run_bench.EFER_VARIANT)]
+    efer = table[2 + names.index(MANUAL)]
     assert set(efer[4:]) == {"-"}
     runs = _md_table(lines, "## Runs")
-    assert any(r[0] == run_bench.EFER_VARIANT and r[2].startswith("panic") for r in runs[2:])
+    assert any(r[0] == MANUAL and r[2].startswith("panic") for r in runs[2:])
     assert len(runs) - 2 == 2 * (len(profiles) + 1)
 
 
@@ -247,22 +248,37 @@ def test_weighted_mean_arithmetic(results):
     assert float(cell["coverage"]) == pytest.approx(cov, abs=1e-4)
 
 
-def test_efer_table_when_both_ran(tmp_path):
-    """With both runs present the EFER section is a table (here the default
-    run stands in for the manual one: the format is what is tested)."""
+def test_efer_table(results):
+    """The manual variant panicked in the recording: no table, and it says so."""
+    res, out, profiles = results
+    assert res.efer_labels == []
+    lines = (out / "results.md").read_text().splitlines()
+    i = lines.index("## EFER: atomic against manual, same guest")
+    section = "\n".join(lines[i:lines.index("## Runs")])
+    assert "Not measured (see Runs): " in section
+    assert all(f"`{v}`" in section for v in run_bench.EFER_VARIANTS)
+
+
+def test_efer_table_when_variants_ran(tmp_path):
+    """With the variants' runs present the EFER section is a table (here the
+    default run stands in for each variant: the format is what is tested)."""
     profiles = ["default"]
     runs = run_bench.runs_from_serial(FIXTURES, profiles)
     runs = [r for r in runs if r.variant.label == "default"]
-    twin = run_bench.Variant(run_bench.EFER_VARIANT, Path("x.yaml"), "variant", "x", "", "manual")
-    runs += [run_bench.Run(twin, r.guest, r.status, r.output, r.serial) for r in list(runs)]
+    for label, (switch, _) in run_bench.EFER_VARIANTS.items():
+        twin = run_bench.Variant(label, Path("x.yaml"), "variant", "x", "", switch)
+        runs += [run_bench.Run(twin, r.guest, r.status, r.output, r.serial)
+                 for r in runs if r.variant.label == "default"]
     res = run_bench.analyse(runs, run_bench.load_mixes(profiles), "corei7_skylake_x", {})
-    assert res.efer_pair == ("default", run_bench.EFER_VARIANT)
+    variants = list(run_bench.EFER_VARIANTS)
+    assert res.efer_labels == ["default"] + variants
     lines = run_bench.render_markdown(res).splitlines()
     t = _md_table(lines, "## EFER: atomic against manual, same guest")
-    assert t[0] == ["kind", "default (atomic)", f"{run_bench.EFER_VARIANT} (manual)",
-                    "manual - atomic"]
+    switches = [run_bench.EFER_VARIANTS[v][0] for v in variants]
+    assert t[0] == (["kind", "default (atomic)"] + [f"{v} ({s})" for v, s in zip(variants, switches)]
+                    + [f"{s} - atomic" for s in switches])
     assert [r[0] for r in t[2:]] == res.kinds
-    assert all(r[3] == "+0" for r in t[2:])
+    assert all(c == "+0" for r in t[2:] for c in r[2 + len(variants):])
 
 
 # ---------------------------------------------------------------- CSV, plot
@@ -278,12 +294,12 @@ def test_results_csv(results):
     body = [dict(zip(head, r)) for r in rows[1:]]
     assert all(len(r) == len(head) for r in rows)
     assert [r["profile"] for r in body if r["source"] == "measured"] == \
-        profiles + [run_bench.EFER_VARIANT]
+        profiles + [MANUAL]
     assert sum(r["source"] == "reference" for r in body) == len(run_bench.REFERENCES)
     for r in body:
         assert NOT_CYCLES.search(r["unit"])
         assert r["cpu"] == "corei7_skylake_x"
-        if r["source"] == "measured" and r["profile"] != run_bench.EFER_VARIANT:
+        if r["source"] == "measured" and r["profile"] != MANUAL:
             for k in BENCH_KINDS:
                 float(r[k])             # every kind measured, as a number
             assert r["status"] == "bench: ok; hrtimer: ok"
