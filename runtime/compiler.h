@@ -12,6 +12,7 @@
 #define __printf(a, b)		__attribute__((format(printf, a, b)))
 #define __weak			__attribute__((weak))
 #define __used			__attribute__((used))
+#define noinline		__attribute__((__noinline__))	/* as in Linux */
 #define __section(s)		__attribute__((section(s)))
 
 #define likely(x)		__builtin_expect(!!(x), 1)

@@ -47,8 +47,13 @@
 #define LARGE_PAGE_SHIFT	21		/* 2 MiB */
 #define LARGE_PAGE_SIZE		(1 << LARGE_PAGE_SHIFT)
 
-/* Stacks: the main stack of each CPU, and IST stacks for #DF, NMI, #MC. */
+/*
+ * Stacks: the main stack of each CPU, and IST stacks for #DF, NMI, #MC.
+ * A main stack sits in a slot whose first page is an unmapped guard
+ * (paging.c), so an overflow faults instead of corrupting what lies below.
+ */
 #define HV_STACK_SIZE		(16 * 1024)
+#define HV_STACK_SLOT		(PAGE_SIZE + HV_STACK_SIZE)
 #define HV_IST_STACK_SIZE	(8 * 1024)
 
 /*

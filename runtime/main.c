@@ -8,6 +8,7 @@
 #include "boot_info.h"
 #include "console.h"
 #include "page_alloc.h"
+#include "paging.h"
 #include "panic.h"
 #include "percpu.h"
 #include "pic.h"
@@ -44,6 +45,7 @@ void hv_main(uint32_t mb_magic, uint32_t mb_info_pa)
 	idt_init();
 	idt_load();
 	console_init();
+	paging_protect_image();
 	pic_remap_and_mask();
 
 	printk("\nexitplan %s (profile %s)\n", EXITPLAN_VERSION, PROFILE_NAME);

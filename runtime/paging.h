@@ -29,4 +29,19 @@
  */
 #define BOOT_UC_START		0xFE000000
 
+#ifndef __ASSEMBLER__
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Remap the hypervisor region with 4-KiB pages: code and read-only data
+ * read-only, the stack guard pages not present; the rest as before.
+ * Every CPU shares the boot page tables, so this covers the APs too.
+ */
+void paging_protect_image(void);
+
+/* True if addr lies in a stack guard page: a fault there is an overflow. */
+bool paging_is_stack_guard(uint64_t addr);
+#endif
+
 #endif /* EXITPLAN_PAGING_H */

@@ -29,13 +29,26 @@ void dump_stack_words(uint64_t rsp, uint64_t top)
 	printk("%s\n", n ? "" : " none");
 }
 
-/* The main stack of this CPU, if rsp lies on it; else no trace. */
+/* Whichever of this CPU's stacks rsp lies on: the main one or an IST one. */
 static void dump_this_stack(uint64_t rsp)
 {
 	struct percpu *p = percpu_bsp_ready ? this_cpu() : NULL;
 
-	if (p && rsp > p->stack_bottom && rsp <= p->stack_top)
+	if (!p)
+		return;
+	if (rsp > p->stack_bottom && rsp <= p->stack_top) {
 		dump_stack_words(rsp, p->stack_top);
+		return;
+	}
+	for (int i = 0; i < IST_COUNT; i++) {
+		uint64_t bottom = (uintptr_t)p->ist_stack[i];
+
+		if (rsp > bottom && rsp <= bottom + HV_IST_STACK_SIZE) {
+			dump_stack_words(rsp, bottom + HV_IST_STACK_SIZE);
+			return;
+		}
+	}
+	printk("  (RSP is on no stack of this CPU)\n");
 }
 
 void power_off_with_code(uint8_t code)

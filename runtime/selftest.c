@@ -211,6 +211,20 @@ static int selftest_smp(void)
 	return failed;
 }
 
+/*
+ * Each frame holds a page the compiler cannot drop.  The depth limit is
+ * far beyond what the stack holds: the guard page is hit long before.
+ */
+static noinline int overflow_stack(uint64_t depth)
+{
+	volatile uint8_t pad[PAGE_SIZE];
+
+	if (depth > HV_REGION_SIZE / PAGE_SIZE)
+		return 0;
+	pad[0] = (uint8_t)depth;
+	return overflow_stack(depth + 1) + pad[0];
+}
+
 static int selftest_one(const char *name, const struct boot_info *bi)
 {
 	printk("selftest: %s\n", name);
@@ -232,6 +246,16 @@ static int selftest_one(const char *name, const struct boot_info *bi)
 	}
 	if (!strcmp(name, "ud")) {
 		asm volatile("ud2");
+		return 1;
+	}
+	if (!strcmp(name, "stackoverflow"))
+		return overflow_stack(0);
+	if (!strcmp(name, "writetext")) {
+		/* The code is write-protected: this must fault, not patch. */
+		volatile uint8_t *text = (volatile uint8_t *)(uintptr_t)selftest_run;
+
+		printk("selftest: writing to %p\n", (void *)text);
+		*text = *text;
 		return 1;
 	}
 	if (!strcmp(name, "panic"))

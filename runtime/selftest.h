@@ -2,8 +2,9 @@
 /*
  * Boot-time self-tests of the runtime, chosen with `selftest=NAME[,NAME]...`
  * on the hypervisor's command line (tests/boot/test_boot_*.py run them):
- * format, modules, alloc, smp, pagefault, ud, panic, doublefree.  The VMM
- * does not run.
+ * format, modules, alloc, smp return; pagefault, ud, panic, doublefree,
+ * stackoverflow, writetext end in the panic they test.  The VMM does not
+ * run.
  */
 #ifndef EXITPLAN_SELFTEST_H
 #define EXITPLAN_SELFTEST_H

@@ -20,7 +20,7 @@
 #include "x86_arch.h"
 
 extern const char trampoline_start[], trampoline_end[], trampoline_arrived[];
-extern uint8_t ap_stacks[HV_MAX_CPUS][HV_STACK_SIZE];
+extern uint8_t ap_stacks[HV_MAX_CPUS][HV_STACK_SLOT];
 extern uint32_t ap_parked;
 
 #define INIT_DEASSERT_DELAY_US	10000	/* INIT to STARTUP */
@@ -53,7 +53,7 @@ static void ap_idle(struct percpu *p)
 /* Called by trampoline.S on the AP's own stack, interrupts off. */
 void ap_main(unsigned int id)
 {
-	uint64_t bottom = (uintptr_t)ap_stacks[id];
+	uint64_t bottom = (uintptr_t)ap_stacks[id] + PAGE_SIZE;	/* above the guard */
 
 	percpu_init_ap(id, bottom, bottom + HV_STACK_SIZE);
 	idt_load();

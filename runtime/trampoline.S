@@ -97,7 +97,7 @@ ap_start64:
 	movl %eax, %edi			/* ap_main(id) */
 	movl %eax, %eax
 	incq %rax
-	imulq $HV_STACK_SIZE, %rax
+	imulq $HV_STACK_SLOT, %rax
 	leaq ap_stacks(%rip), %rsp
 	addq %rax, %rsp			/* top of ap_stacks[id] */
 	xorl %ebp, %ebp
@@ -117,7 +117,7 @@ ap_parked:
 	.long 0
 
 	.section .bss
-	.balign 16
+	.balign PAGE_SIZE
 	.globl ap_stacks
-ap_stacks:				/* [HV_MAX_CPUS][HV_STACK_SIZE]; [0] unused */
-	.skip HV_MAX_CPUS * HV_STACK_SIZE
+ap_stacks:		/* [HV_MAX_CPUS][HV_STACK_SLOT]: guard page, stack; [0] unused */
+	.skip HV_MAX_CPUS * HV_STACK_SLOT

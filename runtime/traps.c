@@ -6,6 +6,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "desc.h"
+#include "paging.h"
 #include "panic.h"
 #include "percpu.h"
 #include "traps.h"
@@ -140,6 +141,8 @@ void interrupt_dispatch(struct interrupt_frame *f)
 		       exception_name(vector), vector, this_cpu_id(),
 		       (unsigned long long)f->error_code);
 		interrupt_frame_dump(f);
+		if ((vector == X86_EXC_PF || vector == X86_EXC_DF) && paging_is_stack_guard(read_cr2()))
+			printk("exitplan: CR2 is in a stack guard page: stack overflow\n");
 		/* The interrupted stack, which an IST exception is not on. */
 		if (f->rsp > p->stack_bottom && f->rsp <= p->stack_top)
 			dump_stack_words(f->rsp, p->stack_top);

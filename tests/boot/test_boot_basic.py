@@ -146,7 +146,7 @@ def python_format(fmt, args):
 # The self-tests that return share one boot; each that ends in a panic
 # needs its own.
 PASSING_SELFTESTS = "format,modules,alloc,smp"
-FATAL_SELFTESTS = ["pagefault", "ud", "panic", "doublefree"]
+FATAL_SELFTESTS = ["pagefault", "ud", "panic", "doublefree", "stackoverflow", "writetext"]
 
 
 @pytest.fixture(scope="module")
@@ -293,3 +293,24 @@ def test_no_long_mode_is_reported(no_long_mode_runs, which):
     assert not r.timed_out, r.describe()
     assert r.lines == ["exitplan: PANIC: this CPU has no long mode "
                        "(CPUID.80000001H:EDX.LM = 0)"], r.describe()
+
+
+def test_stack_overflow_hits_the_guard_page(selftest_runs):
+    """Runaway recursion faults on the unmapped page under the stack; the
+    #PF cannot be delivered on that stack, so it becomes a #DF, which runs
+    on its own IST stack and names the cause."""
+    r = selftest_runs["stackoverflow"]
+    check_panic_stops(r)
+    r.expect(r"^exitplan: EXCEPTION #DF \(vector 8\) on CPU 0, error code 0x0$")
+    r.expect(r"^exitplan: CR2 is in a stack guard page: stack overflow$")
+    r.expect(r"^exitplan: PANIC: unhandled exception #DF at RIP [0-9a-f]{16}$")
+
+
+def test_code_is_write_protected(selftest_runs):
+    """A write to the hypervisor's code is a #PF (present, write: error
+    code 3) at the address written, not a silent patch."""
+    r = selftest_runs["writetext"]
+    check_panic_stops(r)
+    target = r.expect(r"^selftest: writing to 0x([0-9a-f]{16})$").group(1)
+    r.expect(r"^exitplan: EXCEPTION #PF \(vector 14\) on CPU 0, error code 0x3$")
+    r.expect(r"^  CR0 [0-9a-f]{16}  CR2 %s  CR3" % target)
