@@ -74,17 +74,17 @@ bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa)
 		/* 32-bit paging: two levels, 4-MiB pages with CR4.PSE. */
 		uint64_t pde, pte;
 
-		if (!read_pte((cr3 & PT32_ADDR_MASK) + ((gla >> 22) & 0x3ff) * 4, 4, &pde) ||
+		if (!read_pte((cr3 & PT32_ADDR_MASK) + ((gla >> PT32_ADDR_4M_SHIFT) & 0x3ff) * 4, 4, &pde) ||
 		    !(pde & PTE_PRESENT))
 			return false;
 		writable = pde & PTE_WRITE;
 		if ((pde & PTE_PS) && (cr4 & X86_CR4_PSE)) {
 			if (write && wp && !writable)
 				return false;
-			*gpa = (pde & 0xffc00000ull) | (gla & 0x3fffff);
+			*gpa = (pde & PT32_ADDR_4M_MASK) | (gla & ~(uint64_t)PT32_ADDR_4M_MASK & 0xffffffffull);
 			return true;
 		}
-		if (!read_pte((pde & PT32_ADDR_MASK) + ((gla >> 12) & 0x3ff) * 4, 4, &pte) ||
+		if (!read_pte((pde & PT32_ADDR_MASK) + ((gla >> PT32_ADDR_SHIFT) & 0x3ff) * 4, 4, &pte) ||
 		    !(pte & PTE_PRESENT))
 			return false;
 		writable = writable && (pte & PTE_WRITE);
@@ -104,7 +104,7 @@ bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa)
 	} else {
 		uint64_t pdpte;
 
-		if (!read_pte((cr3 & ~0x1full) + ((gla >> 30) & 3) * 8, 8, &pdpte) ||
+		if (!read_pte((cr3 & PAE_CR3_PDPT_MASK) + ((gla >> 30) & 3) * 8, 8, &pdpte) ||
 		    !(pdpte & PTE_PRESENT))
 			return false;
 		level = 1;

@@ -15,6 +15,7 @@
 #include "exit_handlers.h"
 #include "hypercall.h"
 #include "spec_gaps.h"
+#include "page_alloc.h"
 #include "string.h"
 #include "vmcs_fields.h"
 #include "vmx.h"
@@ -135,6 +136,33 @@ enum vmx_exit_action handle_vmcall(struct vcpu *vcpu)
 /* The CR0 bits LMSW loads (SDM Vol. 2A LMSW). */
 #define LMSW_BITS	(X86_CR0_PE | X86_CR0_MP | X86_CR0_EM | X86_CR0_TS)
 
+/*
+ * With EPT, a VM entry into PAE paging (CR0.PG, CR4.PAE, not IA-32e mode)
+ * takes the four PDPTEs from the VMCS, not from memory (SDM Vol. 3C
+ * 26.3.2.4): when the hypervisor performs the guest's MOV to CR0/CR4 it
+ * must load them, as the instruction itself would have (Vol. 3A 4.4.1).
+ * false when they cannot be read (the guest's CR3 points at memory it
+ * does not have).
+ */
+static bool load_pae_pdptrs(void)
+{
+	static const enum vmcs_field pdptr[4] = {
+		GUEST_PDPTR0, GUEST_PDPTR1, GUEST_PDPTR2, GUEST_PDPTR3,
+	};
+	uint64_t e[4];
+
+	if (!(vmcs_read(GUEST_CR0) & X86_CR0_PG) || !(vmcs_read(GUEST_CR4) & X86_CR4_PAE) ||
+	    (vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_IA32E_MODE))
+		return true;
+	/* CR3[31:5] is the page-directory-pointer table in PAE mode: 32-byte aligned. */
+	if (!guest_phys_ok(vmcs_read(GUEST_CR3) & PAE_CR3_PDPT_MASK, sizeof(e)))
+		return false;
+	memcpy(e, phys_to_virt(vmcs_read(GUEST_CR3) & PAE_CR3_PDPT_MASK), sizeof(e));
+	for (unsigned int i = 0; i < 4; i++)
+		vmcs_write(pdptr[i], e[i]);
+	return true;
+}
+
 static enum vmx_exit_action set_cr0(struct vcpu *vcpu, uint64_t val)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
@@ -170,6 +198,9 @@ static enum vmx_exit_action set_cr0(struct vcpu *vcpu, uint64_t val)
 	}
 	vmcs_write(CR0_READ_SHADOW, val);
 	vmcs_write(GUEST_CR0, hw);
+	if (!load_pae_pdptrs())
+		return vcpu_stop(vcpu, "PAE paging enabled with CR3 %#llx outside guest memory",
+				 (unsigned long long)vmcs_read(GUEST_CR3));
 	vmx_skip_instruction();
 	return VMX_EXIT_RESUME;
 }
@@ -185,6 +216,9 @@ static enum vmx_exit_action set_cr4(struct vcpu *vcpu, uint64_t val)
 	}
 	vmcs_write(CR4_READ_SHADOW, val);
 	vmcs_write(GUEST_CR4, (val | a->cr4_fixed0 | X86_CR4_VMXE) & a->cr4_fixed1);
+	if (!load_pae_pdptrs())
+		return vcpu_stop(vcpu, "PAE paging enabled with CR3 %#llx outside guest memory",
+				 (unsigned long long)vmcs_read(GUEST_CR3));
 	vmx_skip_instruction();
 	return VMX_EXIT_RESUME;
 }
@@ -206,6 +240,9 @@ enum vmx_exit_action handle_cr_access(struct vcpu *vcpu)
 			return set_cr4(vcpu, v);
 		if (cr == 3) {
 			vmcs_write(GUEST_CR3, v);
+			if (!load_pae_pdptrs())
+				return vcpu_stop(vcpu, "PAE CR3 %#llx outside guest memory",
+						 (unsigned long long)v);
 			break;
 		}
 		if (cr == 8) {

@@ -19,6 +19,11 @@
 #define X86_OPCODE_MOV_STORE	0x89	/* MOV r/m32, r32 */
 #endif
 
+/* PAE paging: CR3[31:5] locates the page-directory-pointer table (Vol. 3A 4.4.1). */
+#ifndef PAE_CR3_PDPT_MASK
+#define PAE_CR3_PDPT_MASK	0xffffffe0ull
+#endif
+
 /* CPUID leaves 80000002H-80000004H: the processor brand string (Vol. 2A CPUID). */
 #ifndef CPUID_LEAF_BRAND_FIRST
 #define CPUID_LEAF_BRAND_FIRST	0x80000002u
