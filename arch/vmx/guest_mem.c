@@ -11,7 +11,6 @@
 #include "compiler.h"
 #include "layout.h"
 #include "page_alloc.h"
-#include "paging.h"
 #include "percpu.h"
 #include "spec_gaps.h"
 #include "string.h"
@@ -75,19 +74,19 @@ bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa)
 		uint64_t pde, pte;
 
 		if (!read_pte((cr3 & PT32_ADDR_MASK) + ((gla >> PT32_ADDR_4M_SHIFT) & 0x3ff) * 4, 4, &pde) ||
-		    !(pde & PTE_PRESENT))
+		    !(pde & PT32_PRESENT))
 			return false;
-		writable = pde & PTE_WRITE;
-		if ((pde & PTE_PS) && (cr4 & X86_CR4_PSE)) {
+		writable = pde & PT32_RW;
+		if ((pde & PT32_PS) && (cr4 & X86_CR4_PSE)) {
 			if (write && wp && !writable)
 				return false;
 			*gpa = (pde & PT32_ADDR_4M_MASK) | (gla & ~(uint64_t)PT32_ADDR_4M_MASK & 0xffffffffull);
 			return true;
 		}
 		if (!read_pte((pde & PT32_ADDR_MASK) + ((gla >> PT32_ADDR_SHIFT) & 0x3ff) * 4, 4, &pte) ||
-		    !(pte & PTE_PRESENT))
+		    !(pte & PT32_PRESENT))
 			return false;
-		writable = writable && (pte & PTE_WRITE);
+		writable = writable && (pte & PT32_RW);
 		if (write && wp && !writable)
 			return false;
 		*gpa = (pte & PT32_ADDR_MASK) | (gla & 0xfff);
@@ -105,7 +104,7 @@ bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa)
 		uint64_t pdpte;
 
 		if (!read_pte((cr3 & PAE_CR3_PDPT_MASK) + ((gla >> 30) & 3) * 8, 8, &pdpte) ||
-		    !(pdpte & PTE_PRESENT))
+		    !(pdpte & PT64_PRESENT))
 			return false;
 		level = 1;
 		table = pdpte & PT64_ADDR_MASK;
@@ -113,10 +112,10 @@ bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa)
 	for (;; level--) {
 		unsigned int shift = 12 + 9 * level;
 
-		if (!read_pte(table + ((gla >> shift) & 0x1ff) * 8, 8, &e) || !(e & PTE_PRESENT))
+		if (!read_pte(table + ((gla >> shift) & 0x1ff) * 8, 8, &e) || !(e & PT64_PRESENT))
 			return false;
-		writable = writable && (e & PTE_WRITE);
-		if (level == 0 || (level <= 2 && (e & PTE_PS))) {
+		writable = writable && (e & PT64_RW);
+		if (level == 0 || (level <= 2 && (e & PT64_PS))) {
 			uint64_t page_mask = (1ull << shift) - 1;
 
 			if (write && wp && !writable)
