@@ -58,12 +58,14 @@ explain:
 # A make variable as one single-quoted shell word.
 gen_sq = '$(subst ','\'',$(1))'
 
+gen_from_stats_args = $(call gen_sq,$(FROM)) --base $(call gen_sq,$(or $(BASE),$(PROFILE))) \
+	--name $(call gen_sq,$(NAME))$(if $(CPU_MODEL), --cpu $(call gen_sq,$(CPU_MODEL)))$(strip \
+	)$(if $(DATE), --date $(call gen_sq,$(DATE)))$(if $(NOTE), --note $(call gen_sq,$(NOTE)))
+
 profile:
 	@test -n "$(FROM)" -a -n "$(NAME)" || { echo "usage: make profile FROM=serial.log NAME=x" \
 		"[BASE=profile] [CPU_MODEL=model] [DATE=YYYY-MM-DD] [NOTE=text]" >&2; exit 2; }
-	$(PYTHON) $(GEN) from-stats $(call gen_sq,$(FROM)) --base $(call gen_sq,$(or $(BASE),$(PROFILE))) \
-		--name $(call gen_sq,$(NAME)) $(if $(CPU_MODEL),--cpu $(call gen_sq,$(CPU_MODEL))) \
-		$(if $(DATE),--date $(call gen_sq,$(DATE))) $(if $(NOTE),--note $(call gen_sq,$(NOTE)))
+	$(PYTHON) $(GEN) from-stats $(gen_from_stats_args)
 	$(PYTHON) $(GEN) gen $(call gen_sq,$(NAME))
 
 test-gen:
