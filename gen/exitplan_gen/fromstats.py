@@ -4,8 +4,8 @@
 The statistics document is read from a serial log (between the lines
 `# exitplan-stats-begin` and `# exitplan-stats-end`; every such block of
 the log, exitplan printing one per vCPU, all of one run) or from a bare
-YAML file.  The per-vCPU counts are summed and become the new profile's exit mix (unit: count), with the
-measurement recorded in exit_mix.source.  Everything else is the base
+YAML file.  The per-vCPU counts are summed and become the new profile's
+exit mix (unit: count), with the measurement recorded in exit_mix.source.  Everything else is the base
 profile's text, kept as written (comments included): only the value of
 `profile:` and the exit_mix block are replaced.  The result is checked
 like any profile before a byte is written.
@@ -22,6 +22,7 @@ import re
 import sys
 import textwrap
 
+from .decide import decide
 from .errors import GenError, suggest
 from .loader import load_text, read_source
 from .schema import where
@@ -336,7 +337,8 @@ def splice(base, base_text, name, block, header):
 
 
 def from_stats(gen, log, base_name, name, cpu=None, date=None, out=None, note=None):
-    """(output path as shown, text) of the profile from-stats would write."""
+    """(path as shown, path to write, text) of the profile from-stats would
+    write; out is a path, "-" (stdout), or None for ROOT/profiles/NAME.yaml."""
     spec = gen.spec
     if not PROFILE_NAME.match(name):
         raise GenError("exitplan-gen from-stats", None, None,
@@ -349,7 +351,8 @@ def from_stats(gen, log, base_name, name, cpu=None, date=None, out=None, note=No
         except ValueError:
             ok = False
         if not ok:
-            raise GenError("exitplan-gen from-stats", None, None, f"--date '{date}' is not a date written YYYY-MM-DD")
+            raise GenError("exitplan-gen from-stats", None, None,
+                           f"--date '{date}' is not a date written YYYY-MM-DD")
     if cpu is not None and not cpu.strip():
         raise GenError("exitplan-gen from-stats", None, None, "--cpu is empty")
     if out is None:
@@ -366,7 +369,8 @@ def from_stats(gen, log, base_name, name, cpu=None, date=None, out=None, note=No
     st = parse_stats(read_documents(log), spec)
     if cpu is None:
         if not st.cpu:
-            raise st.cpu_doc.error(st.paths["cpu"], "exitplan_stats.cpu is empty: name the CPU model with --cpu")
+            raise st.cpu_doc.error(st.paths["cpu"],
+                                   "exitplan_stats.cpu is empty: name the CPU model with --cpu")
         cpu = st.cpu
 
     (base_shown, base_fs), = _base_path(gen.root, base_name)
@@ -385,7 +389,8 @@ def from_stats(gen, log, base_name, name, cpu=None, date=None, out=None, note=No
         # The chain's reasons must be in the mix: keep them, at 0, when the
         # run never saw them, so the base's explicit order stays valid.
         zero_listed = [n for n in base.direct_value if n not in st.counts]
-    block = exit_mix_block(st, spec, cpu, date, basis_text(st, base_shown, log, note, name == base.name), zero_listed)
+    basis = basis_text(st, base_shown, log, note, name == base.name)
+    block = exit_mix_block(st, spec, cpu, date, basis, zero_listed)
     text, base_line = splice(base, base_text, name, block, header_lines(base_shown, name, base.name))
     if not text.endswith("\n"):
         text += "\n"
@@ -398,7 +403,6 @@ def from_stats(gen, log, base_name, name, cpu=None, date=None, out=None, note=No
         new = check_profile(load_text(check_path, text), text.encode("utf-8"), spec, gen.schema)
         new.path = new.doc.path = check_path
         new.source_rel = "profiles/" + name + ".yaml"
-        from .decide import decide
         decide(new, spec)
     except GenError as e:
         if e.path != check_path or e.line is None:
@@ -414,6 +418,8 @@ def from_stats(gen, log, base_name, name, cpu=None, date=None, out=None, note=No
 
 
 def _base_path(root, base_name):
+    # Resolved as `gen` resolves a PROFILE argument; imported here because
+    # main imports this module.
     from .main import _profile_paths
     return _profile_paths(root, [base_name])
 
