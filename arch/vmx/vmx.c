@@ -770,10 +770,34 @@ static bool vmx_runtime_controls_ok(const struct vmx_controls *ctl)
 		{ VMX_PROC_BASED2, SECONDARY_EXEC_UNRESTRICTED_GUEST, "unrestricted guest" },
 	};
 
+	/*
+	 * Controls that need VMCS state or exit handling this runtime does not
+	 * provide (an APIC-access page, posted-interrupt descriptor, PML log,
+	 * VM-function list, shadow VMCS, #VE area, tertiary controls): a
+	 * profile asking for one is refused here, not by a failed VM entry.
+	 */
+	static const struct { enum vmx_ctl_field f; uint32_t bit; const char *what; } cannot[] = {
+		{ VMX_PIN_BASED, PIN_BASED_POSTED_INTERRUPTS, "posted interrupts" },
+		{ VMX_PROC_BASED, CPU_BASED_ACTIVATE_TERTIARY_CONTROLS, "tertiary controls" },
+		{ VMX_PROC_BASED2, SECONDARY_EXEC_VIRTUALIZE_APIC_ACCESSES, "virtualize APIC accesses" },
+		{ VMX_PROC_BASED2, SECONDARY_EXEC_VIRTUAL_INTR_DELIVERY, "virtual-interrupt delivery" },
+		{ VMX_PROC_BASED2, SECONDARY_EXEC_ENABLE_PML, "PML" },
+		{ VMX_PROC_BASED2, SECONDARY_EXEC_ENABLE_VMFUNC, "VM functions" },
+		{ VMX_PROC_BASED2, SECONDARY_EXEC_SHADOW_VMCS, "VMCS shadowing" },
+		{ VMX_PROC_BASED2, SECONDARY_EXEC_EPT_VIOLATION_VE, "EPT-violation #VE" },
+	};
+
 	for (unsigned int i = 0; i < ARRAY_SIZE(need); i++) {
 		if (!(ctl->field[need[i].f] & need[i].bit)) {
 			printk("exitplan: profile '%s' does not set the %s control the runtime needs\n",
 				  PROFILE_NAME, need[i].what);
+			return false;
+		}
+	}
+	for (unsigned int i = 0; i < ARRAY_SIZE(cannot); i++) {
+		if (ctl->field[cannot[i].f] & cannot[i].bit) {
+			printk("exitplan: profile '%s' sets the %s control, which this runtime does "
+			       "not support\n", PROFILE_NAME, cannot[i].what);
 			return false;
 		}
 	}
