@@ -33,10 +33,7 @@
 #define FW_CFG_RAM_SIZE			0x03
 #define FW_CFG_NB_CPUS			0x05
 #define FW_CFG_MAX_CPUS			0x0f
-#define FW_CFG_NUMA			0x0d
-#define FW_CFG_KERNEL_SIZE		0x08
-#define FW_CFG_INITRD_SIZE		0x0b
-#define FW_CFG_NOGRAPHIC		0x11
+#define FW_CFG_NOGRAPHIC		0x11	/* reads 0: exitplan has no display */
 #define FW_CFG_ID_TRADITIONAL		0x1	/* FW_CFG_ID bit 0: the I/O interface */
 
 /* One guest's devices. */
