@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Event injection (SDM Vol. 3C 27.6) and the guest-RIP advance.
+ * Event injection (SDM Vol. 3C 27.6): exceptions, external interrupts, the
+ * interrupt window.
  *
  * Two rules from the SDM and from Bochs (shared/design/PLATFORM.md):
  * an external interrupt is injected only when the guest could take it
