@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Starting the APs (SDM Vol. 3A 9.4.4.1, "Typical BSP Initialization
- * Sequence"): INIT, 10 ms, STARTUP, 200 us, STARTUP, to all CPUs but
- * this one.  Broadcasting needs no ACPI tables; every AP that answers
- * takes the next CPU id.  (On hardware whose firmware disabled some CPUs,
- * a broadcast wakes those too; starting the CPUs the MADT lists, one by
- * one, would not.  Not needed on Bochs or QEMU.)
+ * Sequence"): INIT, 10 ms, STARTUP, 200 us, STARTUP, to each CPU the
+ * ACPI MADT lists as enabled (or, without a MADT, to all but this one).
+ * Every AP that answers takes the next CPU id.
  */
+#include "acpi.h"
+#include "boot_info.h"
 #include "console.h"
 #include "cpu.h"
 #include "lapic.h"
@@ -61,19 +61,38 @@ void ap_main(unsigned int id)
 	ap_idle(this_cpu());
 }
 
-static void send_or_panic(uint64_t icr, const char *what)
+/* More CPUs than this in the MADT: the rest are not started. */
+#define MADT_MAX_CPUS		256
+
+/*
+ * Send one IPI to every AP: to each APIC ID listed (but our own), or
+ * with the all-excluding-self shorthand when there is no list.
+ */
+static void send_to_aps(const uint32_t *ids, unsigned int n, uint32_t self, uint64_t icr,
+			const char *what)
 {
-	if (!lapic_send_ipi(0, icr | APIC_ICR_SHORTHAND_ALL_EXCLUDING_SELF))
+	bool ok = true;
+
+	if (!ids) {
+		ok = lapic_send_ipi(0, icr | APIC_ICR_SHORTHAND_ALL_EXCLUDING_SELF);
+	} else {
+		for (unsigned int i = 0; i < n; i++)
+			if (ids[i] != self)
+				ok = lapic_send_ipi(ids[i], icr | APIC_ICR_SHORTHAND_NONE) && ok;
+	}
+	if (!ok)
 		panic("smp: the local APIC did not accept the %s IPI", what);
 }
 
 unsigned int smp_start_aps(void)
 {
 	static uint8_t saved[PAGE_SIZE];
+	static uint32_t ids[MADT_MAX_CPUS];
 	size_t len = trampoline_end - trampoline_start;
 	void *page = (void *)(uintptr_t)SMP_TRAMPOLINE_PA;
-	uint32_t seen = 0, arrived;
-	unsigned int quiet = 0, waited = 0;
+	uint32_t seen = 0, arrived, left, self;
+	unsigned int quiet = 0, waited = 0, n, expected = 0;
+	const uint32_t *targets = NULL;
 
 	BUILD_BUG_ON(SMP_TRAMPOLINE_PA % PAGE_SIZE || SMP_TRAMPOLINE_PA >= 0x100000);
 	if (len > PAGE_SIZE)
@@ -84,36 +103,72 @@ unsigned int smp_start_aps(void)
 		printk("exitplan: no local APIC: not starting other CPUs\n");
 		return 1;
 	}
+	self = lapic_id();
+
+	/*
+	 * The CPUs the firmware lists as enabled, one by one; without a
+	 * MADT, a broadcast (which on hardware also wakes CPUs the firmware
+	 * disabled) and a wait until no more arrive.
+	 */
+	n = cmdline_option(boot_info()->cmdline, "smp_broadcast", NULL, 0) ? 0 :
+	    acpi_madt_apic_ids(ids, MADT_MAX_CPUS);
+	if (n > MADT_MAX_CPUS) {
+		printk("exitplan: the MADT lists %u CPUs; starting the first %u\n", n,
+		       MADT_MAX_CPUS);
+		n = MADT_MAX_CPUS;
+	}
+	if (n) {
+		targets = ids;
+		for (unsigned int i = 0; i < n; i++) {
+			if (ids[i] == self)
+				continue;
+			if (ids[i] > 0xff && !lapic_x2apic_mode()) {
+				printk("exitplan: APIC ID %u needs x2APIC mode: not started\n", ids[i]);
+				ids[i] = self;		/* skipped by send_to_aps() */
+				continue;
+			}
+			expected++;
+		}
+		printk("exitplan: the MADT lists %u CPU%s\n", n, n == 1 ? "" : "s");
+	} else {
+		printk("exitplan: no MADT (or smp_broadcast): starting the other CPUs by broadcast\n");
+	}
 
 	memcpy(saved, page, PAGE_SIZE);
 	memcpy(page, trampoline_start, len);
 
-	send_or_panic(APIC_ICR_DELIVERY_MODE_INIT | APIC_ICR_LEVEL_ASSERT |
-		      APIC_ICR_TRIGGER_LEVEL, "INIT");
+	send_to_aps(targets, n, self, APIC_ICR_DELIVERY_MODE_INIT | APIC_ICR_LEVEL_ASSERT |
+		    APIC_ICR_TRIGGER_LEVEL, "INIT");
 	pit_delay_us(INIT_DEASSERT_DELAY_US);
 	for (int i = 0; i < 2; i++) {
-		send_or_panic(APIC_ICR_DELIVERY_MODE_STARTUP |
-			      (SMP_TRAMPOLINE_PA >> PAGE_SHIFT), "STARTUP");
+		send_to_aps(targets, n, self, APIC_ICR_DELIVERY_MODE_STARTUP |
+			    (SMP_TRAMPOLINE_PA >> PAGE_SHIFT), "STARTUP");
 		pit_delay_us(SIPI_DELAY_US);
 	}
 
 	/*
-	 * Wait until the APs that entered the trampoline have all left it
-	 * (online or parked) and no new one has arrived for a while; only
-	 * then may the page go back to what it was.
+	 * Wait until every AP that entered the trampoline has left it
+	 * (online or parked), and all expected ones (with a MADT) or no new
+	 * one for a while (without) have come; only then may the page go
+	 * back to what it was.
 	 */
 	for (;;) {
 		arrived = *trampoline_arrivals();
+		left = percpu_online_count() - 1 + READ_ONCE(ap_parked);
 		if (arrived != seen) {
 			seen = arrived;
 			quiet = 0;
 		}
-		if (arrived == percpu_online_count() - 1 + READ_ONCE(ap_parked) &&
-		    quiet >= AP_QUIET_US)
+		if (arrived == left && (targets ? left >= expected : quiet >= AP_QUIET_US))
 			break;
-		if (waited >= AP_WAIT_MAX_US)
-			panic("smp: %u APs entered the trampoline, only %u came out",
-			      arrived, percpu_online_count() - 1 + READ_ONCE(ap_parked));
+		if (waited >= AP_WAIT_MAX_US) {
+			if (arrived != left)
+				panic("smp: %u APs entered the trampoline, only %u came out",
+				      arrived, left);
+			printk("exitplan: only %u of the %u other CPUs the MADT lists came up\n",
+			       left, expected);
+			break;
+		}
 		pit_delay_us(1000);
 		quiet += 1000;
 		waited += 1000;

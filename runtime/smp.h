@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The other CPUs.  smp_start_aps() wakes every AP with INIT-SIPI-SIPI;
+ * The other CPUs.  smp_start_aps() wakes every AP the ACPI MADT lists
+ * (all of them by broadcast if there is none, or with `smp_broadcast` on
+ * the command line) with INIT-SIPI-SIPI;
  * each enters 64-bit mode on the boot page tables, sets up its per-CPU
  * area (GDT, TSS, GS base, IDT) and waits, spinning, for work given with
  * smp_call().  CPU ids are 0 (the boot CPU) .. percpu_online_count() - 1.

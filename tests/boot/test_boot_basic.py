@@ -171,6 +171,7 @@ def test_passing_selftests_all_ran(selftest_runs):
 def test_smp_with_one_cpu(selftest_runs):
     """With one CPU, starting the APs finds none and changes nothing."""
     r = selftest_runs["passing"]
+    r.expect(r"^exitplan: the MADT lists 1 CPU$")
     r.expect(r"^exitplan: 1 CPU online$")
     r.expect(r"^selftest: smp cpu 0: id 0 apic \d+ tr 18 gs \w+ rsp \w+ ok$")
     r.expect(r"^selftest: smp ok: 1 CPUs$")

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Starting the other CPUs (runtime/smp.c, selftest=smp): every AP comes
+"""Starting the other CPUs (runtime/smp.c, selftest=smp), those the ACPI
+MADT lists or, with smp_broadcast, all by broadcast: every AP comes
 online with its own id, APIC ID, TSS, GS base and stack, answers a call
 from the boot CPU, and the borrowed trampoline page is given back."""
 import re
@@ -9,7 +10,8 @@ import pytest
 import bootlib
 
 # One CPU: test_boot_basic.py's self-test run.
-CONFIGS = [("bochs", 2), ("bochs", 4), ("qemu", 2)]
+# ("broadcast", n): Bochs again, but waking the APs without the MADT.
+CONFIGS = [("bochs", 2), ("bochs", 4), ("qemu", 2), ("broadcast", 2)]
 
 
 @pytest.fixture(scope="module")
@@ -17,14 +19,16 @@ def smp_runs(hv_elf, boot_out):
     # Any file will do as the module: the VMM does not run in a self-test.
     iso = bootlib.build_iso(hv_elf, hv_elf, boot_out / "selftest-smp.iso",
                             hv_args="selftest=smp")
+    iso_bc = bootlib.build_iso(hv_elf, hv_elf, boot_out / "selftest-smp-broadcast.iso",
+                               hv_args="selftest=smp smp_broadcast")
     jobs = []
     for emu, n in CONFIGS:
         serial = boot_out / f"smp-{emu}-{n}.serial"
-        if emu == "bochs":
-            jobs.append(lambda s=serial, n=n: bootlib.run_bochs(
-                iso, bootlib.DEFAULT_CPU, s, ncpu=n))
-        else:
+        if emu == "qemu":
             jobs.append(lambda s=serial, n=n: bootlib.run_qemu(iso, s, ncpu=n))
+        else:
+            jobs.append(lambda s=serial, n=n, i=(iso_bc if emu == "broadcast" else iso):
+                        bootlib.run_bochs(i, bootlib.DEFAULT_CPU, s, ncpu=n))
     return dict(zip(CONFIGS, bootlib.run_parallel(jobs)))
 
 
@@ -32,6 +36,11 @@ def smp_runs(hv_elf, boot_out):
 def test_all_cpus_come_online(smp_runs, config):
     r = smp_runs[config]
     n = config[1]
+    if config[0] == "broadcast":
+        r.expect(r"^exitplan: no MADT \(or smp_broadcast\): starting the other CPUs by "
+                 r"broadcast$")
+    else:
+        r.expect(r"^exitplan: the MADT lists %d CPUs$" % n)
     r.expect(r"^exitplan: %d CPUs? online$" % n)
     online = r.findall(r"^exitplan: CPU (\d+) online \(APIC ID (\d+)\)$")
     assert sorted(int(i) for i, _ in online) == list(range(1, n)), r.describe()
