@@ -15,20 +15,10 @@
 #include "selftest.h"
 #include "traps.h"
 
-#if __has_include("profile.h")
 #include "profile.h"		/* generated: PROFILE_NAME */
-#else
-#define PROFILE_NAME	EXITPLAN_BUILD_PROFILE	/* from make, until generated */
-#endif
-
-#if __has_include("vmm.h")
 #include "vmm.h"
-#else
-/* Until the VT-x part provides runtime/vmm.h. */
-int vmm_run(const struct boot_info *bi);
-#endif
 
-#ifndef EXITPLAN_VERSION
+#ifndef EXITPLAN_VERSION		/* from $(BUILD)/$(PROFILE)/include/version.h */
 #define EXITPLAN_VERSION	"unknown"
 #endif
 

@@ -26,7 +26,7 @@ HV_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 	-mcmodel=small -mno-red-zone -mno-sse -mno-mmx -mno-80387 \
 	-mgeneral-regs-only -fno-asynchronous-unwind-tables -fcf-protection=none
 HV_CPPFLAGS = -I runtime -I arch/vmx -I generated/common -I generated/$(PROFILE) \
-	-I $(HV_INCDIR) -DEXITPLAN_BUILD_PROFILE='"$(PROFILE)"' -MMD -MP
+	-I $(HV_INCDIR) -MMD -MP
 HV_ASFLAGS := -D__ASSEMBLER__ -g
 HV_LDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 -z noexecstack \
 	--no-warn-rwx-segments
