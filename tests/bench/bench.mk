@@ -8,7 +8,7 @@
 #   make test-bench    pass/fail, no timing: the report format from a recorded
 #                      guest output, and the host microbenchmark builds and runs
 #
-#   BENCH_PASSES=9         passes of the host microbenchmark (the best counts)
+#   BENCH_PASSES=15        passes of the host microbenchmark (the best counts)
 #   BENCH_ARGS=...         extra arguments for run_bench.py (--profiles, --jobs ...)
 
 BENCH_OUT      := $(BUILD)/bench
@@ -16,7 +16,7 @@ BENCH_HOST_OUT := $(BENCH_OUT)/host
 BENCH_SRC      := tests/bench
 BENCH_HOST_SRC := $(BENCH_SRC)/host
 BENCH_HOST_BIN := $(BENCH_HOST_OUT)/dispatch-bench
-BENCH_PASSES   ?= 9
+BENCH_PASSES   ?= 15
 BENCH_ARGS     ?=
 # Exits per pass: 2^20 spreads a mix's rare reasons (1%) over ~10k exits
 # and keeps the branch pattern far beyond what a predictor can learn.

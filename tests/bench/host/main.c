@@ -10,8 +10,9 @@
  * its share says (bench_data.py), shuffled with a fixed-seed PRNG, so the
  * branch pattern is the mix's and identical on every run.  Each
  * (dispatch, mix) pair is timed over the whole sequence with
- * CLOCK_MONOTONIC, the pairs interleaved within each pass so that drift of
- * the machine's speed hits all of them alike, and the best pass is kept.
+ * CLOCK_MONOTONIC, in segments, the pairs interleaved within each pass so
+ * that drift of the machine's speed hits all of them alike, and the best
+ * time of each segment over the passes is kept (time_pass()).
  *
  * Prints a Markdown report on stdout and, with --csv, one row per pair.
  * Timing only: nothing here passes or fails on a number.  --smoke runs one
@@ -137,11 +138,11 @@ static double now_ns(void)
 typedef uint64_t (*run_fn)(struct vcpu *vcpu, const uint16_t *reasons, size_t n);
 
 /*
- * One timed pass; ns per dispatch.  Every fake handler returns
- * VMX_EXIT_RESUME (0), so a non-zero sum means a dispatch invented a
- * result: that is a broken build, not a slow one.
+ * ns to dispatch seq[0..n).  Every fake handler returns VMX_EXIT_RESUME
+ * (0), so a non-zero sum means a dispatch invented a result: that is a
+ * broken build, not a slow one.
  */
-static double time_pass(run_fn run, struct vcpu *vcpu, const uint16_t *seq, size_t n)
+static double time_run(run_fn run, struct vcpu *vcpu, const uint16_t *seq, size_t n)
 {
 	double t0, t1;
 	uint64_t actions;
@@ -153,7 +154,46 @@ static double time_pass(run_fn run, struct vcpu *vcpu, const uint16_t *seq, size
 		fprintf(stderr, "dispatch-bench: a dispatch returned something its handlers did not\n");
 		exit(1);
 	}
-	return (t1 - t0) / (double)n;
+	return t1 - t0;
+}
+
+/*
+ * A pass is timed in segments of BENCH_SEGMENT exits (about a millisecond),
+ * and the best time of each segment over all passes is kept: on a shared
+ * machine a preemption then spoils one segment of one pass, not the pass.
+ * best[] is indexed by (dispatch k, mix m, segment s); k ==
+ * bench_variant_count is the floor.
+ */
+#define BENCH_SEGMENT	65536u
+
+static double *best;
+static size_t n_segments;
+#define BEST(k, m, s) best[((size_t)(k) * bench_mix_count + (m)) * n_segments + (s)]
+
+static void time_pass(unsigned int k, unsigned int m, run_fn run, struct vcpu *vcpu,
+		      const uint16_t *seq, size_t n, bool first)
+{
+	size_t s;
+
+	for (s = 0; s < n_segments; s++) {
+		size_t from = s * BENCH_SEGMENT;
+		size_t len = n - from < BENCH_SEGMENT ? n - from : BENCH_SEGMENT;
+		double t = time_run(run, vcpu, seq + from, len);
+
+		if (first || t < BEST(k, m, s))
+			BEST(k, m, s) = t;
+	}
+}
+
+/* ns per dispatch: the sum of the best segments over the exits. */
+static double best_ns(unsigned int k, unsigned int m, size_t n)
+{
+	double total = 0;
+	size_t s;
+
+	for (s = 0; s < n_segments; s++)
+		total += BEST(k, m, s);
+	return total / (double)n;
 }
 
 /* Keep the benchmark on one CPU: a migration mid-pass costs more than a dispatch. */
@@ -277,8 +317,9 @@ static void report_markdown(const struct options *o, const char *model)
 	printf("CPU: %s. Each profile's generated/PROFILE/exit_dispatch.c, compiled with\n"
 	       "`-O2` (\"plain\") and with `-mindirect-branch=thunk -mindirect-branch-register`\n"
 	       "(\"retpoline\"), fake handlers that return at once, fed %zu exits per pass\n"
-	       "drawn from a profile's exit_mix; the best of %u passes.%s\n\n",
-	       model, o->exits, o->passes,
+	       "drawn from a profile's exit_mix; for each segment of %u exits, the best\n"
+	       "of %u passes.%s\n\n",
+	       model, o->exits, BENCH_SEGMENT, o->passes,
 	       o->smoke ? " **Smoke run: too short to mean anything.**" : "");
 	printf("The running kernel's Spectre v2 status: %s.\n\n", spectre_v2);
 	printf("ns = wall-clock nanoseconds (CLOCK_MONOTONIC) per dispatch, including the\n"
@@ -388,7 +429,7 @@ static unsigned long parse_count(const char *s)
 int main(int argc, char **argv)
 {
 	struct options o = {
-		.passes = 9, .exits = bench_seq_len, .table = "table-only", .kvm = "kvm-order",
+		.passes = 15, .exits = bench_seq_len, .table = "table-only", .kvm = "kvm-order",
 	};
 	uint16_t **seqs;
 	struct vcpu **vcpus;
@@ -431,7 +472,10 @@ int main(int argc, char **argv)
 	vcpus = calloc(bench_variant_count + 1, sizeof(*vcpus));
 	ns = calloc((size_t)bench_variant_count * bench_mix_count, sizeof(*ns));
 	floor_ns = calloc(bench_mix_count, sizeof(*floor_ns));
-	if (!seqs || !vcpus || !ns || !floor_ns)
+	n_segments = (o.exits + BENCH_SEGMENT - 1) / BENCH_SEGMENT;
+	best = calloc((size_t)(bench_variant_count + 1) * bench_mix_count * n_segments,
+		      sizeof(*best));
+	if (!seqs || !vcpus || !ns || !floor_ns || !best)
 		goto nomem;
 	for (m = 0; m < bench_mix_count; m++) {
 		double unhandled = unhandled_share(&bench_mixes[m]);
@@ -458,22 +502,23 @@ int main(int argc, char **argv)
 	/* Warm up every pair once (caches, predictors, page faults), untimed. */
 	for (m = 0; m < bench_mix_count; m++) {
 		for (v = 0; v < bench_variant_count; v++)
-			time_pass(bench_variants[v]->run, vcpus[v], seqs[m], o.exits);
-		time_pass(bench_floor_run, vcpus[bench_variant_count], seqs[m], o.exits);
+			time_run(bench_variants[v]->run, vcpus[v], seqs[m], o.exits);
+		time_run(bench_floor_run, vcpus[bench_variant_count], seqs[m], o.exits);
 	}
+	/* The pairs interleaved, so that a slow stretch of the machine hits all. */
 	for (pass = 0; pass < o.passes; pass++) {
 		for (m = 0; m < bench_mix_count; m++) {
-			double t;
-
-			for (v = 0; v < bench_variant_count; v++) {
-				t = time_pass(bench_variants[v]->run, vcpus[v], seqs[m], o.exits);
-				if (pass == 0 || t < NS(v, m))
-					NS(v, m) = t;
-			}
-			t = time_pass(bench_floor_run, vcpus[bench_variant_count], seqs[m], o.exits);
-			if (pass == 0 || t < floor_ns[m])
-				floor_ns[m] = t;
+			for (v = 0; v < bench_variant_count; v++)
+				time_pass(v, m, bench_variants[v]->run, vcpus[v], seqs[m], o.exits,
+					  pass == 0);
+			time_pass(bench_variant_count, m, bench_floor_run,
+				  vcpus[bench_variant_count], seqs[m], o.exits, pass == 0);
 		}
+	}
+	for (m = 0; m < bench_mix_count; m++) {
+		for (v = 0; v < bench_variant_count; v++)
+			NS(v, m) = best_ns(v, m, o.exits);
+		floor_ns[m] = best_ns(bench_variant_count, m, o.exits);
 	}
 
 	report_markdown(&o, model);
