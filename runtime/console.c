@@ -24,6 +24,11 @@ static unsigned int uart_fifo_size = 1;	/* bytes to write per THRE */
 static spinlock_t console_lock = SPINLOCK_INIT;
 /* CPU that holds console_lock, so a fault while printing cannot deadlock. */
 static int console_owner = -1;
+/* Set by panic(): the lock is only tried for a while, never waited on forever. */
+static bool console_panicking;
+
+/* Spins on a busy console lock before a panicking CPU prints regardless. */
+#define CONSOLE_PANIC_SPIN_LIMIT	10000000
 
 void console_init(void)
 {
@@ -90,9 +95,25 @@ static bool console_lock_acquire(void)
 
 	if (READ_ONCE(console_owner) == me)
 		return false;
+	if (READ_ONCE(console_panicking)) {
+		/* The holder may be the CPU that died: do not wait for it forever. */
+		for (unsigned int i = 0; i < CONSOLE_PANIC_SPIN_LIMIT; i++) {
+			if (spin_trylock(&console_lock)) {
+				WRITE_ONCE(console_owner, me);
+				return true;
+			}
+			cpu_relax();
+		}
+		return false;
+	}
 	spin_lock(&console_lock);
 	WRITE_ONCE(console_owner, me);
 	return true;
+}
+
+void console_enter_panic(void)
+{
+	WRITE_ONCE(console_panicking, true);
 }
 
 static void console_lock_release(bool taken)

@@ -16,6 +16,8 @@ void console_init(void);
 void console_write(const char *s, size_t len);
 /* Wait until the UART has shifted out its last bit (LSR.TEMT). */
 void console_flush(void);
+/* From panic(): stop waiting indefinitely for another CPU's console lock. */
+void console_enter_panic(void);
 
 /* Returns the number of characters written (after truncation to 1 KiB). */
 int printk(const char *fmt, ...) __printf(1, 2);

@@ -5,6 +5,7 @@
 #include "cpu.h"
 #include "panic.h"
 #include "percpu.h"
+#include "string.h"
 
 extern const char __text_start[], __text_end[];
 
@@ -69,19 +70,21 @@ void power_off(void)
 
 void panic(const char *fmt, ...)
 {
+	char msg[256];
 	va_list ap;
 
 	local_irq_disable();
+	console_enter_panic();
 	if (__atomic_exchange_n(&panicking, 1, __ATOMIC_SEQ_CST)) {
 		printk("exitplan: PANIC: nested panic, powering off\n");
 		power_off_with_code(POWER_OFF_PANIC);
 	}
 
-	printk("exitplan: PANIC: ");
+	/* One printk: another CPU's output cannot land inside the line. */
 	va_start(ap, fmt);
-	vprintk(fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	printk("\n");
+	printk("exitplan: PANIC: %s\n", msg);
 
 	printk("  on CPU %u, called from %p, RSP %016llx\n", this_cpu_id(),
 	       __builtin_return_address(0), (unsigned long long)read_rsp());
