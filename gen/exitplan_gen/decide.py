@@ -30,6 +30,15 @@ MSR_SWITCH_WORDS = {
     "manual": "manual WRMSR",
     "load_list": "MSR-load lists",
 }
+# Bits of an MSR that every VM entry and VM exit load by themselves, so a
+# manual switch must leave them as they are: without "load IA32_EFER",
+# entry loads EFER.LME and EFER.LMA from "IA-32e mode guest" and exit from
+# "host address-space size" (SDM 26.3.2.1, 27.5.1), and a WRMSR that
+# cleared LME in the 64-bit host would fault (#GP).  KVM ignores the same
+# two bits when it switches EFER by hand.  Macro names from spec/arch.yaml.
+TRANSITION_OWNED_BITS = {
+    "IA32_EFER": ("EFER_LME", "EFER_LMA"),
+}
 ACCESS_INTERCEPT = {
     "passthrough": "MSR_INTERCEPT_NONE",
     "trap": "MSR_INTERCEPT_RW",
@@ -264,7 +273,12 @@ def _msrs(plan, p, spec):
     for e in p.msrs:
         gate = plan.msr_gates.get(e.msr.name)
         if e.switch == "manual" or gate is not None:
-            manual.append(Obj(entry=e, msr=e.msr, gate=gate, save=e.writes_pass))
+            owned = TRANSITION_OWNED_BITS.get(e.msr.name, ())
+            for macro in owned:
+                if macro not in spec.arch_macros:
+                    raise GenError("spec/arch.yaml", None, None,
+                                   f"no {macro}, which the manual switch of {e.msr.name} leaves alone")
+            manual.append(Obj(entry=e, msr=e.msr, gate=gate, save=e.writes_pass, owned=list(owned)))
         if e.switch == "load_list":
             load_list.append(e)
         if e.switch == "atomic":

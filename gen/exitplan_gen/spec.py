@@ -554,6 +554,8 @@ class Spec:
             for m, _, _ in grp.defines:
                 _unique(sf, macros, m, p, "C macro")
             self.arch_groups.append(grp)
+        # Every macro arch_bits.h defines, for the generator's own references.
+        self.arch_macros = set(macros)
         self.arch_values = []
         for i, v in enumerate(sf.top("values", list)):
             p = ("values", i)

@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "arch_bits.h"
 #include "cpu.h"
 #include "msr_index.h"
 #include "msr_policy.h"

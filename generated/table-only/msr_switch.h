@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "arch_bits.h"
 #include "cpu.h"
 #include "msr_index.h"
 #include "msr_policy.h"
@@ -33,21 +34,33 @@ static inline int profile_efer_manual(const struct vcpu *vcpu)
 }
 
 /*
- * A WRMSR is skipped when guest and host agree, as KVM does for EFER:
- * WRMSR to EFER flushes the TLB, and any WRMSR serialises.
+ * The bits of each MSR this code switches.  Bits that VM entry and VM exit
+ * load by themselves are left as they are: a WRMSR must not fight them.
+ */
+/*
+ * IA32_EFER: all but EFER_LME and EFER_LMA, which every VM entry loads from
+ * "IA-32e mode guest" and every VM exit from "host address-space size" (SDM
+ * 26.3.2.1, 27.5.1): a WRMSR clearing LME in the 64-bit host would #GP.
+ */
+#define PROFILE_SWITCHED_IA32_EFER			(~(EFER_LME | EFER_LMA))
+
+/*
+ * A WRMSR is skipped when guest and host agree on the switched bits, as
+ * KVM does for EFER: WRMSR to EFER flushes the TLB, and any WRMSR
+ * serialises.
  */
 static inline void profile_msr_load_host(struct profile_msr_state *s, unsigned int slot,
-					 uint32_t msr)
+					 uint32_t msr, uint64_t switched)
 {
-	if (s->guest[slot] != s->host[slot])
+	if ((s->guest[slot] ^ s->host[slot]) & switched)
 		wrmsr(msr, s->host[slot]);
 }
 
 static inline void profile_msr_load_guest(struct profile_msr_state *s, unsigned int slot,
-					  uint32_t msr)
+					  uint32_t msr, uint64_t switched)
 {
-	if (s->guest[slot] != s->host[slot])
-		wrmsr(msr, s->guest[slot]);
+	if ((s->guest[slot] ^ s->host[slot]) & switched)
+		wrmsr(msr, (s->guest[slot] & switched) | (s->host[slot] & ~switched));
 }
 
 /* The host's values, read once per vCPU before its first entry. */
@@ -64,14 +77,16 @@ static inline void profile_msrs_on_exit(struct vcpu *vcpu)
 {
 	/* IA32_EFER: guest writes exit (trap) and update guest[]. */
 	if (profile_efer_manual(vcpu))
-		profile_msr_load_host(&vcpu->msrs, PROFILE_MANUAL_MSR_IA32_EFER, MSR_IA32_EFER);
+		profile_msr_load_host(&vcpu->msrs, PROFILE_MANUAL_MSR_IA32_EFER,
+				      MSR_IA32_EFER, PROFILE_SWITCHED_IA32_EFER);
 }
 
 /* Before VM entry: load the guest's values. */
 static inline void profile_msrs_before_entry(struct vcpu *vcpu)
 {
 	if (profile_efer_manual(vcpu))
-		profile_msr_load_guest(&vcpu->msrs, PROFILE_MANUAL_MSR_IA32_EFER, MSR_IA32_EFER);
+		profile_msr_load_guest(&vcpu->msrs, PROFILE_MANUAL_MSR_IA32_EFER,
+				       MSR_IA32_EFER, PROFILE_SWITCHED_IA32_EFER);
 }
 
 /*

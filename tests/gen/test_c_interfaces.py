@@ -193,3 +193,95 @@ int main(void)
             expected.append(fn)
     assert names == expected
     assert len(set(names)) == len(names)
+
+
+# A VM entry without "load IA32_EFER" sets EFER.LME and .LMA from "IA-32e
+# mode guest", a VM exit from "host address-space size" (1: a 64-bit host).
+# The test plays that part of the CPU around the generated switch code and
+# checks that no WRMSR ever changes LME or LMA in the host (it would #GP),
+# that the other bits are switched, and that a difference in LME/LMA alone
+# costs no WRMSR.  The fake CPU is the unit tests' (tests/unit/fakes).
+EFER_SWITCH = r"""
+#include <stdio.h>
+#include "msr_switch.h"
+
+#define HOST_OWNED	(EFER_LME | EFER_LMA)
+
+static struct vmx_controls ctl;
+static struct vcpu vcpu;
+static unsigned int wrmsrs;
+
+static int check_log(void)
+{
+	for (unsigned int i = 0; i < fake_cpu.n_log; i++) {
+		if (fake_cpu.log[i].op != FAKE_WRMSR || fake_cpu.log[i].index != MSR_IA32_EFER)
+			continue;
+		wrmsrs++;
+		if ((fake_cpu.log[i].value & HOST_OWNED) != HOST_OWNED)
+			return 1;	/* would clear LME/LMA in the 64-bit host */
+	}
+	fake_cpu.n_log = 0;
+	return 0;
+}
+
+/* One round trip; returns EFER as the guest ran with it. */
+static int round_trip(uint64_t guest, int ia32e_guest, uint64_t *in_guest)
+{
+	uint64_t efer;
+
+	vcpu.msrs.guest[PROFILE_MANUAL_MSR_IA32_EFER] = guest;
+	profile_msrs_before_entry(&vcpu);
+	if (check_log())
+		return 1;
+	fake_msr_get(MSR_IA32_EFER, &efer);
+	efer = (efer & ~HOST_OWNED) | (ia32e_guest ? HOST_OWNED : 0);	/* VM entry */
+	fake_msr_set(MSR_IA32_EFER, efer);
+	*in_guest = efer;
+	fake_msr_set(MSR_IA32_EFER, efer | HOST_OWNED);			/* VM exit */
+	profile_msrs_on_exit(&vcpu);
+	if (check_log())
+		return 1;
+	fake_msr_get(MSR_IA32_EFER, &efer);
+	return efer != (EFER_SCE | EFER_NXE | HOST_OWNED);			/* the host's again */
+}
+
+int main(void)
+{
+	uint64_t g;
+
+	fake_cpu_reset();
+	ctl.gate_choice[PROFILE_GATE_EFER] = PROFILE_GATE_EFER_MANUAL;
+	vcpu.controls = &ctl;
+	fake_msr_set(MSR_IA32_EFER, EFER_SCE | EFER_NXE | HOST_OWNED);
+	fake_msr_set(MSR_IA32_KERNEL_GS_BASE, 0);
+	profile_msrs_save_host(&vcpu);
+
+	/* A 32-bit guest without NX: SCE and NXE go, LME/LMA are the entry's. */
+	if (round_trip(0, 0, &g) || g != 0 || wrmsrs != 2)
+		return 10;
+	/* Guest and host differ only in LME/LMA: no WRMSR at all. */
+	wrmsrs = 0;
+	if (round_trip(EFER_SCE | EFER_NXE, 0, &g) || g != (EFER_SCE | EFER_NXE) || wrmsrs != 0)
+		return 11;
+	/* A 64-bit guest without NX. */
+	wrmsrs = 0;
+	if (round_trip(EFER_SCE | HOST_OWNED, 1, &g) || g != (EFER_SCE | HOST_OWNED) || wrmsrs != 2)
+		return 12;
+	return fake_cpu.gp_faults ? 13 : 0;
+}
+"""
+
+
+def test_manual_efer_switch_leaves_lme_lma_to_the_cpu(tmp_path):
+    fakes = ROOT / "tests" / "unit" / "fakes"
+    if not (fakes / "fake_cpu.c").exists():
+        pytest.skip("no tests/unit/fakes")
+    src = tmp_path / "efer.c"
+    src.write_text(EFER_SWITCH)
+    inc = ["-iquote", str(fakes), *INC, "-iquote", str(ROOT / "generated" / "default")]
+    exe = tmp_path / "efer"
+    r = subprocess.run(["gcc", *CFLAGS, *inc, str(src), str(fakes / "fake_cpu.c"), "-o", str(exe)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, f"case {r.returncode} failed"
