@@ -368,9 +368,11 @@ def from_stats(gen, log, base_name, name, cpu=None, date=None, out=None, note=No
 
     st = parse_stats(read_documents(log), spec)
     if cpu is None:
-        if not st.cpu:
+        # exitplan prints "unknown" when CPUID has no brand string.
+        if st.cpu in ("", "unknown"):
+            what = "empty" if not st.cpu else "'unknown' (the CPU has no brand string)"
             raise st.cpu_doc.error(st.paths["cpu"],
-                                   "exitplan_stats.cpu is empty: name the CPU model with --cpu")
+                                   f"exitplan_stats.cpu is {what}: name the CPU model with --cpu")
         cpu = st.cpu
 
     (base_shown, base_fs), = _base_path(gen.root, base_name)
