@@ -23,6 +23,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 FIXTURES = HERE / "fixtures" / "runs"
+PANIC_SERIAL = HERE / "fixtures" / "panic" / "default-efer-manual-bench.serial"
 sys.path.insert(0, str(HERE))
 import exitmix  # noqa: E402
 import run_bench  # noqa: E402
@@ -34,7 +35,7 @@ if not BUILD.is_absolute():
 # The kinds tests/guest/bench prints without options (docs/GUESTS.md), in order.
 BENCH_KINDS = ["cpuid", "vmcall-nop", "rdmsr-apic-base", "wrmsr-tsc-deadline", "in-fw_cfg",
                "out-fw_cfg", "pause", "mmio-read-test-page", "hlt-apic-timer"]
-MANUAL = "default-efer-manual"     # recorded: its runs end in a #GP panic
+VARIANTS = ["default-efer-loadlist", "default-efer-manual"]
 NOT_CYCLES = re.compile(r"(instruction counts|retired instructions).*not cycles", re.I)
 
 
@@ -66,7 +67,7 @@ def test_parse_bench_guest():
     assert list(out.measures) == BENCH_KINDS
     assert out.rdtsc_pair == {"rdtsc-pair": 4}
     assert all(m.iterations == 2000 for m in out.measures.values())
-    assert out.measures["cpuid"].ticks == 141
+    assert out.measures["cpuid"].ticks == 148
     # bench-info lines attach exit counts to their kind.
     w = out.measures["wrmsr-tsc-deadline"]
     assert (w.exits, w.exit_reason) == (2000, "MSR_WRITE") and w.exits_once()
@@ -103,8 +104,9 @@ def test_parse_hrtimer_guest():
 
 
 def test_parse_panic_and_garbage():
-    out = run_bench.parse_serial(serial("default-efer-manual", "bench"))
+    out = run_bench.parse_serial(PANIC_SERIAL.read_text())
     assert out.panic and out.panic.startswith("exitplan: PANIC:") and not out.complete
+    assert out.measures == {}
     junk = ("bench: ticks are Bochs instruction counts, not cycles\n"
             "bench: cpuid abc 2000\nbench: cpuid 12\nbench:cpuid 1 2\n"
             "xbench: cpuid 1 2\nbench: rdtsc-pair-64 7 100\nbench: cr8 99 100\r\n")
@@ -152,19 +154,18 @@ def test_markdown_format(results):
     names = [r[0] for r in table[2:]]
     for p in profiles:
         assert p in names, f"profile {p} has no row"
-    assert MANUAL in names
+    assert all(v in names for v in VARIANTS)
     assert "*reference: KVM (Linux 6.1 kvm_intel)*" in names
     kvm = table[2 + names.index("*reference: KVM (Linux 6.1 kvm_intel)*")]
     assert kvm[4] == "961" and kvm[5] == "952"
     roles = {r[0]: r[1] for r in table[2:]}
     assert roles["table-only"] == "baseline: table only"
     assert roles["kvm-order"] == "baseline: KVM's order"
-    # The failed EFER-manual run is a row of dashes, listed as a panic under Runs.
-    efer = table[2 + names.index(MANUAL)]
-    assert set(efer[4:]) == {"-"}
+    assert roles["default-efer-manual"] == "variant: default, EFER manual"
     runs = _md_table(lines, "## Runs")
-    assert any(r[0] == MANUAL and r[2].startswith("panic") for r in runs[2:])
-    assert len(runs) - 2 == 2 * (len(profiles) + 1)
+    assert len(runs) - 2 == 2 * (len(profiles) + len(VARIANTS))
+    assert all(r[2] == "ok" for r in runs[2:])
+    assert [r[0] for r in runs[2:]][::2] == profiles + VARIANTS
 
 
 def test_weighted_tables(results):
@@ -175,10 +176,11 @@ def test_weighted_tables(results):
         t = _md_table(lines, title)
         assert t[0] == ["profile \\ mix"] + profiles + [run_bench.MEASURED_MIX]
         body = t[2:-1]
-        assert [r[0] for r in body] == profiles
+        assert [r[0] for r in body] == profiles + VARIANTS
         for r in body:
             bold = [i for i, c in enumerate(r[1:]) if c.startswith("**")]
-            assert bold == [profiles.index(r[0])], "only the own mix is bold"
+            own = [profiles.index(r[0])] if r[0] in profiles else []
+            assert bold == own, "only the own mix is bold"
         assert t[-1][0] == "*coverage*"
         assert all(re.fullmatch(r"\d+%", c) for c in t[-1][1:])
 
@@ -249,36 +251,36 @@ def test_weighted_mean_arithmetic(results):
 
 
 def test_efer_table(results):
-    """The manual variant panicked in the recording: no table, and it says so."""
+    """default against its two variants, kind by kind, with the differences."""
     res, out, profiles = results
-    assert res.efer_labels == []
+    assert list(run_bench.EFER_VARIANTS) == VARIANTS
+    assert res.efer_labels == ["default"] + VARIANTS
     lines = (out / "results.md").read_text().splitlines()
-    i = lines.index("## EFER: atomic against manual, same guest")
-    section = "\n".join(lines[i:lines.index("## Runs")])
-    assert "Not measured (see Runs): " in section
-    assert all(f"`{v}`" in section for v in run_bench.EFER_VARIANTS)
-
-
-def test_efer_table_when_variants_ran(tmp_path):
-    """With the variants' runs present the EFER section is a table (here the
-    default run stands in for each variant: the format is what is tested)."""
-    profiles = ["default"]
-    runs = run_bench.runs_from_serial(FIXTURES, profiles)
-    runs = [r for r in runs if r.variant.label == "default"]
-    for label, (switch, _) in run_bench.EFER_VARIANTS.items():
-        twin = run_bench.Variant(label, Path("x.yaml"), "variant", "x", "", switch)
-        runs += [run_bench.Run(twin, r.guest, r.status, r.output, r.serial)
-                 for r in runs if r.variant.label == "default"]
-    res = run_bench.analyse(runs, run_bench.load_mixes(profiles), "corei7_skylake_x", {})
-    variants = list(run_bench.EFER_VARIANTS)
-    assert res.efer_labels == ["default"] + variants
-    lines = run_bench.render_markdown(res).splitlines()
     t = _md_table(lines, "## EFER: atomic against manual, same guest")
-    switches = [run_bench.EFER_VARIANTS[v][0] for v in variants]
-    assert t[0] == (["kind", "default (atomic)"] + [f"{v} ({s})" for v, s in zip(variants, switches)]
+    switches = [run_bench.EFER_VARIANTS[v][0] for v in VARIANTS]
+    assert t[0] == (["kind", "default (atomic)"] + [f"{v} ({s})" for v, s in zip(VARIANTS, switches)]
                     + [f"{s} - atomic" for s in switches])
     assert [r[0] for r in t[2:]] == res.kinds
-    assert all(c == "+0" for r in t[2:] for c in r[2 + len(variants):])
+    for r in t[2:]:
+        a, ll, man = (float(x) for x in r[1:4])
+        assert r[4] == f"{ll - a:+.0f}" and r[5] == f"{man - a:+.0f}"
+
+
+def test_efer_variant_missing(tmp_path):
+    """A variant whose run failed: no column for it, and the report says so."""
+    profiles = ["default"]
+    runs = [r for r in run_bench.runs_from_serial(FIXTURES, profiles)
+            if r.variant.label != "default-efer-manual"]
+    for r in runs:
+        if r.variant.label == "default-efer-loadlist" and r.guest == "bench":
+            r.output, r.status = run_bench.parse_serial(PANIC_SERIAL.read_text()), "panic"
+    res = run_bench.analyse(runs, run_bench.load_mixes(profiles), "corei7_skylake_x", {})
+    assert res.efer_labels == []
+    lines = run_bench.render_markdown(res).splitlines()
+    i = lines.index("## EFER: atomic against manual, same guest")
+    section = "\n".join(lines[i:lines.index("## Runs")])
+    assert "| kind |" not in section
+    assert "Not measured (see Runs): `default-efer-loadlist`, `default-efer-manual`." in section
 
 
 # ---------------------------------------------------------------- CSV, plot
@@ -293,13 +295,12 @@ def test_results_csv(results):
     assert head[-1] == "status"
     body = [dict(zip(head, r)) for r in rows[1:]]
     assert all(len(r) == len(head) for r in rows)
-    assert [r["profile"] for r in body if r["source"] == "measured"] == \
-        profiles + [MANUAL]
+    assert [r["profile"] for r in body if r["source"] == "measured"] == profiles + VARIANTS
     assert sum(r["source"] == "reference" for r in body) == len(run_bench.REFERENCES)
     for r in body:
         assert NOT_CYCLES.search(r["unit"])
         assert r["cpu"] == "corei7_skylake_x"
-        if r["source"] == "measured" and r["profile"] != MANUAL:
+        if r["source"] == "measured":
             for k in BENCH_KINDS:
                 float(r[k])             # every kind measured, as a number
             assert r["status"] == "bench: ok; hrtimer: ok"
@@ -312,7 +313,8 @@ def test_weighted_csv(results):
     assert list(rows[0]) == ["profile", "mix", "own_mix", "mean_ticks", "coverage",
                              "mean_ticks_without_hlt", "coverage_without_hlt", "reasons", "unit"]
     mixes = profiles + [run_bench.MEASURED_MIX]
-    assert {(r["profile"], r["mix"]) for r in rows} == {(p, m) for p in profiles for m in mixes}
+    assert {(r["profile"], r["mix"]) for r in rows} == \
+        {(p, m) for p in profiles + VARIANTS for m in mixes}
     assert all(r["own_mix"] == str(int(r["profile"] == r["mix"])) for r in rows)
     assert all(0 < float(r["coverage"]) <= 1 for r in rows)
 
