@@ -176,23 +176,28 @@ static enum vmx_exit_action set_cr0(struct vcpu *vcpu, uint64_t val)
 		return VMX_EXIT_RESUME;
 	}
 	hw = (val | a->cr0_fixed0) & a->cr0_fixed1;
-	/* Enabling paging with EFER.LME set activates IA-32e mode (SDM 10.8.5). */
-	if ((val & X86_CR0_PG) && !(old_shadow & X86_CR0_PG) &&
-	    (vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_LOAD_IA32_EFER)) {
-		uint64_t efer = vmcs_read(GUEST_IA32_EFER);
+	/*
+	 * Enabling paging with EFER.LME set activates IA-32e mode, clearing
+	 * it leaves (SDM Vol. 3A 10.8.5, 10.8.6).  CR0.PG is in the guest/host
+	 * mask for exactly this: the "IA-32e mode guest" entry control and
+	 * EFER.LMA must follow, whether VM entry loads EFER or the runtime
+	 * switches it by hand (then the control sets LMA and LME at entry).
+	 */
+	if ((val & X86_CR0_PG) && !(old_shadow & X86_CR0_PG)) {
+		uint64_t efer = vcpu_guest_efer(vcpu);
 
 		if (efer & EFER_LME) {
 			if (!(vmcs_read(GUEST_CR4) & X86_CR4_PAE)) {
 				vmx_inject_gp(vcpu);
 				return VMX_EXIT_RESUME;
 			}
-			vmcs_write(GUEST_IA32_EFER, efer | EFER_LMA);
+			vcpu_set_guest_efer(vcpu, efer | EFER_LMA);
 			vmcs_write(VM_ENTRY_CONTROLS,
 				   vmcs_read32(VM_ENTRY_CONTROLS) | VM_ENTRY_IA32E_MODE);
 		}
 	} else if (!(val & X86_CR0_PG) && (old_shadow & X86_CR0_PG) &&
 		   (vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_IA32E_MODE)) {
-		vmcs_write(GUEST_IA32_EFER, vmcs_read(GUEST_IA32_EFER) & ~(uint64_t)EFER_LMA);
+		vcpu_set_guest_efer(vcpu, vcpu_guest_efer(vcpu) & ~(uint64_t)EFER_LMA);
 		vmcs_write(VM_ENTRY_CONTROLS,
 			   vmcs_read32(VM_ENTRY_CONTROLS) & ~(uint32_t)VM_ENTRY_IA32E_MODE);
 	}

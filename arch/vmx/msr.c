@@ -288,7 +288,7 @@ static bool tsc_deadline_write(struct vcpu *vcpu, uint64_t v)
 
 /* --- IA32_EFER ----------------------------------------------------------- */
 
-static uint64_t guest_efer(struct vcpu *vcpu)
+uint64_t vcpu_guest_efer(struct vcpu *vcpu)
 {
 	int slot;
 
@@ -298,7 +298,7 @@ static uint64_t guest_efer(struct vcpu *vcpu)
 	return slot >= 0 ? vcpu->msrs.guest[slot] : rdmsr(MSR_IA32_EFER);
 }
 
-static void set_guest_efer(struct vcpu *vcpu, uint64_t v)
+void vcpu_set_guest_efer(struct vcpu *vcpu, uint64_t v)
 {
 	int slot;
 
@@ -318,13 +318,13 @@ static void set_guest_efer(struct vcpu *vcpu, uint64_t v)
  */
 static bool efer_write(struct vcpu *vcpu, uint64_t v)
 {
-	uint64_t cur = guest_efer(vcpu);
+	uint64_t cur = vcpu_guest_efer(vcpu);
 	uint64_t writable = EFER_SCE | EFER_LME | (vcpu->arch->has_nx ? EFER_NXE : 0);
 
 	if ((v & ~(writable | EFER_LMA)) ||
 	    (((v ^ cur) & EFER_LME) && (vmcs_read(CR0_READ_SHADOW) & X86_CR0_PG)))
 		return false;
-	set_guest_efer(vcpu, (v & ~(uint64_t)EFER_LMA) | (cur & EFER_LMA));
+	vcpu_set_guest_efer(vcpu, (v & ~(uint64_t)EFER_LMA) | (cur & EFER_LMA));
 	return true;
 }
 
@@ -366,7 +366,7 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 		/* Locked, VMXON disabled in and outside SMX: no VMX for the guest. */
 		v = FEAT_CTL_LOCKED;
 	} else if (msr == MSR_IA32_EFER) {
-		v = guest_efer(vcpu);
+		v = vcpu_guest_efer(vcpu);
 	} else if (msr == MSR_IA32_TSC_DEADLINE && vcpu->arch->tsc_deadline_emulated) {
 		v = vcpu->arch->tsc_deadline;
 	} else if ((slot = profile_msr_manual_slot(vcpu, msr)) >= 0) {

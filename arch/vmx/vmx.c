@@ -241,7 +241,14 @@ static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
 	a->cr4_fixed1 = caps->cr4_fixed1;
 	if (proc2 & SECONDARY_EXEC_UNRESTRICTED_GUEST)
 		a->cr0_fixed0 &= ~(uint64_t)(X86_CR0_PE | X86_CR0_PG);
-	a->cr0_mask = a->cr0_fixed0 | (~a->cr0_fixed1 & 0xffffffffull);
+	/*
+	 * CR0.PG is the host's too, though the guest may set it freely: its
+	 * changes must exit so that the "IA-32e mode guest" entry control
+	 * and EFER.LMA follow the guest into and out of long mode (as KVM
+	 * keeps PG host-owned; Bochs 2.7 does not store LMA into the entry
+	 * control on VM exit).
+	 */
+	a->cr0_mask = a->cr0_fixed0 | X86_CR0_PG | (~a->cr0_fixed1 & 0xffffffffull);
 	a->cr4_mask = a->cr4_fixed0 | X86_CR4_VMXE | (~a->cr4_fixed1 & 0xffffffffull);
 
 	a->preemption_rate = caps->misc & VMX_MISC_PREEMPTION_TIMER_RATE_MASK;

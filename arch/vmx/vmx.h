@@ -154,6 +154,12 @@ static inline void vmx_skip_instruction(void)
 
 /* msr.c */
 void vcpu_setup_msrs(struct vcpu *vcpu);
+/*
+ * The guest's IA32_EFER wherever it lives: the VMCS guest field when VM
+ * entry loads it, else the manual-switch slot (vcpu->msrs).
+ */
+uint64_t vcpu_guest_efer(struct vcpu *vcpu);
+void vcpu_set_guest_efer(struct vcpu *vcpu, uint64_t efer);
 void vmx_program_preemption_timer(struct vcpu *vcpu);
 
 /* handlers.c: general-purpose registers by instruction encoding (0 = RAX .. 15 = R15). */
