@@ -42,6 +42,7 @@ from typing import Dict, List, Optional, Tuple
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "bench"))
+import dispatchcmp  # noqa: E402
 import exitmix  # noqa: E402
 
 TICKS_NOTE = ("Bochs ticks are retired-instruction counts (deterministic path lengths), "
@@ -144,6 +145,7 @@ class GuestOutput:
     stats_profile: Optional[str] = None
     hrtimer: Dict[str, float] = field(default_factory=dict)
     notes_line: bool = False            # the guest said ticks are not cycles
+    stats_docs: List[dict] = field(default_factory=list)   # docs/STATS.md, one per vCPU
 
     @property
     def complete(self) -> bool:
@@ -205,6 +207,7 @@ def parse_serial(text: str) -> GuestOutput:
             s = STATS_LINE_RE.match(line)
             if s:
                 out.exit_counts[s.group(2)] = int(s.group(3))
+    out.stats_docs = dispatchcmp.parse_stats_docs(text)
     _parse_hrtimer(text, out)
     return out
 
@@ -233,13 +236,25 @@ def _parse_hrtimer(text: str, out: GuestOutput) -> None:
 
 @dataclass
 class Variant:
-    """One hypervisor build: a profile, or the EFER-manual variant."""
+    """One hypervisor build: a profile, an EFER variant of default, or a
+    dispatch/timing variant of a profile (dispatchcmp)."""
     label: str
     yaml_path: Path
     role: str
     make_profile: str           # PROFILE= for make
     dispatch: str = ""
     efer: str = ""
+    guests: Tuple[str, ...] = GUESTS
+    chain: Optional[List[str]] = None   # the generated direct-call chain
+
+    @property
+    def is_dispatch_variant(self) -> bool:
+        return dispatchcmp.parse_label(self.label) is not None
+
+    @property
+    def is_timing(self) -> bool:
+        p = dispatchcmp.parse_label(self.label)
+        return p is not None and p[2]
 
 
 @dataclass
@@ -278,6 +293,13 @@ def role_of(label: str) -> str:
         return "baseline: KVM's order"
     if label in EFER_VARIANTS:
         return f"variant: default, EFER {EFER_VARIANTS[label][0]}"
+    p = dispatchcmp.parse_label(label)
+    if p:
+        base, d, timing = p
+        what = {"table": "dispatch table only", "kvm": "dispatch in KVM's chain", None: ""}[d]
+        if timing:
+            what += (", " if what else "") + "statistics timing"
+        return f"variant: {base}, {what}"
     return "generated chain"
 
 
@@ -339,7 +361,48 @@ def run_all(args, out: Path) -> List[Run]:
         mp = os.path.relpath(gdir, REPO / "generated")
         d, e = describe_profile(ypath, gdir)
         variants.append(Variant(label, ypath, role_of(label), mp, d, e))
+    if args.dispatch_variants:
+        variants += make_dispatch_variants(args.profiles, out)
     return _boot_variants(args, out, bootlib, variants)
+
+
+def dispatch_variant_specs(profiles: List[str]):
+    """[(base, dispatch, timing, guests)] for the central comparison: per
+    subject P, P~table and P~kvm (bench guest: the guest-timed costs) and
+    P, P~table, P~kvm at statistics timing (both guests: the hypervisor's
+    per-reason ticks); the baselines get a timing build too, so that their
+    own-mix means can be listed beside the subjects'."""
+    specs = []
+    for p in profiles:
+        if p in dispatchcmp.BASELINES:
+            specs.append((p, None, True, GUESTS))
+            continue
+        for d in dispatchcmp.DISPATCHES:
+            specs.append((p, d, False, ("bench",)))
+        for d in (None,) + dispatchcmp.DISPATCHES:
+            specs.append((p, d, True, GUESTS))
+    return specs
+
+
+def make_dispatch_variants(profiles: List[str], out: Path) -> List[Variant]:
+    try:
+        order = dispatchcmp.kvm_order(REPO)
+    except dispatchcmp.VariantError as e:
+        print(f"run_bench: no dispatch variants: {e}", file=sys.stderr)
+        return []
+    variants = []
+    for base, d, timing, guests in dispatch_variant_specs(profiles):
+        lb = dispatchcmp.label(base, d, timing)
+        try:
+            ypath, gdir = dispatchcmp.make_variant(REPO, out, base, d, timing, order)
+        except dispatchcmp.VariantError as e:
+            print(f"run_bench: no {lb} variant: {e}", file=sys.stderr)
+            continue
+        mp = os.path.relpath(gdir, REPO / "generated")
+        dd, e = describe_profile(ypath, gdir)
+        variants.append(Variant(lb, ypath, role_of(lb), mp, dd, e, guests,
+                                dispatchcmp.chain(gdir)))
+    return variants
 
 
 def _boot_variants(args, out: Path, bootlib, variants: List[Variant]) -> List[Run]:
@@ -349,12 +412,12 @@ def _boot_variants(args, out: Path, bootlib, variants: List[Variant]) -> List[Ru
         try:
             hv = bootlib.build_hv(v.make_profile)
         except bootlib.BootError as e:
-            for g in GUESTS:
+            for g in v.guests:
                 meta.append((v, g, None))
                 jobs.append(_failed_job(f"error: build failed: {str(e).splitlines()[0]}"))
             print(f"run_bench: {v.label}: build failed:\n{e}", file=sys.stderr)
             continue
-        for g in GUESTS:
+        for g in v.guests:
             rdir = out / "runs" / v.label
             iso = bootlib.build_iso(hv, guest_elfs[g], rdir / f"{g}.iso",
                                     guest_args=args.guest_args[g])
@@ -409,6 +472,12 @@ def runs_from_serial(dir_: Path, profiles: List[str]) -> List[Run]:
     writes under runs/); variants in profile order, then the EFER ones."""
     labels = [p for p in profiles if (dir_ / p).is_dir()]
     labels += [v for v in EFER_VARIANTS if (dir_ / v).is_dir() and v not in labels]
+    guests_of = {lb: GUESTS for lb in labels}
+    for base, d, timing, guests in dispatch_variant_specs(profiles):
+        lb = dispatchcmp.label(base, d, timing)
+        if (dir_ / lb).is_dir():
+            labels.append(lb)
+            guests_of[lb] = guests
     runs = []
     for label in labels:
         y = REPO / "profiles" / f"{label}.yaml"
@@ -416,11 +485,29 @@ def runs_from_serial(dir_: Path, profiles: List[str]) -> List[Run]:
         if label in EFER_VARIANTS:
             y = dir_.parent / "profiles" / f"{label}.yaml"
             gdir = dir_.parent / "gen" / label
+        parsed = dispatchcmp.parse_label(label)
+        if parsed:
+            name = dispatchcmp.file_name(*parsed)
+            y = dir_.parent / "profiles" / f"{name}.yaml"
+            gdir = dir_.parent / "gen" / name
         d, e = describe_profile(y, gdir) if y.exists() else ("?", "?")
         if label in EFER_VARIANTS and not y.exists():
             e = EFER_VARIANTS[label][0]
-        v = Variant(label, y, role_of(label), label, d, e)
-        for g in GUESTS:
+        ch = dispatchcmp.chain(gdir)
+        if parsed and not y.exists():
+            # Recorded elsewhere (the test's fixtures): what a variant of
+            # its kind is, from its base profile and kvm-order.yaml.
+            base, disp, _ = parsed
+            bgen = REPO / "generated" / base
+            d, e = describe_profile(REPO / "profiles" / f"{base}.yaml", bgen)
+            ch = {"table": [], "kvm": None, None: dispatchcmp.chain(bgen)}[disp]
+            if disp == "kvm":
+                ch = dispatchcmp.kvm_order(REPO)
+            if disp:
+                d = "table" if disp == "table" else f"direct, {len(ch)} in the chain"
+        v = Variant(label, y, role_of(label), os.path.relpath(gdir, REPO / "generated"), d, e,
+                    guests_of[label], ch)
+        for g in guests_of[label]:
             serial = dir_ / label / f"{g}.serial"
             if not serial.exists():
                 runs.append(Run(v, g, "error: no recorded output", GuestOutput(), serial))
@@ -462,6 +549,10 @@ class Results:
     weighted_nowait: Dict[Tuple[str, str], Tuple[float, float]]
     excluded: List[str]                         # kinds not counted as one exit each, and why
     runs: List[Run]
+    comparisons: List[dispatchcmp.Comparison] = field(default_factory=list)
+    kvm_order: List[str] = field(default_factory=list)
+    baseline_means: Dict[str, Tuple[float, float]] = field(default_factory=dict)  # own mix, same method
+    path_lengths: Dict[str, Dict[str, int]] = field(default_factory=dict)  # label -> reason -> instr
     efer_labels: List[str] = field(default_factory=list)   # default, then variants measured
     host_md: str = ""                           # build/bench/host.md, if there
 
@@ -507,7 +598,10 @@ def measured_mix(runs: List[Run], guest: str = MEASURED_GUEST) -> Optional[exitm
 
 
 def analyse(runs: List[Run], mixes: List[exitmix.ExitMix], cpu: str,
-            guest_args: Dict[str, str], commit: str = "", date: str = "") -> Results:
+            guest_args: Dict[str, str], commit: str = "", date: str = "",
+            build: Optional[Path] = None) -> Results:
+    """build: make's BUILD directory, to count the dispatch's instructions
+    in the built ELFs (left out when None)."""
     by_label: Dict[str, Dict[str, Run]] = {}
     for r in runs:
         by_label.setdefault(r.variant.label, {})[r.guest] = r
@@ -526,8 +620,17 @@ def analyse(runs: List[Run], mixes: List[exitmix.ExitMix], cpu: str,
 
     rows, costs, excluded = [], {}, []
     reason_kinds: Dict[str, List[str]] = {}
+    dv_costs: Dict[str, Dict[str, float]] = {}      # every complete bench run
+    dv_kinds: Dict[str, Dict[str, List[str]]] = {}
     for label, per_guest in by_label.items():
         v = next(iter(per_guest.values())).variant
+        b = per_guest.get("bench")
+        if b is not None and b.status == "ok" and b.output.measures:
+            dv_costs[label], dv_kinds[label] = reason_costs(b.output)
+        if v.is_timing:
+            # Its guest numbers carry the timing's own cost: only its
+            # statistics document is used (the central comparison).
+            continue
         ticks: Dict[str, object] = {}
         statuses = []
         for g in GUESTS:
@@ -537,10 +640,10 @@ def analyse(runs: List[Run], mixes: List[exitmix.ExitMix], cpu: str,
             statuses.append(f"{g}: {r.status}")
             ticks.update({k: m.ticks for k, m in r.output.measures.items()})
             ticks.update({k: r.output.hrtimer[k] for k in HRTIMER_KINDS if k in r.output.hrtimer})
-        b = per_guest.get("bench")
         # Only a complete run is weighed: a partial one (a timeout halfway)
-        # would shrink the reasons every row is weighed over.
-        if b is not None and b.status == "ok" and b.output.measures:
+        # would shrink the reasons every row is weighed over.  The dispatch
+        # variants are weighed in the central comparison, not here.
+        if b is not None and b.status == "ok" and b.output.measures and not v.is_dispatch_variant:
             costs[label], used = reason_costs(b.output)
             for reason, ks in used.items():
                 reason_kinds.setdefault(reason, [])
@@ -574,6 +677,7 @@ def analyse(runs: List[Run], mixes: List[exitmix.ExitMix], cpu: str,
         for mix in mixes:
             weighted[(label, mix.profile)] = weighted_mean(c, mix, common)
             weighted_nowait[(label, mix.profile)] = weighted_mean(c, mix, nowait)
+    comparisons, baseline_means = central_comparison(runs, by_label, mixes, dv_costs, dv_kinds)
     efer_labels = []
     if "default" in costs:
         efer_labels = ["default"] + [v for v in EFER_VARIANTS if v in costs]
@@ -582,7 +686,76 @@ def analyse(runs: List[Run], mixes: List[exitmix.ExitMix], cpu: str,
     return Results(cpu=cpu, date=date, commit=commit, guest_args=guest_args, kinds=kinds,
                    rows=rows, mixes=mixes, reason_kinds=reason_kinds, common_reasons=common,
                    weighted=weighted, weighted_nowait=weighted_nowait, excluded=excluded,
-                   runs=runs, efer_labels=efer_labels)
+                   runs=runs, efer_labels=efer_labels, comparisons=comparisons,
+                   baseline_means=baseline_means, kvm_order=_kvm_order_or_empty(),
+                   path_lengths=count_dispatch_paths(comparisons, by_label, build))
+
+
+def count_dispatch_paths(comparisons, by_label, build: Optional[Path]) -> Dict[str, Dict[str, int]]:
+    """label -> reason -> instructions of the dispatch to its handler, for
+    the compared (non-timing) builds whose ELF objdump can read in the
+    expected shape (dispatchcmp.path_lengths)."""
+    if build is None:
+        return {}
+    try:
+        numbers = exitmix.exit_reason_names(REPO / "spec")
+    except (OSError, KeyError):
+        return {}
+    out = {}
+    for c in comparisons:
+        reasons = [r.reason for r in c.reasons]
+        for lb in c.labels:
+            runs_ = by_label.get(lb, {})
+            v = next(iter(runs_.values())).variant if runs_ else None
+            if v is None or v.chain is None:
+                continue
+            asm = dispatchcmp.disassemble(build / v.make_profile / "exitplan.elf")
+            pl = dispatchcmp.path_lengths(asm, v.chain, numbers) if asm else None
+            if pl:
+                out[lb] = dispatchcmp.lengths_by_reason(pl, reasons)
+    return out
+
+
+def _kvm_order_or_empty() -> List[str]:
+    try:
+        return dispatchcmp.kvm_order(REPO)
+    except (dispatchcmp.VariantError, OSError):
+        return []
+
+
+def central_comparison(runs: List[Run], by_label: Dict[str, Dict[str, Run]],
+                       mixes: List[exitmix.ExitMix], dv_costs, dv_kinds):
+    """Per subject profile P: P, P~table and P~kvm under P's own mix
+    (dispatchcmp.compare), and each baseline profile under its own mix
+    by the same method."""
+    def hv_of(lb):
+        """Per-reason hypervisor ticks from LB@timing's complete runs."""
+        per_guest = by_label.get(lb + "@timing", {})
+        return dispatchcmp.hv_costs({g: r.output.stats_docs for g, r in per_guest.items()
+                                     if r.status == "ok"})
+
+    def chain_of(lb):
+        for r in by_label.get(lb, {}).values():
+            return r.variant.chain
+        return None
+
+    comparisons, baseline_means = [], {}
+    profile_mixes = {m.profile: m for m in mixes}
+    for label_ in by_label:
+        if dispatchcmp.parse_label(label_) or label_ not in profile_mixes:
+            continue
+        mix = profile_mixes[label_]
+        if label_ in dispatchcmp.BASELINES:
+            c = dispatchcmp.compare(label_, mix, dv_costs, dv_kinds, {label_: hv_of(label_)},
+                                    {label_: chain_of(label_)}, labels=[label_])
+            if label_ in c.means:
+                baseline_means[label_] = (c.means[label_], c.coverage)
+            continue
+        labels = [label_] + [dispatchcmp.label(label_, d) for d in dispatchcmp.DISPATCHES]
+        hv = {lb: hv_of(lb) for lb in labels}
+        comparisons.append(dispatchcmp.compare(label_, mix, dv_costs, dv_kinds, hv,
+                                               {lb: chain_of(lb) for lb in labels}))
+    return comparisons, baseline_means
 
 
 # ---------------------------------------------------------------- writers
@@ -614,6 +787,8 @@ def render_markdown(res: Results) -> str:
              "the guest ran. `-`: not measured (the kind did not exit under that profile, "
              "the guest skipped it, or the run failed; see Runs).")
     L.append("")
+
+    L += render_central(res)
 
     L.append("## Ticks per exit kind and profile")
     L.append("")
@@ -778,6 +953,103 @@ def render_markdown(res: Results) -> str:
     return "\n".join(L)
 
 
+def _fmt(v: Optional[float], nd: int = 1) -> str:
+    return "-" if v is None else f"{v:.{nd}f}"
+
+
+def central_rows(res: Results):
+    """The side-by-side table's rows (also weighted.csv's `central`)."""
+    rows = []
+    for c in res.comparisons:
+        p, t, k = c.labels
+        rows.append([c.subject, dispatchcmp.chain_words(c.chains.get(p)),
+                     f"{100 * c.coverage:.0f}% ({100 * c.guest_share:.0f}% guest + "
+                     f"{100 * c.hv_share:.0f}% hv)",
+                     _fmt(c.means.get(p)), _fmt(c.means.get(t)), _fmt(c.means.get(k)),
+                     _fmt(c.ratio(t), 3), _fmt(c.ratio(k), 3), c.verdict()])
+    return rows
+
+
+def render_central(res: Results) -> List[str]:
+    L = ["## Each profile's dispatch against the table and KVM's chain, everything else equal",
+         ""]
+    if not res.comparisons:
+        L += ["No profile was compared (run without --no-dispatch-variants).", ""]
+        return L
+    L.append("For every profile P (the baselines table-only and kvm-order are not subjects), "
+             "two bench-only variants identical to P except the dispatch: `P~table` "
+             "(`dispatch: {policy: table}`) and `P~kvm` (a direct chain in KVM's fixed order, "
+             "read from profiles/kvm-order.yaml: "
+             + ", ".join(res.kvm_order or ["?"]) + "). Same MSR policies, statistics level, "
+             "controls, guests and CPU model, so the difference is the dispatch alone. "
+             "Each cell is the mean cost of one exit weighted with **P's own exit mix** "
+             "(profiles/P.yaml), in Bochs ticks (retired instructions, not cycles), over the "
+             "reasons measured under all three builds; *coverage* is their share of P's mix. "
+             "Costs per reason: *guest* = the bench guest's round trip (CPUID, VMCALL, RDMSR, "
+             "WRMSR, IN/OUT, MMIO = EPT_VIOLATION); *hv* = the hypervisor's own per-reason "
+             "ticks from a `statistics: timing` build of the same variant (P@timing ...) "
+             "running the hrtimer and bench guests, `tsc_overhead` subtracted per exit "
+             "(docs/STATS.md), for exits a guest cannot time by itself (HLT, whose round trip "
+             "includes the timer wait; EXTERNAL_INTERRUPT, PREEMPTION_TIMER, "
+             "INTERRUPT_WINDOW, PAUSE_INSTRUCTION). A reason has the same source in all three "
+             "columns. Ratio below 1: P's own dispatch is cheaper; within "
+             f"{100 * dispatchcmp.TIE:.1f}% it is called a tie.")
+    L.append("")
+    L.append(_md_row(["profile", "P's chain", "coverage of P's mix", "P", "P~table", "P~kvm",
+                      "P / P~table", "P / P~kvm", "verdict"]))
+    L.append(_md_row(["---", "---", "---:"] + ["---:"] * 5 + ["---"]))
+    for row in central_rows(res):
+        L.append(_md_row(row))
+    for b in dispatchcmp.BASELINES:
+        if b in res.baseline_means:
+            m, cov = res.baseline_means[b]
+            L.append(_md_row([f"*{b}*", "*reference: the baseline profile itself*",
+                              f"{100 * cov:.0f}%", _fmt(m), "", "", "", "",
+                              "*own mix, same method; not a subject*"]))
+    L.append("")
+    L.append("*Bochs ticks are retired-instruction counts, not cycles.*")
+    L.append("")
+
+    L.append("### Per reason: where the dispatch finds the handler, and what it costs")
+    L.append("")
+    L.append("Position: `#k` = the k-th compare of the direct-call chain; `table after n` = "
+             "n failed compares, then the bounds-checked table and an indirect call. A "
+             "chain compare is two instructions (CMP, Jcc), so by the instruction count a "
+             "reason at `#k` costs 2k + 1 (the direct JMP) against the table's fixed path, "
+             "and a reason missing from a chain of n pays 2n more than the table. "
+             "Differences are P minus the variant, in ticks.")
+    if res.path_lengths:
+        L.append("Instructions: the dispatch's own path to the handler, counted from "
+                 "`objdump -d` of each build's vmx_dispatch_exit (P / P~table / P~kvm).")
+    L.append("")
+    for c in res.comparisons:
+        p, t, k = c.labels
+        L.append(f"**{c.subject}** (mean P {_fmt(c.means.get(p))}, P~table "
+                 f"{_fmt(c.means.get(t))}, P~kvm {_fmt(c.means.get(k))}; {c.verdict()})")
+        L.append("")
+        head = ["reason", "share", "source", "in P", "in P~kvm", "P", "P~table", "P~kvm",
+                "P - P~table", "P - P~kvm"]
+        pl = [res.path_lengths.get(lb) for lb in c.labels]
+        if all(pl):
+            head.append("instructions P / P~table / P~kvm")
+        L.append(_md_row(head))
+        L.append(_md_row(["---", "---:", "---", "---", "---"] + ["---:"] * (len(head) - 5)))
+        for r in c.reasons:
+            cells = [r.reason, f"{100 * r.share:.1f}%", f"{r.source} ({r.detail})",
+                     dispatchcmp.position(c.chains.get(p), r.reason),
+                     dispatchcmp.position(c.chains.get(k), r.reason),
+                     _fmt(r.ticks[p]), _fmt(r.ticks[t]), _fmt(r.ticks[k]),
+                     f"{r.ticks[p] - r.ticks[t]:+.1f}", f"{r.ticks[p] - r.ticks[k]:+.1f}"]
+            if all(pl):
+                cells.append(" / ".join(str(x.get(r.reason, "?")) for x in pl))
+            L.append(_md_row(cells))
+        for reason, share, why in c.missing:
+            L.append(_md_row([reason, f"{100 * share:.1f}%", f"not weighed: {why}"]
+                             + [""] * (len(head) - 3)))
+        L.append("")
+    return L
+
+
 def _own_mix_rows(res: Results):
     """[(profile, coverage, its mean on its own mix, table-only's,
     kvm-order's)], without HLT."""
@@ -940,6 +1212,8 @@ def main(argv=None) -> int:
     ap.add_argument("--hrtimer-args", default="", help="the hrtimer guest's command line")
     ap.add_argument("--no-efer-variants", dest="efer_variants", action="store_false",
                     help="skip the default profile's EFER load-list and manual variants")
+    ap.add_argument("--no-dispatch-variants", dest="dispatch_variants", action="store_false",
+                    help="skip the central comparison's P~table, P~kvm and timing variants")
     ap.add_argument("--from-serial", type=Path, default=None,
                     help="analyse DIR/LABEL/GUEST.serial recorded earlier instead of running")
     args = ap.parse_args(argv)
@@ -964,8 +1238,10 @@ def main(argv=None) -> int:
     except (BenchError, exitmix.MixError) as e:
         print(f"run_bench: {e}", file=sys.stderr)
         return 2
+    build = Path(args.build)
     res = analyse(runs, mixes, args.cpu, args.guest_args, commit=git_commit(),
-                  date=datetime.date.today().isoformat())
+                  date=datetime.date.today().isoformat(),
+                  build=build if build.is_absolute() else REPO / build)
     host_md = out / "host.md"
     if host_md.exists():
         res.host_md = host_md.read_text()
