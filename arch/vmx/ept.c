@@ -10,7 +10,6 @@
 #include "arch_bits.h"		/* generated: EPT_* entry bits, memory types */
 #include "compiler.h"
 #include "ept.h"
-#include "spec_gaps.h"
 
 #define EPT_ENTRIES		512
 #define EPT_RWX			(EPT_READ | EPT_WRITE | EPT_EXECUTE)

@@ -14,7 +14,6 @@
 #include "exit_handlers.h"
 #include "layout.h"
 #include "platform.h"
-#include "spec_gaps.h"
 #include "string.h"
 #include "vmcs_fields.h"
 #include "vmx.h"

@@ -12,7 +12,6 @@
 #include "compiler.h"
 #include "console.h"
 #include "exit_handlers.h"
-#include "spec_gaps.h"
 #include "vmcs_fields.h"
 #include "vmx.h"
 #include "vmx_controls_bits.h"

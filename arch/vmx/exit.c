@@ -16,7 +16,6 @@
 #include "exit_handlers.h"
 #include "msr_switch.h"
 #include "profile.h"
-#include "spec_gaps.h"
 #include "string.h"
 #include "vcpu_asm.h"
 #include "vmcs_fields.h"

@@ -12,7 +12,6 @@
 #include "layout.h"
 #include "page_alloc.h"
 #include "percpu.h"
-#include "spec_gaps.h"
 #include "string.h"
 #include "vmcs_fields.h"
 #include "vmx.h"

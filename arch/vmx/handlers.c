@@ -14,7 +14,6 @@
 #include "cpu.h"
 #include "exit_handlers.h"
 #include "hypercall.h"
-#include "spec_gaps.h"
 #include "page_alloc.h"
 #include "string.h"
 #include "vmcs_fields.h"

@@ -9,7 +9,6 @@
 #include "compiler.h"
 #include "exit_handlers.h"
 #include "platform.h"
-#include "spec_gaps.h"
 #include "vmcs_fields.h"
 #include "vmx.h"
 #include "vmx_controls_bits.h"

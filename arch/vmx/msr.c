@@ -20,7 +20,6 @@
 #include "page_alloc.h"
 #include "panic.h"
 #include "profile.h"
-#include "spec_gaps.h"
 #include "traps.h"
 #include "vmcs_fields.h"
 #include "vmx.h"

@@ -19,7 +19,6 @@
 #include "msr_switch.h"
 #include "policy.h"
 #include "profile.h"
-#include "spec_gaps.h"
 #include "vcpu_asm.h"
 #include "vmcs_fields.h"
 #include "platform.h"
