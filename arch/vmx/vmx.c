@@ -284,6 +284,12 @@ static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
 		if (!vmcs_write_all(ple, ARRAY_SIZE(ple)))
 			return false;
 	}
+	/*
+	 * "Enable XSAVES/XRSTORS" (spec/runtime.yaml) makes them consult the
+	 * XSS-exiting bitmap (SDM Vol. 3C 26.1.3): all zero, they never exit.
+	 */
+	if ((proc2 & SECONDARY_EXEC_ENABLE_XSAVES) && !vmcs_write_checked(XSS_EXIT_BITMAP, 0))
+		return false;
 	if (a->preemption_timer_on &&
 	    !vmcs_write_checked(VMX_PREEMPTION_TIMER_VALUE, PROFILE_PREEMPTION_TIMER_VALUE))
 		return false;
@@ -742,28 +748,6 @@ static void vmx_print_gates(const struct vmx_controls *ctl)
 	}
 }
 
-/*
- * Secondary controls without which instructions the guest's CPUID
- * advertises (passed through from the host) would raise #UD: RDTSCP,
- * INVPCID, XSAVES.  They cause no exits, so they do not change a
- * profile's exit behaviour; set them where the CPU allows, as KVM does
- * for the features in the guest's CPUID.  (They belong in
- * spec/runtime.yaml's optional_controls; until then they are set here.)
- */
-static void vmx_enable_guest_instructions(const struct vmx_caps *caps, struct vmx_controls *ctl)
-{
-	static const struct { enum vmx_feature f; uint32_t bit; } insn[] = {
-		{ VMX_FEATURE_RDTSCP, SECONDARY_EXEC_ENABLE_RDTSCP },
-		{ VMX_FEATURE_INVPCID, SECONDARY_EXEC_ENABLE_INVPCID },
-		{ VMX_FEATURE_XSAVES, SECONDARY_EXEC_ENABLE_XSAVES },
-	};
-
-	for (unsigned int i = 0; i < ARRAY_SIZE(insn); i++) {
-		if (vmx_feature_supported(caps, insn[i].f))
-			ctl->field[VMX_PROC_BASED2] |= insn[i].bit;
-	}
-}
-
 /* Required by the runtime itself whatever the profile says. */
 static bool vmx_runtime_controls_ok(const struct vmx_controls *ctl)
 {
@@ -845,7 +829,6 @@ int vmm_run(const struct boot_info *bi)
 	vmx_print_gates(&vc->controls);
 	if (!vmx_runtime_controls_ok(&vc->controls))
 		return VMM_REFUSED;
-	vmx_enable_guest_instructions(&vc->caps, &vc->controls);
 
 	/* One vCPU on the boot CPU for now; its state is per-vCPU from the start. */
 	vcpu = vmx_alloc_pages((sizeof(*vcpu) + PAGE_SIZE - 1) / PAGE_SIZE);

@@ -5,7 +5,7 @@
  *   spec/vmx_controls.yaml (sha256: c93b96698b5913b3e8977686021404221c4b3c0e6ece08796bb78b68e3bcdaea)
  *   spec/features.yaml (sha256: 683be4670c0a32b4331a8e56ec9e72944b7f647687bd29e7914c5851f1cfdf48)
  *   spec/msrs.yaml (sha256: af5de168c37d8470ffd0908c54d0ae4f67e7f6d5d55c75e1c2396f0f1b8924c0)
- *   spec/runtime.yaml (sha256: f275bee7c8bcab52307bf3ec4d352c73bacf4f70160d526765c39d8f3ad0ac81)
+ *   spec/runtime.yaml (sha256: 7de9111661a879f1a13dd5c5ff2aaab77db93735cf1e4ccd106e4123b792018f)
  * Do not edit: change the sources and regenerate with `make gen`.
  */
 
@@ -146,7 +146,10 @@ const struct vmx_profile_setup profile_vmx_setup = {
 	.optional = {
 		[VMX_PROC_BASED2] =
 			/* runtime (spec/runtime.yaml) */
-			SECONDARY_EXEC_ENABLE_VPID,
+			SECONDARY_EXEC_ENABLE_RDTSCP |
+			SECONDARY_EXEC_ENABLE_VPID |
+			SECONDARY_EXEC_ENABLE_INVPCID |
+			SECONDARY_EXEC_ENABLE_XSAVES,
 	},
 	.gates = gates,
 	.n_gates = PROFILE_GATE_COUNT,
