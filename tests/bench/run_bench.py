@@ -405,9 +405,29 @@ def make_dispatch_variants(profiles: List[str], out: Path) -> List[Variant]:
     return variants
 
 
+def source_fingerprint() -> str:
+    """A hash of the hypervisor's hand-written sources (and the generated
+    common headers).  The builds of one run must see the same sources, or
+    P and its variants differ in more than the dispatch; others edit
+    arch/vmx while make bench builds."""
+    import hashlib
+    h = hashlib.sha256()
+    for top in ("arch", "runtime", "generated/common"):
+        for f in sorted((REPO / top).rglob("*")):
+            if f.is_file() and f.suffix in (".c", ".h", ".S", ".lds", ".mk"):
+                h.update(str(f.relative_to(REPO)).encode() + b"\0")
+                h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+SOURCES_MOVED = ""      # set by _boot_variants when the sources changed during the builds
+
+
 def _boot_variants(args, out: Path, bootlib, variants: List[Variant]) -> List[Run]:
+    global SOURCES_MOVED
     guest_elfs = {g: bootlib.build_guest(g) for g in GUESTS}
     jobs, meta = [], []
+    before = source_fingerprint()
     for v in variants:
         try:
             hv = bootlib.build_hv(v.make_profile)
@@ -424,6 +444,11 @@ def _boot_variants(args, out: Path, bootlib, variants: List[Variant]) -> List[Ru
             serial = rdir / f"{g}.serial"
             meta.append((v, g, serial))
             jobs.append(_boot_job(bootlib, iso, args.cpu, serial, args.timeout))
+    if source_fingerprint() != before:
+        SOURCES_MOVED = ("arch/, runtime/ or generated/common changed while the builds ran "
+                         "(someone edited them): builds of one profile may differ in more "
+                         "than the dispatch. Run make bench again on a quiet tree.")
+        print(f"run_bench: warning: {SOURCES_MOVED}", file=sys.stderr)
     print(f"run_bench: {len(jobs)} boots on Bochs {args.cpu}, {args.jobs} at a time",
           file=sys.stderr)
     results = bootlib.run_parallel(jobs, max_workers=args.jobs)
@@ -752,6 +777,8 @@ def central_comparison(runs: List[Run], by_label: Dict[str, Dict[str, Run]],
                 baseline_means[label_] = (c.means[label_], c.coverage)
             continue
         labels = [label_] + [dispatchcmp.label(label_, d) for d in dispatchcmp.DISPATCHES]
+        if not any(lb in by_label for lb in labels[1:]):
+            continue            # run without its variants (--no-dispatch-variants)
         hv = {lb: hv_of(lb) for lb in labels}
         comparisons.append(dispatchcmp.compare(label_, mix, dv_costs, dv_kinds, hv,
                                                {lb: chain_of(lb) for lb in labels}))
@@ -973,6 +1000,8 @@ def central_rows(res: Results):
 def render_central(res: Results) -> List[str]:
     L = ["## Each profile's dispatch against the table and KVM's chain, everything else equal",
          ""]
+    if SOURCES_MOVED:
+        L += [f"**Warning: {SOURCES_MOVED}**", ""]
     if not res.comparisons:
         L += ["No profile was compared (run without --no-dispatch-variants).", ""]
         return L
@@ -1101,6 +1130,28 @@ def write_weighted_csv(res: Results, path: Path) -> None:
                         " ".join(res.common_reasons), UNIT])
 
 
+def write_dispatch_csv(res: Results, path: Path) -> None:
+    """The central comparison: one row per (profile, build, reason), and a
+    row with reason `*mean` per build for the weighted mean."""
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["profile", "build", "variant", "reason", "share", "source", "position",
+                    "ticks", "instructions", "mean_coverage", "ratio_to_build", "verdict", "unit"])
+        for c in res.comparisons:
+            for lb, variant in zip(c.labels, ("P", "P~table", "P~kvm")):
+                pl = res.path_lengths.get(lb, {})
+                for r in c.reasons:
+                    w.writerow([c.subject, lb, variant, r.reason, f"{r.share:.4f}", r.source,
+                                dispatchcmp.position(c.chains.get(lb), r.reason),
+                                f"{r.ticks[lb]:.1f}", pl.get(r.reason, ""), "", "", "", UNIT])
+                m = c.means.get(lb)
+                ratio = c.ratio(lb) if variant != "P" else None
+                w.writerow([c.subject, lb, variant, "*mean", "", "", "",
+                            "" if m is None else f"{m:.1f}", "", f"{c.coverage:.4f}",
+                            "" if ratio is None else f"{ratio:.4f}",
+                            c.verdict() if variant == "P" else "", UNIT])
+
+
 def plot(res: Results, path: Path) -> Optional[str]:
     """Grouped bars: per kind, one bar per profile (references hatched).
     Returns None, or why there is no plot."""
@@ -1110,16 +1161,22 @@ def plot(res: Results, path: Path) -> Optional[str]:
         import matplotlib.pyplot as plt
     except ImportError as e:
         return f"no matplotlib ({e})"
+    # The profiles and EFER variants; the dispatch variants have a panel
+    # of their own (the central comparison) below.
     measured = [r for r in res.rows if r.source == "measured"
+                and not dispatchcmp.parse_label(r.label)
                 and any(isinstance(v, (int, float)) for v in r.ticks.values())]
     if not measured:
         return "nothing measured"
     waits = [k for k in res.kinds if k.startswith("hlt") or k.startswith("hrtimer")]
     panels = [("exits", [k for k in res.kinds if k not in waits]), ("timer round trips", waits)]
     panels = [(t, ks) for t, ks in panels if ks]
-    fig, axes = plt.subplots(1, len(panels), figsize=(7 + 1.1 * len(res.kinds), 6),
-                             gridspec_kw={"width_ratios": [max(1, len(ks)) for _, ks in panels]},
-                             squeeze=False)
+    central = [c for c in res.comparisons if c.means]
+    fig = plt.figure(figsize=(7 + 1.1 * len(res.kinds), 11 if central else 6))
+    gs = fig.add_gridspec(2 if central else 1, len(panels),
+                          width_ratios=[max(1, len(ks)) for _, ks in panels],
+                          height_ratios=[1, 0.8] if central else [1])
+    axes = [[fig.add_subplot(gs[0, i]) for i in range(len(panels))]]
     refs = [r for r in res.rows if r.source == "reference"]
     series = measured + refs
     cmap = plt.get_cmap("tab10")
@@ -1161,13 +1218,50 @@ def plot(res: Results, path: Path) -> Optional[str]:
         ax.grid(axis="y", alpha=0.3)
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=min(5, len(labels)), fontsize="small",
-               bbox_to_anchor=(0.5, 0.93))
+               bbox_to_anchor=(0.5, 0.955 if central else 0.93))
+    if central:
+        _plot_central(fig.add_subplot(gs[1, :]), central)
     fig.suptitle(f"exitplan exit costs on Bochs {res.cpu}: ticks are Bochs retired-instruction "
                  "counts, not cycles", fontsize="medium")
-    fig.tight_layout(rect=(0, 0, 1, 0.85))
+    fig.tight_layout(rect=(0, 0, 1, 0.90 if central else 0.85))
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return None
+
+
+def _plot_central(ax, comparisons) -> None:
+    """Per profile P: P, P~table and P~kvm under P's own exit mix, the
+    ratios to P written above the variants' bars."""
+    names = ["P (generated)", "P~table", "P~kvm"]
+    colours = ["tab:blue", "tab:gray", "tab:orange"]
+    width = 0.26
+    for i, (name, colour) in enumerate(zip(names, colours)):
+        xs, ys = [], []
+        for j, c in enumerate(comparisons):
+            v = c.means.get(c.labels[i])
+            if v is not None:
+                xs.append(j + (i - 1) * width)
+                ys.append(v)
+        ax.bar(xs, ys, width, label=name, color=colour)
+        if i:
+            for j, c in enumerate(comparisons):
+                r = c.ratio(c.labels[i])
+                if r is not None:
+                    ax.annotate(f"P/{name}\n{r:.3f}", (j + (i - 1) * width, c.means[c.labels[i]]),
+                                xytext=(0, 2), textcoords="offset points", ha="center",
+                                va="bottom", fontsize="x-small")
+    ax.set_xlim(-0.6, max(len(comparisons), 3) - 0.4)
+    ax.set_xticks(range(len(comparisons)))
+    ax.set_xticklabels([f"{c.subject}\n{c.verdict()}\ncoverage {100 * c.coverage:.0f}%"
+                        for c in comparisons], fontsize="small")
+    ax.set_ylabel("weighted mean ticks per exit (instructions)")
+    ax.set_title("Each profile's dispatch against the table and KVM's chain, everything else "
+                 "equal, under the profile's own exit mix (guest round trips + hypervisor "
+                 "timing)", fontsize="small")
+    top = max(v for c in comparisons for v in c.means.values())
+    ax.set_ylim(0, 1.25 * top)
+    ax.legend(fontsize="small", loc="upper right")
+    ax.grid(axis="y", alpha=0.3)
 
 
 def write_all(res: Results, out: Path) -> List[Path]:
@@ -1176,7 +1270,8 @@ def write_all(res: Results, out: Path) -> List[Path]:
     md.write_text(render_markdown(res))
     write_csv(res, out / "results.csv")
     write_weighted_csv(res, out / "weighted.csv")
-    written = [md, out / "results.csv", out / "weighted.csv"]
+    write_dispatch_csv(res, out / "dispatch.csv")
+    written = [md, out / "results.csv", out / "weighted.csv", out / "dispatch.csv"]
     why = plot(res, out / "exit-costs.png")
     if why:
         print(f"run_bench: no plot: {why}", file=sys.stderr)
