@@ -10,6 +10,11 @@
 #   PROFILE/test_controls   the profile's generated setup on every CPU model
 #   PROFILE/test_dispatch   the generated dispatch, for all 65536 reasons
 #   PROFILE/test_msrs       the generated MSR switch code and bitmap rules
+#   test_format             runtime/format.c against the host's snprintf
+#   test_platform           runtime/platform.c: fw_cfg and isa-debug-exit
+#   test_ept                arch/vmx/ept.c: the identity map from memory maps
+#   test_guest_loader       runtime/guest_loader.c: multiboot images, the
+#                           guest's memory map and multiboot information
 
 UNIT_OUT      := $(BUILD)/unit
 UNIT_SRC      := tests/unit
@@ -40,7 +45,9 @@ UNIT_LIB_C     = arch/vmx/vmx_controls.c arch/vmx/policy.c \
 		 $(UNIT_COMMON_C) $(UNIT_CAPS_C)
 UNIT_LIB_O     = $(foreach f,$(UNIT_LIB_C),$(call UNIT_OBJ,common,$(f)))
 
+UNIT_RUNTIME_TESTS := test_format test_platform
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
+		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
 		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs))
 
 .PHONY: unit-build
@@ -75,6 +82,21 @@ $(UNIT_OUT)/test_engine: $(call UNIT_OBJ,common,$(UNIT_SRC)/test_engine.c) $(UNI
 
 $(UNIT_OUT)/test_policy: $(call UNIT_OBJ,common,$(UNIT_SRC)/test_policy.c) $(UNIT_LIB_O)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
+
+# The runtime's pure parts, each with the sources it tests and the fakes
+# of what those call.  format.c defines snprintf/vsnprintf: renamed here so
+# that the host's stay the C library's (the test compares the two).
+$(call UNIT_OBJ,common,runtime/format.c): UNIT_CFLAGS += -Dsnprintf=ep_snprintf -Dvsnprintf=ep_vsnprintf
+UNIT_SRCS_test_format        := runtime/format.c
+UNIT_SRCS_test_platform      := runtime/platform.c
+UNIT_SRCS_test_ept           := arch/vmx/ept.c runtime/guest_loader.c $(UNIT_SRC)/fakes/fake_printk.c
+UNIT_SRCS_test_guest_loader  := runtime/guest_loader.c $(UNIT_SRC)/fakes/fake_printk.c
+
+define UNIT_RUNTIME_RULE
+$(UNIT_OUT)/$(1): $(call UNIT_OBJ,common,$(UNIT_SRC)/$(1).c) $$(foreach f,$$(UNIT_SRCS_$(1)),$$(call UNIT_OBJ,common,$$(f)))
+	$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
+endef
+$(foreach t,$(UNIT_RUNTIME_TESTS),$(eval $(call UNIT_RUNTIME_RULE,$(t))))
 
 # Per profile: the profile's generated files, and the tests that include
 # its headers.  profile_facts.h holds what the tests expect of the profile,
