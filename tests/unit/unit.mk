@@ -45,7 +45,7 @@ UNIT_LIB_C     = arch/vmx/vmx_controls.c arch/vmx/policy.c \
 		 $(UNIT_COMMON_C) $(UNIT_CAPS_C)
 UNIT_LIB_O     = $(foreach f,$(UNIT_LIB_C),$(call UNIT_OBJ,common,$(f)))
 
-UNIT_RUNTIME_TESTS := test_format test_platform
+UNIT_RUNTIME_TESTS := test_format test_platform test_ept
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
 		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs))
@@ -89,8 +89,8 @@ $(UNIT_OUT)/test_policy: $(call UNIT_OBJ,common,$(UNIT_SRC)/test_policy.c) $(UNI
 $(call UNIT_OBJ,common,runtime/format.c): UNIT_CFLAGS += -Dsnprintf=ep_snprintf -Dvsnprintf=ep_vsnprintf
 UNIT_SRCS_test_format        := runtime/format.c
 UNIT_SRCS_test_platform      := runtime/platform.c
-UNIT_SRCS_test_ept           := arch/vmx/ept.c runtime/guest_loader.c $(UNIT_SRC)/fakes/fake_printk.c
-UNIT_SRCS_test_guest_loader  := runtime/guest_loader.c $(UNIT_SRC)/fakes/fake_printk.c
+UNIT_SRCS_test_ept           := arch/vmx/ept.c runtime/guest_loader.c $(UNIT_SRC)/fakes/fake_runtime.c
+UNIT_SRCS_test_guest_loader  := runtime/guest_loader.c $(UNIT_SRC)/fakes/fake_runtime.c
 
 define UNIT_RUNTIME_RULE
 $(UNIT_OUT)/$(1): $(call UNIT_OBJ,common,$(UNIT_SRC)/$(1).c) $$(foreach f,$$(UNIT_SRCS_$(1)),$$(call UNIT_OBJ,common,$$(f)))

@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * arch/vmx/ept.c: the EPT identity map built from boot memory maps.
+ *
+ * The guest's RAM comes from the real guest_ram_ranges()
+ * (runtime/guest_loader.c); the identity ranges handed to ept_build() are
+ * composed here the way vmx.c's ept_identity_ranges() does (it is static
+ * there): RAM write-back, the hypervisor region and the MMIO test page not
+ * present, the rest below 4 GiB uncached.  The resulting tables are then
+ * checked against an oracle that reads the raw boot memory map itself:
+ * every boundary address of every entry and hole, every 4-KiB page of the
+ * address space, the page size of every leaf (the largest that alignment,
+ * the range and the capabilities allow) and the accounting.
+ *
+ * ept_alloc_table() is faked with page-aligned host memory: ept.c keeps
+ * table addresses in the entries and dereferences them as pointers
+ * (physical == virtual in the hypervisor), which host pointers satisfy.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "arch_bits.h"
+#include "boot_info.h"
+#include "ept.h"
+#include "fake_runtime.h"
+#include "guest_loader.h"
+#include "layout.h"
+#include "platform.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define KiB		(1ull << 10)
+#define MiB		(1ull << 20)
+#define GiB		(1ull << 30)
+#define EPT_RWX		(EPT_READ | EPT_WRITE | EPT_EXECUTE)
+
+/* --- the fake table allocator --------------------------------------------- */
+
+#define MAX_TABLES	8192
+static void *tables[MAX_TABLES];
+static unsigned int n_tables;
+static unsigned int table_limit;	/* allocations allowed before "out of memory" */
+
+void *ept_alloc_table(void)
+{
+	void *p;
+
+	if (n_tables >= table_limit || n_tables >= MAX_TABLES)
+		return NULL;
+	p = aligned_alloc(4096, 4096);
+	assert_non_null(p);
+	memset(p, 0, 4096);
+	/* The entry format has room for bits 51:12 only. */
+	assert_int_equal((uintptr_t)p & ~EPT_ADDR_MASK, 0);
+	tables[n_tables++] = p;
+	return p;
+}
+
+static void free_tables(void)
+{
+	while (n_tables)
+		free(tables[--n_tables]);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free_tables();
+	return 0;
+}
+
+/* --- memory maps ---------------------------------------------------------- */
+
+struct mm {
+	uint64_t addr, len;
+	uint32_t type;
+};
+
+static struct boot_info bi;
+
+static void set_map(const struct mm *m, unsigned int n)
+{
+	memset(&bi, 0, sizeof(bi));
+	for (unsigned int i = 0; i < n; i++)
+		bi.mmap[i] = (struct boot_mmap_entry){ m[i].addr, m[i].len, m[i].type };
+	bi.mmap_count = n;
+}
+
+/* The oracle: what @a is, read from the raw boot memory map. */
+static enum ept_range_kind expected_kind(uint64_t a)
+{
+	if ((a >= HV_REGION_START && a < HV_REGION_END) || platform_mmio_test_page(a))
+		return EPT_RANGE_HOLE;
+	for (unsigned int i = 0; i < bi.mmap_count; i++) {
+		const struct boot_mmap_entry *e = &bi.mmap[i];
+		/* Only whole pages of an available entry are RAM. */
+		uint64_t lo = (e->addr + 4095) & ~4095ull, hi = (e->addr + e->len) & ~4095ull;
+
+		if (e->type == BOOT_MEM_AVAILABLE && a >= lo && a < hi)
+			return EPT_RANGE_RAM;
+	}
+	return a < HV_IDENTITY_MAP_END ? EPT_RANGE_MMIO : EPT_RANGE_HOLE;
+}
+
+/* --- the identity ranges, as vmx.c composes them ---------------------------- */
+
+static struct guest_ram_range ram[GUEST_MAX_RANGES];
+static unsigned int n_ram;
+static struct ept_range ranges[2 * GUEST_MAX_RANGES + 8];
+static unsigned int n_ranges;
+static uint64_t limit;
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static enum ept_range_kind classify(uint64_t a)
+{
+	if ((a >= HV_REGION_START && a < HV_REGION_END) ||
+	    (a >= PLATFORM_MMIO_TEST_PAGE && a < PLATFORM_MMIO_TEST_PAGE + 4096))
+		return EPT_RANGE_HOLE;
+	for (unsigned int i = 0; i < n_ram; i++)
+		if (a >= ram[i].start && a < ram[i].end)
+			return EPT_RANGE_RAM;
+	return a < HV_IDENTITY_MAP_END ? EPT_RANGE_MMIO : EPT_RANGE_HOLE;
+}
+
+/* Sorted, non-overlapping, adjacent ranges of the same kind merged. */
+static void compose_ranges(void)
+{
+	uint64_t b[2 * GUEST_MAX_RANGES + 8];
+	unsigned int nb = 0;
+
+	n_ram = guest_ram_ranges(&bi, ram, ARRAY_SIZE(ram));
+	limit = HV_IDENTITY_MAP_END;
+	for (unsigned int i = 0; i < n_ram; i++) {
+		/* guest_ram_ranges() promises sorted, page-aligned, non-empty ranges. */
+		assert_true(ram[i].start < ram[i].end);
+		assert_int_equal(ram[i].start & 4095, 0);
+		assert_int_equal(ram[i].end & 4095, 0);
+		if (i)
+			assert_true(ram[i - 1].start <= ram[i].start);
+		/* ...and none of them touches the hypervisor region. */
+		assert_true(ram[i].end <= HV_REGION_START || ram[i].start >= HV_REGION_END);
+		if (ram[i].end > limit)
+			limit = ram[i].end;
+		b[nb++] = ram[i].start;
+		b[nb++] = ram[i].end;
+	}
+	b[nb++] = 0;
+	b[nb++] = HV_REGION_START;
+	b[nb++] = HV_REGION_END;
+	b[nb++] = PLATFORM_MMIO_TEST_PAGE;
+	b[nb++] = PLATFORM_MMIO_TEST_PAGE + 4096;
+	b[nb++] = HV_IDENTITY_MAP_END;
+	qsort(b, nb, sizeof(b[0]), cmp_u64);
+
+	n_ranges = 0;
+	for (unsigned int i = 0; i < nb; i++) {
+		uint64_t start = b[i], end = i + 1 < nb ? b[i + 1] : limit;
+		enum ept_range_kind kind;
+
+		if (start >= limit)
+			break;
+		if (end > limit)
+			end = limit;
+		if (start == end)
+			continue;
+		kind = classify(start);
+		if (n_ranges && ranges[n_ranges - 1].kind == kind) {
+			ranges[n_ranges - 1].end = end;
+		} else {
+			assert_true(n_ranges < ARRAY_SIZE(ranges));
+			ranges[n_ranges++] = (struct ept_range){ start, end, kind };
+		}
+	}
+}
+
+/* The range containing @a (they cover [0, limit) without gaps). */
+static const struct ept_range *range_of(uint64_t a)
+{
+	for (unsigned int i = 0; i < n_ranges; i++)
+		if (a >= ranges[i].start && a < ranges[i].end)
+			return &ranges[i];
+	return NULL;
+}
+
+/* --- checks --------------------------------------------------------------- */
+
+static const char *kind_name(enum ept_range_kind k)
+{
+	return k == EPT_RANGE_RAM ? "RAM (WB)" : k == EPT_RANGE_MMIO ? "MMIO (UC)" : "not present";
+}
+
+static uint64_t page_size(unsigned int level)
+{
+	return 1ull << (12 + 9 * level);
+}
+
+/* One address: present exactly when it should be, identity, RWX, memory type. */
+static void check_addr(const struct ept *ept, uint64_t a)
+{
+	enum ept_range_kind want = expected_kind(a);
+	unsigned int level = 99;
+	uint64_t e = ept_lookup(ept, a, &level);
+	uint64_t size, base;
+
+	if (want == EPT_RANGE_HOLE) {
+		if (e)
+			fail_msg("%#llx must not be mapped, leaf %#llx", (unsigned long long)a,
+				 (unsigned long long)e);
+		return;
+	}
+	if (!e)
+		fail_msg("%#llx (%s) is not mapped", (unsigned long long)a, kind_name(want));
+	assert_true(level <= 2);
+	size = page_size(level);
+	base = e & EPT_ADDR_MASK & ~(size - 1);
+	if ((e & EPT_RWX) != EPT_RWX || base + (a & (size - 1)) != a ||
+	    (e & EPT_MEMTYPE_MASK) != (want == EPT_RANGE_RAM ? EPT_MEMTYPE_WB : EPT_MEMTYPE_UC) ||
+	    !!(e & EPT_LARGE_PAGE) != (level > 0) ||
+	    (e & EPT_ADDR_MASK & (size - 1)))
+		fail_msg("%#llx (%s): leaf %#llx at level %u is wrong", (unsigned long long)a,
+			 kind_name(want), (unsigned long long)e, level);
+}
+
+/* Page size: a leaf lies in one range; a larger page was not possible. */
+static void check_page_size(const struct ept *ept, uint64_t a, unsigned int level)
+{
+	uint64_t size = page_size(level), base = a & ~(size - 1);
+	const struct ept_range *r = range_of(a);
+
+	assert_non_null(r);
+	if (base < r->start || base + size > r->end)
+		fail_msg("%#llx: a %llu-KiB page crosses the edge of [%#llx, %#llx)",
+			 (unsigned long long)a, (unsigned long long)(size >> 10),
+			 (unsigned long long)r->start, (unsigned long long)r->end);
+	for (unsigned int bigger = level + 1; bigger <= 2; bigger++) {
+		uint64_t bs = page_size(bigger), bb = a & ~(bs - 1);
+		bool allowed = bigger == 2 ? ept->use_1g : ept->use_2m;
+
+		if (allowed && bb >= r->start && bb + bs <= r->end)
+			fail_msg("%#llx: mapped with a %llu-KiB page where a %llu-KiB page fits in [%#llx, %#llx)",
+				 (unsigned long long)a, (unsigned long long)(size >> 10),
+				 (unsigned long long)(bs >> 10), (unsigned long long)r->start,
+				 (unsigned long long)r->end);
+	}
+}
+
+static void check_map(const struct ept *ept)
+{
+	uint64_t present = 0, mapped = 0, seen[3] = { 0, 0, 0 };
+
+	/* Boundaries of every entry of the boot map and of every hole. */
+	for (unsigned int i = 0; i < bi.mmap_count; i++) {
+		uint64_t s = bi.mmap[i].addr, e = s + bi.mmap[i].len;
+		const uint64_t pts[] = { s - 1, s, e - 1, e, (s + 4095) & ~4095ull,
+					 ((s + 4095) & ~4095ull) - 1, e & ~4095ull, (e & ~4095ull) - 1 };
+
+		for (unsigned int k = 0; k < ARRAY_SIZE(pts); k++)
+			if (pts[k] < limit + GiB)
+				check_addr(ept, pts[k]);
+	}
+	{
+		const uint64_t pts[] = {
+			HV_REGION_START - 1, HV_REGION_START, HV_REGION_END - 1, HV_REGION_END,
+			PLATFORM_MMIO_TEST_PAGE - 1, PLATFORM_MMIO_TEST_PAGE,
+			PLATFORM_MMIO_TEST_PAGE + 4095, PLATFORM_MMIO_TEST_PAGE + 4096,
+			HV_IDENTITY_MAP_END - 1, HV_IDENTITY_MAP_END, limit - 1, limit, 0,
+		};
+
+		for (unsigned int k = 0; k < ARRAY_SIZE(pts); k++)
+			check_addr(ept, pts[k]);
+	}
+	/* Every page, page by page, against the ranges; leaf by leaf for sizes. */
+	for (uint64_t a = 0; a < limit;) {
+		const struct ept_range *r = range_of(a);
+		unsigned int level;
+		uint64_t e = ept_lookup(ept, a, &level), size;
+
+		assert_non_null(r);
+		if (r->kind == EPT_RANGE_HOLE) {
+			if (e)
+				fail_msg("%#llx in a hole is mapped", (unsigned long long)a);
+			a += 4096;
+			continue;
+		}
+		present += 4096;
+		if (!e)
+			fail_msg("%#llx (%s) is not mapped", (unsigned long long)a, kind_name(r->kind));
+		size = page_size(level);
+		if (!(a & (size - 1))) {
+			/* First page of a leaf: check the leaf once. */
+			check_addr(ept, a);
+			check_page_size(ept, a, level);
+			seen[level] += size;
+			mapped += size;
+		}
+		a += 4096;
+	}
+	/* Nothing mapped beyond the limit (in the same PML4 slot, at least). */
+	check_addr(ept, limit + 2 * MiB);
+	check_addr(ept, limit + GiB);
+	assert_int_equal(present, mapped);
+	assert_int_equal(ept->mapped[0], seen[0]);
+	assert_int_equal(ept->mapped[1], seen[1]);
+	assert_int_equal(ept->mapped[2], seen[2]);
+	if (!ept->use_2m)
+		assert_int_equal(ept->mapped[1], 0);
+	if (!ept->use_1g)
+		assert_int_equal(ept->mapped[2], 0);
+	/* Every table ept.c allocated is counted, and the EPTP names the PML4. */
+	assert_int_equal(ept->pages, n_tables);
+	assert_int_equal(ept_pointer(ept) & EPT_ADDR_MASK, (uintptr_t)ept->pml4);
+	assert_int_equal(ept_pointer(ept) & EPTP_MEMTYPE_MASK, EPTP_MEMTYPE_WB);
+	assert_int_equal(ept_pointer(ept) & EPTP_PWL_MASK, EPTP_PWL_LEVEL4);
+}
+
+/* Build for the current map with each combination of page-size caps, and check. */
+static void build_and_check_all_caps(void)
+{
+	compose_ranges();
+	for (unsigned int caps = 0; caps < 4; caps++) {
+		struct ept ept = { .use_2m = caps & 1, .use_1g = caps & 2 };
+
+		table_limit = MAX_TABLES;
+		assert_true(ept_build(&ept, ranges, n_ranges));
+		check_map(&ept);
+		free_tables();
+	}
+}
+
+/* --- memory maps ------------------------------------------------------------ */
+
+#define AVAIL	BOOT_MEM_AVAILABLE
+#define RESV	BOOT_MEM_RESERVED
+
+/* QEMU's pc machine with 128 MiB (e820 as SeaBIOS reports it). */
+static const struct mm qemu_128m[] = {
+	{ 0x0, 0x9fc00, AVAIL },
+	{ 0x9fc00, 0x400, RESV },
+	{ 0xf0000, 0x10000, RESV },
+	{ 0x100000, 0x7ee0000, AVAIL },
+	{ 0x7fe0000, 0x20000, RESV },
+	{ 0xfffc0000, 0x40000, RESV },
+};
+
+static void test_qemu_128m(void **state)
+{
+	(void)state;
+	set_map(qemu_128m, ARRAY_SIZE(qemu_128m));
+	build_and_check_all_caps();
+}
+
+/* 6 GiB: RAM to 3 GiB, the PCI hole, RAM from 4 GiB to 6 GiB (1-GiB pages). */
+static void test_ram_above_4g(void **state)
+{
+	static const struct mm m[] = {
+		{ 0x0, 0x9f000, AVAIL },
+		{ 0x9f000, 0x1000, RESV },
+		{ 0xe8000, 0x18000, RESV },
+		{ 0x100000, 0xbff00000, AVAIL },
+		{ 0xfec00000, 0x1000, RESV },
+		{ 0xfee00000, 0x1000, RESV },
+		{ 0xfffc0000, 0x40000, RESV },
+		{ 0x100000000ull, 0x80000000ull, AVAIL },
+	};
+	struct ept ept = { .use_2m = true, .use_1g = true };
+
+	(void)state;
+	set_map(m, ARRAY_SIZE(m));
+	build_and_check_all_caps();
+
+	/* The sizes the caps allow, exactly: 1 GiB pages above 4 GiB and at 1-3 GiB. */
+	compose_ranges();
+	table_limit = MAX_TABLES;
+	assert_true(ept_build(&ept, ranges, n_ranges));
+	{
+		unsigned int level;
+
+		assert_int_not_equal(ept_lookup(&ept, 4 * GiB, &level), 0);
+		assert_int_equal(level, 2);
+		assert_int_not_equal(ept_lookup(&ept, 5 * GiB + 12345, &level), 0);
+		assert_int_equal(level, 2);
+		assert_int_not_equal(ept_lookup(&ept, GiB, &level), 0);
+		assert_int_equal(level, 2);
+		/* The test page's gigabyte: 2 MiB pages around a 4-KiB hole. */
+		assert_int_not_equal(ept_lookup(&ept, PLATFORM_MMIO_TEST_PAGE - 2 * MiB, &level), 0);
+		assert_int_equal(level, 1);
+		assert_int_not_equal(ept_lookup(&ept, PLATFORM_MMIO_TEST_PAGE - 4096, &level), 0);
+		assert_int_equal(level, 0);
+		assert_int_equal(ept_lookup(&ept, PLATFORM_MMIO_TEST_PAGE, &level), 0);
+		/* The hypervisor's 32 MiB: 2-MiB aligned, so 2 MiB pages up to it. */
+		assert_int_not_equal(ept_lookup(&ept, HV_REGION_START - 1, &level), 0);
+		assert_int_equal(level, 1);
+		assert_int_equal(ept_lookup(&ept, HV_REGION_START, &level), 0);
+		/* The first MiB: 4-KiB pages (the EBDA at 0x9f000 is UC). */
+		assert_int_not_equal(ept_lookup(&ept, 0x9f000, &level), 0);
+		assert_int_equal(level, 0);
+	}
+	free_tables();
+}
+
+/*
+ * Firmware maps as they come: unsorted, overlapping available entries,
+ * edges not page-aligned, an empty entry, an entry inside the hypervisor
+ * region, one across it, one over the MMIO test page.
+ */
+static void test_odd_maps(void **state)
+{
+	static const struct mm unsorted[] = {
+		{ 0x100000, 0x3f00000, AVAIL },
+		{ 0xfffc0000, 0x40000, RESV },
+		{ 0x0, 0x9fc00, AVAIL },
+		{ 0x6000000, 0x2000000, AVAIL },
+		{ 0xf0000, 0x10000, RESV },
+	};
+	static const struct mm overlapping[] = {
+		{ 0x0, 0xa0000, AVAIL },
+		{ 0x80000, 0x30000, AVAIL },		/* overlaps and runs past the first */
+		{ 0x100000, 0x10000000, AVAIL },
+		{ 0x200000, 0x100000, AVAIL },		/* inside another */
+		{ 0x8000000, 0x100000, RESV },		/* reserved inside available */
+	};
+	static const struct mm unaligned[] = {
+		{ 0x0, 0x9fc01, AVAIL },
+		{ 0x100123, 0x1234567, AVAIL },		/* both edges inside pages */
+		{ 0x1400000, 0x0, AVAIL },		/* empty */
+		{ 0x1500000, 0x800, AVAIL },		/* less than a page */
+		{ 0x1600800, 0x1000, AVAIL },		/* a page, but straddling two */
+		{ 0x2000fff, 0x2001, AVAIL },		/* exactly one whole page inside */
+		{ 0x4100000, 0x100000, AVAIL },		/* inside the hypervisor region */
+		{ 0x5f00000, 0x4000000, AVAIL },	/* across its end */
+		{ 0xfea00000, 0x300000, AVAIL },	/* over the MMIO test page */
+	};
+	static const struct mm across[] = {
+		{ 0x0, 0x9fc00, AVAIL },
+		{ 0x100000, 0x1ff00000, AVAIL },	/* 1 MiB .. 512 MiB, over the hypervisor */
+		{ 0x40000000, 0x40000000, AVAIL },	/* exactly the second gigabyte */
+		{ 0xfffc0000, 0x40000, RESV },
+	};
+	static const struct mm none[] = {
+		{ 0xfffc0000, 0x40000, RESV },
+	};
+
+	(void)state;
+	set_map(unsorted, ARRAY_SIZE(unsorted));
+	build_and_check_all_caps();
+	set_map(overlapping, ARRAY_SIZE(overlapping));
+	build_and_check_all_caps();
+	set_map(unaligned, ARRAY_SIZE(unaligned));
+	build_and_check_all_caps();
+	set_map(across, ARRAY_SIZE(across));
+	build_and_check_all_caps();
+	set_map(none, ARRAY_SIZE(none));
+	build_and_check_all_caps();
+}
+
+/* The hypervisor region is hidden whatever the map says; RAM around it is WB. */
+static void test_hypervisor_region_and_test_page_hidden(void **state)
+{
+	struct ept ept = { .use_2m = true, .use_1g = true };
+	unsigned int level;
+
+	(void)state;
+	set_map(qemu_128m, ARRAY_SIZE(qemu_128m));
+	compose_ranges();
+	table_limit = MAX_TABLES;
+	assert_true(ept_build(&ept, ranges, n_ranges));
+	for (uint64_t a = HV_REGION_START; a < HV_REGION_END; a += 4096)
+		assert_int_equal(ept_lookup(&ept, a, NULL), 0);
+	assert_int_equal(ept_lookup(&ept, PLATFORM_MMIO_TEST_PAGE + 0x10, NULL), 0);
+	assert_int_equal(ept_lookup(&ept, HV_REGION_START - 4096, &level) & EPT_MEMTYPE_MASK,
+			 EPT_MEMTYPE_WB);
+	assert_int_equal(ept_lookup(&ept, HV_REGION_END, &level) & EPT_MEMTYPE_MASK,
+			 EPT_MEMTYPE_WB);
+	/* The local APIC and IO-APIC pages: uncached, present. */
+	assert_int_equal(ept_lookup(&ept, 0xfee00000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
+			 EPT_MEMTYPE_UC | EPT_RWX);
+	assert_int_equal(ept_lookup(&ept, 0xfec00000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
+			 EPT_MEMTYPE_UC | EPT_RWX);
+	/* The VGA window between the EBDA and the BIOS. */
+	assert_int_equal(ept_lookup(&ept, 0xb8000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
+			 EPT_MEMTYPE_UC | EPT_RWX);
+	free_tables();
+}
+
+/* Running out of table pages at any point fails cleanly. */
+static void test_out_of_memory(void **state)
+{
+	struct ept ept = { .use_2m = true, .use_1g = false };
+	unsigned int needed;
+
+	(void)state;
+	set_map(qemu_128m, ARRAY_SIZE(qemu_128m));
+	compose_ranges();
+	table_limit = MAX_TABLES;
+	assert_true(ept_build(&ept, ranges, n_ranges));
+	needed = n_tables;
+	free_tables();
+	for (unsigned int lim = 0; lim < needed; lim++) {
+		ept = (struct ept){ .use_2m = true };
+		table_limit = lim;
+		assert_false(ept_build(&ept, ranges, n_ranges));
+		free_tables();
+	}
+	table_limit = needed;
+	ept = (struct ept){ .use_2m = true };
+	assert_true(ept_build(&ept, ranges, n_ranges));
+	check_map(&ept);
+	free_tables();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_qemu_128m, teardown),
+		cmocka_unit_test_teardown(test_ram_above_4g, teardown),
+		cmocka_unit_test_teardown(test_odd_maps, teardown),
+		cmocka_unit_test_teardown(test_hypervisor_region_and_test_page_hidden, teardown),
+		cmocka_unit_test_teardown(test_out_of_memory, teardown),
+	};
+
+	return cmocka_run_group_tests_name("arch/vmx/ept.c: the identity map", tests, NULL, NULL);
+}
