@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The emulated devices: isa-debug-exit and fw_cfg (platform.h). */
+/*
+ * The emulated devices (isa-debug-exit, fw_cfg) and the filters on the
+ * machine's reset and power-off ports (platform.h).
+ */
+#include <stdarg.h>
+
 #include "compiler.h"
+#include "console.h"
+#include "cpu.h"
 #include "platform.h"
+#include "string.h"
 
 void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus)
 {
@@ -40,6 +48,185 @@ static uint8_t fw_cfg_byte(struct platform_state *p)
 	return off < len ? (uint8_t)(v >> (8 * off)) : 0;
 }
 
+/* --- reset and power-off ports ---------------------------------------- */
+
+static enum platform_io_result __printf(2, 3)
+reset_request(struct platform_state *p, const char *how, ...)
+{
+	char what[48];
+	va_list ap;
+
+	va_start(ap, how);
+	vsnprintf(what, sizeof(what), how, ap);
+	va_end(ap);
+	printk("exitplan: guest requested a reset (%s)\n", what);
+	snprintf(p->stop_reason, sizeof(p->stop_reason), "reset requested through %s", what);
+	return PLATFORM_IO_STOP;
+}
+
+static enum platform_io_result power_off(const char *how, int *status)
+{
+	printk("exitplan: guest powered off (%s)\n", how);
+	*status = PLATFORM_POWER_OFF_STATUS;
+	return PLATFORM_IO_EXIT;
+}
+
+/* Is @port one of the byte-wide ports filtered below? */
+static bool filtered_byte_port(uint16_t port)
+{
+	return port == PLATFORM_KBC_DATA_PORT || port == PLATFORM_KBC_CMD_PORT ||
+	       port == PLATFORM_SYSCTL_A_PORT || port == PLATFORM_BOCHS_SHUTDOWN_PORT ||
+	       (port >= PLATFORM_PCI_CONF_ADDR_PORT && port <= PLATFORM_PCI_CONF_ADDR_PORT + 3);
+}
+
+/* Does the access touch one of them?  (The I/O bitmap makes an access exit
+ * when any of its bytes is trapped, SDM Vol. 3C 26.1.3.) */
+static bool touches_filtered_port(uint16_t port, unsigned int size)
+{
+	for (unsigned int i = 0; i < size; i++)
+		if (filtered_byte_port((uint16_t)(port + i)))
+			return true;
+	return false;
+}
+
+/*
+ * Does the access lie inside the PM I/O space?  The PM timer is not
+ * trapped: an access to it exits only when it also covers a trapped byte,
+ * and is then forwarded whole.
+ */
+static bool in_pm_block(uint16_t port, unsigned int size)
+{
+	return port >= PLATFORM_PM_BASE && port + size - 1 <= PLATFORM_PM_LAST;
+}
+
+static uint8_t filtered_byte_read(uint16_t port)
+{
+	switch (port) {
+	case PLATFORM_KBC_DATA_PORT:
+	case PLATFORM_KBC_CMD_PORT:
+		return inb(port);	/* the real 8042: data and status */
+	case PLATFORM_SYSCTL_A_PORT:
+		return SYSCTL_A_A20;	/* A20 on, no reset in progress */
+	case PLATFORM_PCI_RST_CNT_PORT:
+		return 0;
+	case PLATFORM_BOCHS_SHUTDOWN_PORT:
+		return 0xff;
+	default:
+		if (port >= PLATFORM_PCI_CONF_ADDR_PORT && port <= PLATFORM_PCI_CONF_ADDR_PORT + 3)
+			return inb(port);
+		return 0xff;	/* a straddling access's unclaimed byte */
+	}
+}
+
+static enum platform_io_result filtered_byte_write(struct platform_state *p, uint16_t port,
+						   uint8_t v, int *status)
+{
+	static const char shutdown[] = "Shutdown";
+
+	switch (port) {
+	case PLATFORM_KBC_CMD_PORT:
+		p->kbc_output_port_next = false;
+		/* Pulse output port bits whose mask bit is 0: bit 0 is reset. */
+		if (v >= KBC_CMD_PULSE_FIRST && !(v & KBC_OUTPUT_SYS_RESET))
+			return reset_request(p, "keyboard controller command %#x", v);
+		if (v == KBC_CMD_WRITE_OUTPUT_PORT) {
+			/* Held back: the byte that follows decides (reset, A20). */
+			p->kbc_output_port_next = true;
+			return PLATFORM_IO_DONE;
+		}
+		if (v == KBC_CMD_A20_DISABLE || v == KBC_CMD_A20_ENABLE)
+			return PLATFORM_IO_DONE;	/* A20 stays on */
+		outb(port, v);
+		return PLATFORM_IO_DONE;
+	case PLATFORM_KBC_DATA_PORT:
+		if (p->kbc_output_port_next) {
+			p->kbc_output_port_next = false;
+			if (!(v & KBC_OUTPUT_SYS_RESET))
+				return reset_request(p, "keyboard controller output port %#x", v);
+			return PLATFORM_IO_DONE;	/* A20 and the other lines: unchanged */
+		}
+		outb(port, v);	/* to the keyboard itself */
+		return PLATFORM_IO_DONE;
+	case PLATFORM_SYSCTL_A_PORT:
+		if (v & SYSCTL_A_FAST_RESET)
+			return reset_request(p, "port 0x92 fast reset (%#x)", v);
+		return PLATFORM_IO_DONE;
+	case PLATFORM_PCI_RST_CNT_PORT:
+		if (v & RST_CNT_RST_CPU)
+			return reset_request(p, "reset control register 0xcf9 (%#x)", v);
+		return PLATFORM_IO_DONE;	/* SYS_RST alone only selects the kind */
+	case PLATFORM_BOCHS_SHUTDOWN_PORT:
+		/* Bochs matches the string byte by byte and starts over on a mismatch. */
+		if (v == (uint8_t)shutdown[p->bochs_shutdown_matched])
+			p->bochs_shutdown_matched++;
+		else
+			p->bochs_shutdown_matched = v == (uint8_t)shutdown[0];
+		if (p->bochs_shutdown_matched == sizeof(shutdown) - 1) {
+			p->bochs_shutdown_matched = 0;
+			return power_off("\"Shutdown\" to Bochs's port 0x8900", status);
+		}
+		return PLATFORM_IO_DONE;
+	default:
+		if (port >= PLATFORM_PCI_CONF_ADDR_PORT && port <= PLATFORM_PCI_CONF_ADDR_PORT + 3)
+			outb(port, v);
+		return PLATFORM_IO_DONE;
+	}
+}
+
+static uint32_t port_in(uint16_t port, unsigned int size)
+{
+	return size == 1 ? inb(port) : size == 2 ? inw(port) : inl(port);
+}
+
+static void port_out(uint16_t port, unsigned int size, uint32_t v)
+{
+	if (size == 1)
+		outb(port, (uint8_t)v);
+	else if (size == 2)
+		outw(port, (uint16_t)v);
+	else
+		outl(port, v);
+}
+
+/*
+ * A write inside the PM I/O space: forwarded as issued, unless it sets
+ * SLP_EN in PM1a_CNT (its new value merges the written bytes into the
+ * current one, so a byte write to the high half counts too).
+ */
+static enum platform_io_result pm_write(struct platform_state *p, uint16_t port,
+					unsigned int size, uint32_t value, int *status)
+{
+	uint16_t cnt = inw(PLATFORM_PM1A_CNT_PORT);
+	bool touches_cnt = false;
+
+	for (unsigned int i = 0; i < size; i++) {
+		unsigned int at = port + i;
+
+		if (at == PLATFORM_PM1A_CNT_PORT || at == PLATFORM_PM1A_CNT_PORT + 1) {
+			unsigned int shift = 8 * (at - PLATFORM_PM1A_CNT_PORT);
+
+			cnt = (uint16_t)((cnt & ~(0xffu << shift)) |
+					 (((value >> (8 * i)) & 0xffu) << shift));
+			touches_cnt = true;
+		}
+	}
+	if (touches_cnt && (cnt & ACPI_PM1_CNT_SLP_EN)) {
+		unsigned int typ = (cnt & ACPI_PM1_CNT_SLP_TYP_MASK) >> ACPI_PM1_CNT_SLP_TYP_SHIFT;
+
+		if (typ == PLATFORM_S5_SLP_TYP)
+			return power_off("ACPI S5 through PM1a_CNT", status);
+		printk("exitplan: guest asked for ACPI sleep type %u: refused\n", typ);
+		snprintf(p->stop_reason, sizeof(p->stop_reason),
+			 "ACPI sleep (SLP_TYP %u) requested; the machine's sleep is not the guest's",
+			 typ);
+		return PLATFORM_IO_STOP;
+	}
+	port_out(port, size, value);
+	return PLATFORM_IO_DONE;
+}
+
+/* --- port I/O ------------------------------------------------------------ */
+
 uint32_t platform_io_read(struct platform_state *p, uint16_t port, unsigned int size)
 {
 	if (port == PLATFORM_FW_CFG_PORT_DATA) {
@@ -48,6 +235,17 @@ uint32_t platform_io_read(struct platform_state *p, uint16_t port, unsigned int 
 		/* A wider read returns consecutive bytes, as QEMU's does. */
 		for (unsigned int i = 0; i < size; i++)
 			v |= (uint32_t)fw_cfg_byte(p) << (8 * i);
+		return v;
+	}
+	if (in_pm_block(port, size))
+		return port_in(port, size);
+	if (port == PLATFORM_PCI_CONF_ADDR_PORT && size == 4)
+		return inl(port);	/* CONFIG_ADDRESS: only dword accesses reach it */
+	if (touches_filtered_port(port, size)) {
+		uint32_t v = 0;
+
+		for (unsigned int i = 0; i < size; i++)
+			v |= (uint32_t)filtered_byte_read((uint16_t)(port + i)) << (8 * i);
 		return v;
 	}
 	/* Nothing answers: the bus floats high. */
@@ -67,6 +265,23 @@ enum platform_io_result platform_io_write(struct platform_state *p, uint16_t por
 		p->fw_cfg_offset = 0;
 		return PLATFORM_IO_DONE;
 	default:
-		return PLATFORM_IO_DONE;	/* writes to nothing are lost */
+		break;
 	}
+	if (in_pm_block(port, size))
+		return pm_write(p, port, size, value, status);
+	if (port == PLATFORM_PCI_CONF_ADDR_PORT && size == 4) {
+		outl(port, value);
+		return PLATFORM_IO_DONE;
+	}
+	if (touches_filtered_port(port, size)) {
+		for (unsigned int i = 0; i < size; i++) {
+			enum platform_io_result r;
+
+			r = filtered_byte_write(p, (uint16_t)(port + i), (uint8_t)(value >> (8 * i)),
+						status);
+			if (r != PLATFORM_IO_DONE)
+				return r;
+		}
+	}
+	return PLATFORM_IO_DONE;	/* writes to nothing are lost */
 }

@@ -14,6 +14,33 @@
  *
  * The port numbers and keys are QEMU's ABI (docs/specs/fw_cfg.rst,
  * hw/misc/debugexit.c), not the CPU's; spec/runtime.yaml traps the ports.
+ *
+ * The machine's own reset and power-off ports are filtered, so that a
+ * guest cannot reset or power off the machine under the hypervisor
+ * (spec/runtime.yaml traps them; the rest of these devices is forwarded
+ * to the real hardware as the guest issued it):
+ *   - 8042 keyboard controller (0x60 data, 0x64 command/status): the
+ *     "pulse output port" commands F0h-FFh with bit 0 clear (FEh is the
+ *     classic reset) and "write output port" D1h followed by a data byte
+ *     with bit 0 (system reset) clear are a reset request; D1h/DDh, which
+ *     drive the A20 gate, are dropped (A20 stays enabled: the physical
+ *     address bus is the hypervisor's too);
+ *   - System control port A (0x92): bit 0 set is a fast reset; reads give
+ *     0x02 (A20 enabled, no reset pending) and writes change nothing else;
+ *   - PCI reset control register (0xcf9, inside the PCI configuration
+ *     address port 0xcf8-0xcfb, which is forwarded): RST_CPU (bit 2) set
+ *     is a reset request; it reads 0;
+ *   - the ACPI PM1 block and the rest of the PIIX4 PM I/O space at the
+ *     PM base Bochs's BIOS programs (0xb000), except the PM timer, which
+ *     stays passthrough: a write to PM1a_CNT with SLP_EN set is a sleep
+ *     request, which with SLP_TYP = the \_S5 value is the guest powering
+ *     off; other sleep states are refused (the machine is not the
+ *     guest's to suspend);
+ *   - Bochs's shutdown port 0x8900: the bytes "Shutdown" power off.
+ * A reset request stops the guest with a report (like a triple fault);
+ * a power off ends the run with guest exit status 0 (PLATFORM_POWER_OFF_STATUS,
+ * what QEMU's process returns when its guest powers off; isa-debug-exit
+ * statuses are always odd, so the two cannot be confused).
  */
 #ifndef EXITPLAN_PLATFORM_H
 #define EXITPLAN_PLATFORM_H
@@ -26,6 +53,39 @@
 #define PLATFORM_FW_CFG_PORT_DATA	0x511
 #define PLATFORM_MMIO_TEST_PAGE		0xFEB00000ull
 #define PLATFORM_MMIO_TEST_VALUE	0x45584954u	/* "EXIT" as a little-endian u32 */
+
+/* The machine's reset and power-off ports (see above). */
+#define PLATFORM_KBC_DATA_PORT		0x60
+#define PLATFORM_KBC_CMD_PORT		0x64	/* reads: status register */
+#define PLATFORM_SYSCTL_A_PORT		0x92
+#define PLATFORM_PCI_CONF_ADDR_PORT	0xcf8	/* 32-bit CONFIG_ADDRESS, 0xcf8-0xcfb */
+#define PLATFORM_PCI_RST_CNT_PORT	0xcf9	/* byte accesses: reset control */
+#define PLATFORM_BOCHS_SHUTDOWN_PORT	0x8900
+#define PLATFORM_PM_BASE		0xb000	/* PIIX4 PMBA as Bochs's BIOS sets it */
+#define PLATFORM_PM_LAST		0xb03f	/* the PIIX4 PM I/O space is 64 bytes */
+#define PLATFORM_PM1A_CNT_PORT		(PLATFORM_PM_BASE + 0x04)	/* 16-bit */
+#define PLATFORM_PM_TMR_PORT		(PLATFORM_PM_BASE + 0x08)	/* 32-bit, passthrough */
+
+/* 8042 commands (IBM PC/AT Technical Reference, 8042 command byte set). */
+#define KBC_CMD_WRITE_OUTPUT_PORT	0xd1	/* next byte to 0x60 is the output port */
+#define KBC_CMD_A20_DISABLE		0xdd	/* some controllers' A20 off */
+#define KBC_CMD_A20_ENABLE		0xdf	/* some controllers' A20 on */
+#define KBC_CMD_PULSE_FIRST		0xf0	/* F0h-FFh: pulse output lines whose bits 3:0 are 0 */
+#define KBC_OUTPUT_SYS_RESET		0x01	/* output port bit 0: system reset, active low */
+#define KBC_STATUS_IBF			0x02	/* input buffer full */
+/* Port 0x92 bits. */
+#define SYSCTL_A_FAST_RESET		0x01
+#define SYSCTL_A_A20			0x02
+/* Reset control register (Intel PIIX4/ICH "RST_CNT") bits. */
+#define RST_CNT_SYS_RST			0x02	/* full (hard) reset when RST_CPU goes 1 */
+#define RST_CNT_RST_CPU			0x04	/* 0 -> 1 starts the reset */
+/* PM1_CNT (ACPI 6.x 4.8.3.2.1, Table 4-15). */
+#define ACPI_PM1_CNT_SLP_TYP_SHIFT	10
+#define ACPI_PM1_CNT_SLP_TYP_MASK	(7u << ACPI_PM1_CNT_SLP_TYP_SHIFT)
+#define ACPI_PM1_CNT_SLP_EN		(1u << 13)
+/* SLP_TYPa of \_S5 in the DSDTs of Bochs's BIOS (and of QEMU's). */
+#define PLATFORM_S5_SLP_TYP		0
+#define PLATFORM_POWER_OFF_STATUS	0
 
 /* fw_cfg keys (QEMU include/standard-headers/linux/qemu_fw_cfg.h). */
 #define FW_CFG_SIGNATURE		0x00
@@ -42,11 +102,16 @@ struct platform_state {
 	uint32_t fw_cfg_offset;
 	uint64_t ram_size;		/* bytes of RAM the guest's memory map gives it */
 	unsigned int nr_cpus;
+
+	bool kbc_output_port_next;	/* D1h written: 0x60 takes the output port */
+	uint8_t bochs_shutdown_matched;	/* bytes of "Shutdown" written so far */
+	char stop_reason[64];		/* why PLATFORM_IO_STOP stopped the guest */
 };
 
 enum platform_io_result {
 	PLATFORM_IO_DONE,		/* handled; continue the guest */
-	PLATFORM_IO_EXIT,		/* isa-debug-exit: stop with *status */
+	PLATFORM_IO_EXIT,		/* isa-debug-exit or power off: stop with *status */
+	PLATFORM_IO_STOP,		/* reset or sleep request: stop, stop_reason says why */
 };
 
 void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus);

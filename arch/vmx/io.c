@@ -23,10 +23,14 @@ static enum vmx_exit_action io_write(struct vcpu *vcpu, uint16_t port, unsigned 
 {
 	int status;
 
-	if (platform_io_write(&vcpu->arch->platform, port, size, value, &status) ==
-	    PLATFORM_IO_EXIT)
+	switch (platform_io_write(&vcpu->arch->platform, port, size, value, &status)) {
+	case PLATFORM_IO_EXIT:
 		return vcpu_stop_status(vcpu, VCPU_STOP_STATUS, status);
-	return VMX_EXIT_RESUME;
+	case PLATFORM_IO_STOP:
+		return vcpu_stop(vcpu, "%s", vcpu->arch->platform.stop_reason);
+	default:
+		return VMX_EXIT_RESUME;
+	}
 }
 
 /*

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#include "ap_park.h"
 #include "arch_bits.h"
 #include "compiler.h"
 #include "cpu.h"
@@ -829,6 +830,11 @@ int vmm_run(const struct boot_info *bi)
 	vmx_print_gates(&vc->controls);
 	if (!vmx_runtime_controls_ok(&vc->controls))
 		return VMM_REFUSED;
+	/* The guest owns the local APIC: an AP outside VMX root would be its for an INIT-SIPI. */
+	if (!vmx_park_aps(&vc->caps)) {
+		printk("exitplan: not every other CPU could be parked: refusing to run a guest\n");
+		return VMM_ERROR;
+	}
 
 	/* One vCPU on the boot CPU for now; its state is per-vCPU from the start. */
 	vcpu = vmx_alloc_pages((sizeof(*vcpu) + PAGE_SIZE - 1) / PAGE_SIZE);
