@@ -29,8 +29,9 @@ UNIT_CFLAGS   := -std=gnu11 -Wall -Wextra -Werror -g -O1 \
 # -iquote, not -I: runtime/ has its own freestanding string.h, which must
 # not hide the host's <string.h> from libc, cmocka and the tests.  Quoted
 # includes still search these in order, so the fake cpu.h comes first.
-UNIT_INC      := -iquote $(UNIT_SRC)/fakes -iquote $(UNIT_SRC) -iquote runtime \
+UNIT_INC_QUOTE := -iquote $(UNIT_SRC)/fakes -iquote $(UNIT_SRC) -iquote runtime \
 		 -iquote arch/vmx -iquote generated/common
+UNIT_INC      := $(UNIT_INC_QUOTE)
 UNIT_LDLIBS   := -lcmocka
 
 # Objects: profile-independent sources once in obj/common, the rest per
@@ -45,7 +46,7 @@ UNIT_LIB_C     = arch/vmx/vmx_controls.c arch/vmx/policy.c \
 		 $(UNIT_COMMON_C) $(UNIT_CAPS_C)
 UNIT_LIB_O     = $(foreach f,$(UNIT_LIB_C),$(call UNIT_OBJ,common,$(f)))
 
-UNIT_RUNTIME_TESTS := test_format test_platform test_ept
+UNIT_RUNTIME_TESTS := test_format test_platform test_ept test_guest_loader
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
 		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs))
@@ -87,8 +88,18 @@ $(UNIT_OUT)/test_policy: $(call UNIT_OBJ,common,$(UNIT_SRC)/test_policy.c) $(UNI
 # of what those call.  format.c defines snprintf/vsnprintf: renamed here so
 # that the host's stay the C library's (the test compares the two).
 $(call UNIT_OBJ,common,runtime/format.c): UNIT_CFLAGS += -Dsnprintf=ep_snprintf -Dvsnprintf=ep_vsnprintf
+# A quoted include searches the including file's directory before any
+# -iquote, so runtime/platform.c's "cpu.h" would be runtime/cpu.h, real
+# IN/OUT instructions, not the fake.  -I- (GCC: "obsolete", a note, not a
+# warning) turns that search off; the directories before it are searched
+# for quoted includes only, exactly as -iquote, fakes first.
+# -Wno-format-truncation: the kernel is built -ffreestanding, where GCC
+# does not treat snprintf as the C library's; here it would.
+$(UNIT_OUT)/obj/common/runtime/%.o: UNIT_INC = $(subst -iquote ,-I ,$(UNIT_INC_QUOTE)) -I-
+$(UNIT_OUT)/obj/common/runtime/%.o: UNIT_CFLAGS += -Wno-format-truncation
 UNIT_SRCS_test_format        := runtime/format.c
-UNIT_SRCS_test_platform      := runtime/platform.c
+UNIT_SRCS_test_platform      := runtime/platform.c $(UNIT_SRC)/fakes/fake_runtime.c \
+				$(UNIT_SRC)/fakes/fake_cpu.c
 UNIT_SRCS_test_ept           := arch/vmx/ept.c runtime/guest_loader.c $(UNIT_SRC)/fakes/fake_runtime.c
 UNIT_SRCS_test_guest_loader  := runtime/guest_loader.c $(UNIT_SRC)/fakes/fake_runtime.c
 
