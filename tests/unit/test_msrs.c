@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "arch_bits.h"
 #include "cpu.h"		/* tests/unit/fakes: the fake CPU */
 #include "msr_index.h"
 #include "msr_policy.h"
@@ -384,6 +385,105 @@ static void test_efer_manual_only_when_gate_says_so(void **state)
 	assert_int_equal(fake_msr_count(FAKE_RDMSR, MSR_IA32_EFER), 0);
 }
 
+/*
+ * The manual EFER switch leaves LME and LMA to VM entry ("IA-32e mode
+ * guest") and VM exit ("host address-space size"): in the 64-bit host a
+ * WRMSR that clears LME #GPs (the fake CPU does so with CR0.PG set), so
+ * a 32-bit guest's EFER (0) is written with the host's LME/LMA.  Commit
+ * be4968e fixed the switch that wrote the guest's value whole.
+ */
+static void test_efer_switch_never_writes_lme_lma(void **state)
+{
+	const uint64_t host = EFER_SCE | EFER_LME | EFER_LMA | EFER_NXE;
+	const uint64_t lm = EFER_LME | EFER_LMA;
+	static const uint64_t guests[] = {
+		0,				/* a 32-bit guest before anything */
+		EFER_NXE,			/* PAE with NX */
+		EFER_LME,			/* long mode enabled, paging not yet on */
+		EFER_SCE | EFER_LME | EFER_LMA | EFER_NXE,	/* the host's own */
+		EFER_SCE | EFER_NXE,		/* same as the host but for LME/LMA */
+	};
+	uint64_t now;
+	int slot;
+
+	(void)state;
+	set_gates(true);
+	slot = profile_msr_manual_slot(&vcpu, MSR_IA32_EFER);
+	if (slot < 0)
+		skip();		/* this profile never switches EFER by hand */
+#ifdef PROFILE_SWITCHED_IA32_EFER
+	assert_int_equal(PROFILE_SWITCHED_IA32_EFER & lm, 0);
+#else
+	fail_msg("EFER is switched by hand, but msr_switch.h has no PROFILE_SWITCHED_IA32_EFER");
+#endif
+	fake_cpu.cr0 = X86_CR0_PG;	/* the host runs in long mode */
+	for (unsigned int i = 0; i < ARRAY_SIZE(guests); i++) {
+		bool differs = (guests[i] ^ host) & ~lm;
+
+		/* The other MSRs switched by hand exist, with their own values. */
+		seed_host_values();
+		fake_msr_set(MSR_IA32_EFER, host);
+		profile_msrs_save_host(&vcpu);
+		assert_int_equal(vcpu.msrs.host[slot], host);
+		vcpu.msrs.guest[slot] = guests[i];
+
+		fake_cpu.n_log = 0;
+		profile_msrs_before_entry(&vcpu);
+		/* Written only when a switched bit differs; then the guest's bits
+		 * with the host's LME/LMA, which VM entry then sets for the guest. */
+		assert_int_equal(fake_msr_count(FAKE_WRMSR, MSR_IA32_EFER), differs);
+		assert_true(fake_msr_get(MSR_IA32_EFER, &now));
+		assert_int_equal(now, (guests[i] & ~lm) | (host & lm));
+		/* VM exit restores the host's; the guest's value is kept as it was. */
+		profile_msrs_on_exit(&vcpu);
+		assert_true(fake_msr_get(MSR_IA32_EFER, &now));
+		assert_int_equal(now, host);
+		assert_int_equal(fake_msr_count(FAKE_WRMSR, MSR_IA32_EFER), differs ? 2 : 0);
+		assert_int_equal(vcpu.msrs.guest[slot], guests[i]);
+		for (unsigned int k = 0; k < fake_cpu.n_log && k < FAKE_LOG; k++)
+			if (fake_cpu.log[k].op == FAKE_WRMSR && fake_cpu.log[k].index == MSR_IA32_EFER)
+				assert_int_equal(fake_cpu.log[k].value & lm, host & lm);
+		assert_int_equal(fake_cpu.gp_faults, 0);
+	}
+}
+
+/*
+ * Only EFER has bits the switch leaves alone: every other manual MSR is
+ * switched whole, also in the bit positions of LME and LMA and the top bit.
+ */
+static void test_other_manual_msrs_switched_whole(void **state)
+{
+	static const uint64_t flips[] = { 1ull << 8, 1ull << 10, 1ull << 63, 1 };
+	unsigned int n = 0;
+
+	(void)state;
+	set_gates(true);
+	for (unsigned int i = 0; i < N_NAMED; i++) {
+		uint32_t msr = named[i].first;
+		int slot;
+
+		if ((!named[i].manual && !named[i].gated) || msr == MSR_IA32_EFER)
+			continue;
+		slot = profile_msr_manual_slot(&vcpu, msr);
+		assert_true(slot >= 0);
+		n++;
+		for (unsigned int f = 0; f < ARRAY_SIZE(flips); f++) {
+			uint64_t now;
+
+			fake_cpu_reset();
+			fake_msr_set(msr, host_value(msr));
+			profile_msrs_save_host(&vcpu);
+			vcpu.msrs.guest[slot] = host_value(msr) ^ flips[f];
+			profile_msrs_before_entry(&vcpu);
+			assert_true(fake_msr_get(msr, &now));
+			assert_int_equal(now, host_value(msr) ^ flips[f]);
+			assert_int_equal(fake_msr_count(FAKE_WRMSR, msr), 1);
+		}
+	}
+	if (!n)
+		skip();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +494,8 @@ int main(void)
 		cmocka_unit_test_setup(test_equal_values_are_not_rewritten, reset),
 		cmocka_unit_test_setup(test_atomic_gate_means_no_wrmsr, reset),
 		cmocka_unit_test_setup(test_efer_manual_only_when_gate_says_so, reset),
+		cmocka_unit_test_setup(test_efer_switch_never_writes_lme_lma, reset),
+		cmocka_unit_test_setup(test_other_manual_msrs_switched_whole, reset),
 	};
 
 	return cmocka_run_group_tests_name("MSR and I/O policy of profile " PROFILE_NAME,

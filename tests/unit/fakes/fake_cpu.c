@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch_bits.h"
 #include "cpu.h"
+#include "msr_index.h"
 
 struct fake_cpu fake_cpu;
 
@@ -80,8 +82,16 @@ uint64_t fake_rdmsr(uint32_t index)
 
 void fake_wrmsr(uint32_t index, uint64_t value)
 {
+	int slot = msr_slot(index);
+
 	log_access(FAKE_WRMSR, index, value);
-	if (msr_slot(index) < 0) {
+	/*
+	 * Changing IA32_EFER.LME while paging is enabled is a #GP (SDM Vol. 3A
+	 * "Initializing IA-32e Mode"): what a manual EFER switch must never do in the
+	 * 64-bit host.  Tests opt in by setting CR0.PG in the fake.
+	 */
+	if (slot < 0 || (index == MSR_IA32_EFER && (fake_cpu.cr0 & X86_CR0_PG) &&
+			 ((fake_cpu.msr[slot].value ^ value) & EFER_LME))) {
 		fake_cpu.gp_faults++;
 		fake_cpu.last_gp_index = index;
 		return;
