@@ -395,4 +395,8 @@ def path_lengths(asm: str, ch: List[str], numbers: Dict[str, int]) -> Optional[D
 
 
 def lengths_by_reason(pl: Dict[str, int], reasons: List[str]) -> Dict[str, int]:
-    return {r: pl.get(r, pl["*table"]) for r in reasons}
+    """Every chained reason's count, "*table", and the table path's count
+    under the name of each other reason in `reasons`."""
+    out = dict(pl)
+    out.update({r: pl.get(r, pl["*table"]) for r in reasons})
+    return out

@@ -346,7 +346,8 @@ def run_all(args, out: Path) -> List[Run]:
     for p in args.profiles:
         y = REPO / "profiles" / f"{p}.yaml"
         d, e = describe_profile(y, REPO / "generated" / p)
-        variants.append(Variant(p, y, role_of(p), p, d, e))
+        variants.append(Variant(p, y, role_of(p), p, d, e, GUESTS,
+                                dispatchcmp.chain(REPO / "generated" / p)))
     for label in (EFER_VARIANTS if args.efer_variants and "default" in args.profiles else ()):
         try:
             ypath, gdir = make_efer_variant(out, label)
@@ -1076,7 +1077,34 @@ def render_central(res: Results) -> List[str]:
             L.append(_md_row([reason, f"{100 * share:.1f}%", f"not weighed: {why}"]
                              + [""] * (len(head) - 3)))
         L.append("")
+        if all(pl) and c.reasons:
+            L += _dispatch_words(c, pl)
     return L
+
+
+def _dispatch_words(c: dispatchcmp.Comparison, pl) -> List[str]:
+    """The dispatch alone, in instructions, under P's mix; and the links of
+    P's chain that cost more than the table would."""
+    p, t, k = c.labels
+    instr = {lb: sum(r.share * x[r.reason] for r in c.reasons) / c.coverage
+             for lb, x in zip(c.labels, pl)}
+    out = [f"Dispatch alone (objdump), weighted like the means: P {instr[p]:.1f}, "
+           f"P~table {instr[t]:.1f}, P~kvm {instr[k]:.1f} instructions per exit; "
+           f"P - P~table = {instr[p] - instr[t]:+.1f} instructions against "
+           f"{c.means[p] - c.means[t]:+.1f} ticks measured, P - P~kvm = "
+           f"{instr[p] - instr[k]:+.1f} against {c.means[p] - c.means[k]:+.1f}."]
+    ch = c.chains.get(p) or []
+    def table(r):
+        return pl[1].get(r, pl[1]["*table"])
+    dear = [f"{r} (#{ch.index(r) + 1}, {pl[0][r]} against {table(r)})"
+            for r in ch if r in pl[0] and pl[0][r] > table(r)]
+    if dear:
+        out[-1] += (" Chain links that cost more than the table path: " + ", ".join(dear)
+                    + "; with the table path at these counts a link pays off only up to #"
+                    + str(max((i + 1 for i, r in enumerate(ch)
+                               if r in pl[0] and pl[0][r] <= table(r)), default=0))
+                    + ".")
+    return out + [""]
 
 
 def _own_mix_rows(res: Results):

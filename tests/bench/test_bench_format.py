@@ -25,6 +25,7 @@ REPO = HERE.parents[1]
 FIXTURES = HERE / "fixtures" / "runs"
 PANIC_SERIAL = HERE / "fixtures" / "panic" / "default-efer-manual-bench.serial"
 sys.path.insert(0, str(HERE))
+import dispatchcmp  # noqa: E402
 import exitmix  # noqa: E402
 import run_bench  # noqa: E402
 
@@ -36,6 +37,8 @@ if not BUILD.is_absolute():
 BENCH_KINDS = ["cpuid", "vmcall-nop", "rdmsr-apic-base", "wrmsr-tsc-deadline", "in-fw_cfg",
                "out-fw_cfg", "pause", "mmio-read-test-page", "hlt-apic-timer"]
 VARIANTS = ["default-efer-loadlist", "default-efer-manual"]
+OBJDUMP = HERE / "fixtures" / "objdump" / "default-vmx_dispatch_exit.txt"
+CENTRAL = "## Each profile's dispatch against the table and KVM's chain, everything else equal"
 NOT_CYCLES = re.compile(r"(instruction counts|retired instructions).*not cycles", re.I)
 
 
@@ -47,6 +50,20 @@ def fixture_profiles():
 
 def serial(label, guest):
     return (FIXTURES / label / f"{guest}.serial").read_text()
+
+
+def subjects(profiles):
+    return [p for p in profiles if p not in dispatchcmp.BASELINES]
+
+
+def dispatch_labels(profiles):
+    """The dispatch variants' labels in run order (run_bench's specs)."""
+    return [dispatchcmp.label(b, d, t)
+            for b, d, t, _ in run_bench.dispatch_variant_specs(profiles)]
+
+
+def untimed_dispatch_labels(profiles):
+    return [lb for lb in dispatch_labels(profiles) if not lb.endswith("@timing")]
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +84,9 @@ def test_parse_bench_guest():
     assert list(out.measures) == BENCH_KINDS
     assert out.rdtsc_pair == {"rdtsc-pair": 4}
     assert all(m.iterations == 2000 for m in out.measures.values())
-    assert out.measures["cpuid"].ticks == 148
+    text = serial("default", "bench")
+    assert out.measures["cpuid"].ticks == float(re.search(r"^bench: cpuid (\S+) ", text,
+                                                          re.M).group(1))
     # bench-info lines attach exit counts to their kind.
     w = out.measures["wrmsr-tsc-deadline"]
     assert (w.exits, w.exit_reason) == (2000, "MSR_WRITE") and w.exits_once()
@@ -155,6 +174,9 @@ def test_markdown_format(results):
     for p in profiles:
         assert p in names, f"profile {p} has no row"
     assert all(v in names for v in VARIANTS)
+    # P~table and P~kvm have rows; the timing builds' guest numbers do not.
+    assert all(v in names for v in untimed_dispatch_labels(profiles))
+    assert not any(n.endswith("@timing") for n in names)
     assert "*reference: KVM (Linux 6.1 kvm_intel)*" in names
     kvm = table[2 + names.index("*reference: KVM (Linux 6.1 kvm_intel)*")]
     assert kvm[4] == "961" and kvm[5] == "952"
@@ -162,10 +184,14 @@ def test_markdown_format(results):
     assert roles["table-only"] == "baseline: table only"
     assert roles["kvm-order"] == "baseline: KVM's order"
     assert roles["default-efer-manual"] == "variant: default, EFER manual"
+    assert roles["default~table"] == "variant: default, dispatch table only"
+    assert roles["default~kvm"] == "variant: default, dispatch in KVM's chain"
     runs = _md_table(lines, "## Runs")
-    assert len(runs) - 2 == 2 * (len(profiles) + len(VARIANTS))
+    want = [(lb, g) for lb in profiles + VARIANTS for g in run_bench.GUESTS]
+    want += [(dispatchcmp.label(b, d, t), g)
+             for b, d, t, guests in run_bench.dispatch_variant_specs(profiles) for g in guests]
+    assert [(r[0], r[1]) for r in runs[2:]] == want
     assert all(r[2] == "ok" for r in runs[2:])
-    assert [r[0] for r in runs[2:]][::2] == profiles + VARIANTS
 
 
 def test_weighted_tables(results):
@@ -295,7 +321,8 @@ def test_results_csv(results):
     assert head[-1] == "status"
     body = [dict(zip(head, r)) for r in rows[1:]]
     assert all(len(r) == len(head) for r in rows)
-    assert [r["profile"] for r in body if r["source"] == "measured"] == profiles + VARIANTS
+    assert [r["profile"] for r in body if r["source"] == "measured"] == \
+        profiles + VARIANTS + untimed_dispatch_labels(profiles)
     assert sum(r["source"] == "reference" for r in body) == len(run_bench.REFERENCES)
     for r in body:
         assert NOT_CYCLES.search(r["unit"])
@@ -303,7 +330,7 @@ def test_results_csv(results):
         if r["source"] == "measured":
             for k in BENCH_KINDS:
                 float(r[k])             # every kind measured, as a number
-            assert r["status"] == "bench: ok; hrtimer: ok"
+            assert r["status"] in ("bench: ok; hrtimer: ok", "bench: ok")
 
 
 def test_weighted_csv(results):
@@ -324,6 +351,234 @@ def test_plot(results):
     res, out, profiles = results
     png = (out / "exit-costs.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ---------------------------------------------------------------- the central comparison
+
+def test_variant_names():
+    for base, d, t in (("default", "table", False), ("pipe-pingpong", "kvm", True),
+                       ("kvm-order", None, True), ("hrtimer", "kvm", False)):
+        lb = dispatchcmp.label(base, d, t)
+        assert dispatchcmp.parse_label(lb) == (base, d, t)
+        name = dispatchcmp.file_name(base, d, t)
+        assert re.fullmatch(r"[a-z][a-z0-9-]*", name), "a valid profile name"
+    assert dispatchcmp.parse_label("default") is None
+    assert dispatchcmp.parse_label("default-efer-manual") is None
+    assert dispatchcmp.subjects(["default", "kvm-order", "table-only", "x"]) == ["default", "x"]
+
+
+def _load_profile(name):
+    with open(REPO / "profiles" / f"{name}.yaml", "rb") as f:
+        return dispatchcmp.yaml.load(f, Loader=dispatchcmp._ProfileLoader)
+
+
+def test_variant_doc_changes_only_the_dispatch():
+    order = dispatchcmp.kvm_order(REPO)
+    assert order == _load_profile("kvm-order")["dispatch"]["direct"]["order"]
+    for p in subjects(sorted(f.stem for f in (REPO / "profiles").glob("*.yaml"))):
+        doc = _load_profile(p)
+        for d in (None,) + dispatchcmp.DISPATCHES:
+            for timing in (False, True):
+                v = dispatchcmp.variant_doc(doc, p, d, timing, order)
+                assert v["profile"] == dispatchcmp.file_name(p, d, timing)
+                assert v.get("statistics") == ("timing" if timing else doc.get("statistics"))
+                if d == "table":
+                    assert v["dispatch"]["policy"] == "table" and "direct" not in v["dispatch"]
+                elif d == "kvm":
+                    assert v["dispatch"]["direct"] == {"order": order}
+                else:
+                    assert v["dispatch"] == doc["dispatch"]
+                # Everything else as P has it; the mix gains only zero weights.
+                for key in doc:
+                    if key not in ("profile", "description", "dispatch", "statistics",
+                                   "exit_mix"):
+                        assert v[key] == doc[key], (p, d, key)
+                mix, vmix = doc["exit_mix"]["reasons"], v["exit_mix"]["reasons"]
+                assert {r: w for r, w in vmix.items() if r in mix} == mix
+                assert all(vmix[r] == 0 for r in vmix if r not in mix)
+        assert doc["dispatch"] == _load_profile(p)["dispatch"], "the source is not modified"
+
+
+def test_off_stays_a_string(tmp_path):
+    """`statistics: off` must reach the generator as "off", not False."""
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "profiles" / "x.yaml").write_text("profile: x\nstatistics: off\n")
+    with open(tmp_path / "profiles" / "x.yaml", "rb") as f:
+        doc = dispatchcmp.yaml.load(f, Loader=dispatchcmp._ProfileLoader)
+    assert doc["statistics"] == "off"
+    assert "statistics: 'off'" in dispatchcmp.yaml.safe_dump(doc)
+
+
+def test_make_variant_generates(tmp_path):
+    """The generator accepts a kvm variant and its chain is KVM's order."""
+    order = dispatchcmp.kvm_order(REPO)
+    ypath, gdir = dispatchcmp.make_variant(REPO, tmp_path, "hrtimer", "kvm", False, order)
+    assert ypath == tmp_path / "profiles" / "hrtimer--kvm.yaml"
+    assert ypath.read_text().startswith("# Generated by tests/bench/run_bench.py")
+    assert dispatchcmp.chain(gdir) == order
+    assert not (REPO / "profiles" / "hrtimer--kvm.yaml").exists()
+
+
+STATS_TWO_VCPUS = """junk
+# exitplan-stats-begin
+exitplan_stats:
+  version: 1
+  profile: x--timing
+  level: timing
+  tsc_overhead: 3
+  vcpus:
+    - id: 0
+      exits: 12
+      reasons:
+        HLT: {count: 10, ticks: 530}
+        CPUID: {count: 2, ticks: 200}
+# exitplan-stats-end
+# exitplan-stats-begin
+exitplan_stats:
+  version: 1
+  level: timing
+  tsc_overhead: 3
+  vcpus:
+    - id: 1
+      exits: 5
+      reasons:
+        HLT: {count: 5, ticks: 265}
+        OTHER: {count: 0}
+# exitplan-stats-end
+# exitplan-stats-begin
+exitplan_stats:
+  level: counts
+  vcpus:
+    - id: 0
+      reasons:
+        HLT: {count: 99}
+# exitplan-stats-end
+"""
+
+
+def test_hv_costs_pool_vcpus_and_subtract_the_overhead():
+    docs = dispatchcmp.parse_stats_docs(STATS_TWO_VCPUS)
+    assert len(docs) == 3
+    c = dispatchcmp.hv_costs({"g": docs})
+    assert c["HLT"].count == 15 and c["HLT"].per_exit == pytest.approx((795 - 3 * 15) / 15)
+    assert c["CPUID"].per_exit == pytest.approx(97)
+    assert "OTHER" not in c and c["HLT"].guests == ["g"]
+    assert run_bench.parse_serial(STATS_TWO_VCPUS).stats_docs == docs
+
+
+def test_timing_fixture_has_ticks():
+    """A recorded timing build's document: every reason has count and
+    ticks, and tsc_overhead is stated."""
+    lb = dispatchcmp.label("hrtimer", None, True)
+    docs = run_bench.parse_serial(serial(lb, "hrtimer")).stats_docs
+    assert docs and all(d["level"] == "timing" and "tsc_overhead" in d for d in docs)
+    for d in docs:
+        for r, e in d["vcpus"][0]["reasons"].items():
+            assert set(e) == {"count", "ticks"}, r
+
+
+def test_path_lengths_from_objdump():
+    asm = OBJDUMP.read_text()
+    numbers = exitmix.exit_reason_names(REPO / "spec")
+    ch = re.findall(r"<handle_([a-z_]+)>", asm)
+    chain = [r for r in numbers if r.lower() in ch]          # candidates, in spec order
+    # The chain in the generated order, from the CMP immediates.
+    imms = [int(x, 16) for x in re.findall(r"cmp\s+\$0x([0-9a-f]+),%si\n[^\n]*\bje\b", asm)]
+    by_num = {n: r for r, n in numbers.items()}
+    chain = [by_num[i] for i in imms]
+    pl = dispatchcmp.path_lengths(asm, chain, numbers)
+    assert pl is not None and set(pl) == set(chain) | {"*table"}
+    steps = [pl[r] for r in chain]
+    assert all(b - a == 2 for a, b in zip(steps, steps[1:])), "CMP+JE per link"
+    assert pl["*table"] > steps[-1]
+    # A chain it does not find in that order: no count rather than a wrong one.
+    assert dispatchcmp.path_lengths(asm, chain[::-1], numbers) is None
+    assert dispatchcmp.path_lengths("", chain, numbers) is None
+    by = dispatchcmp.lengths_by_reason(pl, ["PAUSE_INSTRUCTION"])
+    assert by["PAUSE_INSTRUCTION"] == pl["*table"] and all(by[r] == pl[r] for r in chain)
+
+
+def test_central_table(results):
+    res, out, profiles = results
+    lines = (out / "results.md").read_text().splitlines()
+    assert lines.index(CENTRAL) < lines.index("## Ticks per exit kind and profile"), \
+        "the central comparison comes first"
+    t = _md_table(lines, CENTRAL)
+    assert t[0] == ["profile", "P's chain", "coverage of P's mix", "P", "P~table", "P~kvm",
+                    "P / P~table", "P / P~kvm", "verdict"]
+    body = [r for r in t[2:] if not r[0].startswith("*")]
+    refs = [r for r in t[2:] if r[0].startswith("*")]
+    assert [r[0] for r in body] == subjects(profiles)
+    assert [r[0] for r in refs] == [f"*{b}*" for b in dispatchcmp.BASELINES if b in profiles]
+    for r in body:
+        assert re.fullmatch(r"\d+% \(\d+% guest \+ \d+% hv\)", r[2])
+        p, tab, kvm = (float(x) for x in r[3:6])
+        # The ratios are of the unrounded means: within the cells' rounding.
+        assert float(r[6]) == pytest.approx(p / tab, abs=0.002)
+        assert float(r[7]) == pytest.approx(p / kvm, abs=0.002)
+        assert re.fullmatch(r"beats both|loses to (table|KVM's chain)( and KVM's chain)?"
+                            r"|ties (table|KVM's chain)( and KVM's chain)?", r[8]), r[8]
+    # The verdict follows from the ratios of the unrounded means.
+    for c, r in zip(res.comparisons, body):
+        lost = [lb for lb in c.labels[1:] if c.ratio(lb) > 1 + dispatchcmp.TIE]
+        tied = [lb for lb in c.labels[1:] if abs(c.ratio(lb) - 1) <= dispatchcmp.TIE]
+        assert r[8] == c.verdict()
+        assert r[8].startswith("loses") == bool(lost)
+        assert r[8] == "beats both" or lost or tied
+    section = "\n".join(lines[lines.index(CENTRAL):lines.index("## Ticks per exit kind and profile")])
+    assert NOT_CYCLES.search(section)
+
+
+def test_central_per_reason_tables(results):
+    res, out, profiles = results
+    lines = (out / "results.md").read_text().splitlines()
+    for c in res.comparisons:
+        head = next(i for i, l in enumerate(lines) if l.startswith(f"**{c.subject}** (mean P "))
+        t = _md_table(lines[head:], lines[head])
+        assert t[0][:10] == ["reason", "share", "source", "in P", "in P~kvm", "P", "P~table",
+                             "P~kvm", "P - P~table", "P - P~kvm"]
+        weighed = [r for r in t[2:] if not r[2].startswith("not weighed")]
+        assert [r[0] for r in weighed] == [r.reason for r in c.reasons]
+        for r in weighed:
+            assert re.fullmatch(r"(guest|hv) \(.+\)", r[2])
+            src = r[2].split()[0]
+            assert r[0] in (dispatchcmp.GUEST_REASONS if src == "guest" else dispatchcmp.HV_REASONS)
+            assert re.fullmatch(r"#\d+|table( after \d+)?", r[3])
+            assert r[8] == f"{float(r[5]) - float(r[6]):+.1f}"
+        # Coverage: the weighed shares, of the mix as the profile states it.
+        shares = exitmix.load_mix(REPO / "profiles" / f"{c.subject}.yaml").shares()
+        assert c.coverage == pytest.approx(sum(shares[r.reason] for r in c.reasons))
+        # The mean is the share-weighted mean of the rows.
+        for lb in c.labels:
+            want = sum(r.share * r.ticks[lb] for r in c.reasons) / c.coverage
+            assert c.means[lb] == pytest.approx(want)
+
+
+def test_dispatch_csv(results):
+    res, out, profiles = results
+    with open(out / "dispatch.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == ["profile", "build", "variant", "reason", "share", "source",
+                             "position", "ticks", "instructions", "mean_coverage",
+                             "ratio_to_build", "verdict", "unit"]
+    means = [r for r in rows if r["reason"] == "*mean"]
+    assert [(r["profile"], r["variant"]) for r in means] == \
+        [(p, v) for p in subjects(profiles) for v in ("P", "P~table", "P~kvm")]
+    assert all(NOT_CYCLES.search(r["unit"]) for r in rows)
+    assert all(r["verdict"] for r in means if r["variant"] == "P")
+
+
+def test_central_without_variants(tmp_path):
+    """Runs without the dispatch variants (--no-dispatch-variants): the
+    section says so, and the rest of the report is unchanged."""
+    profiles = ["default", "table-only"]
+    runs = [r for r in run_bench.runs_from_serial(FIXTURES, profiles)
+            if not dispatchcmp.parse_label(r.variant.label)]
+    res = run_bench.analyse(runs, run_bench.load_mixes(profiles), "x", {})
+    assert res.comparisons == []
+    md = run_bench.render_markdown(res).splitlines()
+    i = md.index(CENTRAL)
+    assert md[i + 2].startswith("No profile was compared")
 
 
 # ---------------------------------------------------------------- exit mixes
