@@ -6,8 +6,14 @@ off by itself (an exit-status line, no panic, no hang).
 The attacks are read from the guest's own table (tests/guest/isolation/
 main.c), so a new attack is tested without editing this file: each fatal
 one gets a boot of its own and must be stopped by the hypervisor (EPT
-violation naming hypervisor memory, or the triple fault); the non-fatal
-ones run together and must all be refused inside the guest."""
+violation naming hypervisor memory, the triple fault, a reset request) or
+end as the guest powering off (ACPI S5, Bochs's shutdown port), never by
+the machine itself resetting or powering off; the non-fatal ones run
+together and must all be refused inside the guest.
+
+init-sipi also gets a boot on a 2-CPU machine: the guest sends INIT,
+STARTUP, STARTUP to the other CPU, which exitplan parked in VMX root
+operation (INIT blocked), so the guest's code must never run there."""
 import re
 
 import pytest
@@ -21,9 +27,20 @@ FATAL = [name for name, fatal in ATTACKS if fatal == "true"]
 NONFATAL = [name for name, fatal in ATTACKS if fatal == "false"]
 
 # What the hypervisor must say about each fatal attack.
+RESET_REPORT = (r"^exitplan: guest requested a reset \(.+\)$\n(?:.*\n)*"
+                r"exitplan: guest stopped: reset requested through ")
 STOP_REPORT = {
     "triple-fault": r"^exitplan: guest stopped: triple fault",
+    "reset-kbc": RESET_REPORT + r"keyboard controller command 0xfe",
+    "reset-92": RESET_REPORT + r"port 0x92 fast reset",
+    "reset-cf9": RESET_REPORT + r"reset control register 0xcf9 \(0x6\)",
 }
+# Attacks that are the guest powering off: exit status 0 (runtime/platform.h).
+POWER_OFF_REPORT = {
+    "acpi-s5": r"^exitplan: guest powered off \(ACPI S5 through PM1a_CNT\)$",
+    "bochs-shutdown": r"^exitplan: guest powered off \(\"Shutdown\" to Bochs's port 0x8900\)$",
+}
+ESCAPE_NCPU = 2
 HV_MEMORY_REPORT = r"^exitplan: guest stopped: EPT violation: (read|write) of hypervisor memory"
 
 
@@ -31,14 +48,16 @@ HV_MEMORY_REPORT = r"^exitplan: guest stopped: EPT violation: (read|write) of hy
 def isolation_runs(hv_elf, boot_out):
     guest = bootlib.build_guest("isolation")
     out = boot_out / "vmx-isolation"
-    args = [f"attack={a}" for a in FATAL] + ["attack=all-nonfatal"]
-    isos = [bootlib.build_iso(hv_elf, guest, out / f"{a.split('=')[1]}.iso", guest_args=a)
-            for a in args]
+    # (name, guest arguments, CPUs)
+    boots = ([(a, f"attack={a}", 1) for a in FATAL] + [("all-nonfatal", "attack=all-nonfatal", 1)] +
+             [(f"init-sipi-{ESCAPE_NCPU}cpu", "attack=init-sipi", ESCAPE_NCPU)])
+    isos = [bootlib.build_iso(hv_elf, guest, out / f"{name}.iso", guest_args=args)
+            for name, args, _ in boots]
     runs = bootlib.run_parallel([
-        lambda i=iso, a=a: bootlib.run_bochs(i, bootlib.DEFAULT_CPU,
-                                             out / f"{a.split('=')[1]}.serial")
-        for iso, a in zip(isos, args)])
-    return dict(zip([a.split("=")[1] for a in args], runs))
+        lambda i=iso, name=name, n=n: bootlib.run_bochs(i, bootlib.DEFAULT_CPU,
+                                                        out / f"{name}.serial", ncpu=n)
+        for iso, (name, _, n) in zip(isos, boots)])
+    return dict(zip([name for name, _, _ in boots], runs))
 
 
 def test_attack_table_found():
@@ -50,6 +69,12 @@ def test_fatal_attack_contained(isolation_runs, attack):
     r = isolation_runs[attack]
     r.expect(rf"^isolation: attacking {re.escape(attack)}\b")
     assert not r.find(r"^FAIL"), r.describe()
+    if attack in POWER_OFF_REPORT:
+        r.expect(POWER_OFF_REPORT[attack])
+        r.expect(r"^exitplan: guest exit status 0$")
+        r.expect_clean_exit(0)
+        assert not r.vmx_failures(), "\n".join(r.vmx_failures())
+        return
     r.expect(STOP_REPORT.get(attack, HV_MEMORY_REPORT))
     if attack not in STOP_REPORT:
         # The report names the guest-physical address, inside the region.
@@ -69,3 +94,18 @@ def test_nonfatal_attacks_refused(isolation_runs):
     assert int(m.group(1)) >= len(NONFATAL) and int(m.group(2)) == 0, r.describe()
     r.expect(r"^exitplan: guest exit status 1$")
     r.expect_clean_exit()
+
+
+def test_init_sipi_to_parked_cpu(isolation_runs):
+    """The guest's INIT-SIPI-SIPI to the other CPU does not run its code
+    there: the AP is parked in VMX root operation, where INIT is blocked."""
+    r = isolation_runs[f"init-sipi-{ESCAPE_NCPU}cpu"]
+    r.expect(r"^exitplan: 1 of 1 other CPU parked in VMX root operation \(INIT blocked\)$")
+    r.expect(r"^isolation: attacking init-sipi\b")
+    assert not r.find(r"escaped"), r.describe()
+    r.expect(r"^PASS: init-sipi$")
+    m = r.expect(r"^guest isolation: (\d+) passed, (\d+) failed$")
+    assert int(m.group(2)) == 0, r.describe()
+    r.expect(r"^exitplan: guest exit status 1$")
+    r.expect_clean_exit()
+    assert not r.vmx_failures(), "\n".join(r.vmx_failures())

@@ -3,15 +3,20 @@
  * The isolation guest: attacks on the hypervisor, one per boot, chosen
  * with attack=NAME (docs/GUESTS.md lists them).
  *
- * Fatal attacks (read-hv, write-hv, read-hv-high, triple-fault) print
- * "isolation: attacking NAME" and then do it: exitplan must stop the guest
- * (EPT violation, triple fault).  If the guest is still running afterwards
- * it prints the FAIL line and exits with 1.
+ * Fatal attacks (read-hv, write-hv, read-hv-high, triple-fault; reset-kbc,
+ * reset-92, reset-cf9, acpi-s5, bochs-shutdown) print "isolation:
+ * attacking NAME" and then do it: exitplan must stop the guest (EPT
+ * violation, triple fault, reset request) or end it as powered off, and
+ * never let the machine itself reset or power off.  If the guest is still
+ * running afterwards it prints the FAIL line and exits with 1.
  *
- * Non-fatal attacks must be refused with an exception in the guest; they
- * print PASS/FAIL lines and the summary.  attack=all-nonfatal runs them
- * all in one boot.
+ * Non-fatal attacks must be refused with an exception in the guest, or
+ * leave no trace (init-sipi: the guest's code never runs on another CPU);
+ * they print PASS/FAIL lines and the summary.  attack=all-nonfatal runs
+ * them all in one boot.
  */
+#include "acpi.h"
+#include "apic.h"
 #include "console.h"
 #include "exitplan.h"
 #include "idt.h"
@@ -77,6 +82,117 @@ static void attack_triple_fault(void)
 		     "ud2"
 		     : : "m"(empty_idt) : "memory");
 	not_contained("triple-fault");
+}
+
+/* ---- the machine's reset and power-off ports (fatal) ---- */
+
+/* PC platform ports (not the CPU's): 8042, system control port A, PCI reset control, Bochs. */
+#define KBC_DATA		0x60
+#define KBC_STATUS		0x64	/* read: status; write: command */
+#define KBC_STATUS_IBF		0x02	/* input buffer full: not ready for a command */
+#define KBC_CMD_PULSE_RESET	0xfe	/* pulse output port bit 0: system reset */
+#define SYSCTL_A		0x92
+#define SYSCTL_A_FAST_RESET	0x01
+#define SYSCTL_A_A20		0x02
+#define PCI_CONF_ADDR		0xcf8
+#define PCI_CONF_DATA		0xcfc
+#define RST_CNT			0xcf9
+#define RST_CNT_SYS_RST		0x02
+#define RST_CNT_RST_CPU		0x04
+#define BOCHS_SHUTDOWN_PORT	0x8900
+/* ACPI: FADT PM1a_CNT_BLK (ACPI 6.x Table 5.9) and PM1_CNT bits (4.8.3.2.1). */
+#define FADT_PM1A_CNT_BLK	64
+#define PM1_CNT_SLP_TYP_SHIFT	10
+#define PM1_CNT_SLP_TYP_MASK	(7u << PM1_CNT_SLP_TYP_SHIFT)
+#define PM1_CNT_SLP_EN		(1u << 13)
+/*
+ * SLP_TYPa of \_S5: a guest reads it from the DSDT's \_S5 package; both
+ * Bochs's BIOS and QEMU's DSDT say 0, and this guest has no AML parser.
+ */
+#define S5_SLP_TYP		0
+
+/* Give a reset or power off time to happen before calling it uncontained. */
+static void settle(void)
+{
+	uint64_t t = rdtsc();
+
+	while (rdtsc() - t < 1000000)
+		pause();
+}
+
+static void attacking(const char *name, const char *how)
+{
+	printf("isolation: attacking %s (%s)\n", name, how);
+	console_flush();
+}
+
+static void attack_reset_kbc(void)
+{
+	unsigned int i;
+
+	attacking("reset-kbc", "8042 command 0xfe to port 0x64");
+	for (i = 0; i < 100000 && (inb(KBC_STATUS) & KBC_STATUS_IBF); i++)
+		pause();
+	outb(KBC_STATUS, KBC_CMD_PULSE_RESET);
+	settle();
+	not_contained("reset-kbc");
+}
+
+static void attack_reset_92(void)
+{
+	attacking("reset-92", "fast reset, bit 0 of port 0x92");
+	outb(SYSCTL_A, inb(SYSCTL_A) | SYSCTL_A_FAST_RESET);
+	settle();
+	not_contained("reset-92");
+}
+
+static void attack_reset_cf9(void)
+{
+	/* As Linux's reboot=pci does: select a hard reset, then start it. */
+	attacking("reset-cf9", "0x02 then 0x06 to port 0xcf9");
+	outb(RST_CNT, RST_CNT_SYS_RST);
+	outb(RST_CNT, RST_CNT_SYS_RST | RST_CNT_RST_CPU);
+	settle();
+	not_contained("reset-cf9");
+}
+
+/* PM1a_CNT as the FADT gives it, 0 if there is none. */
+static uint16_t pm1a_cnt_port(void)
+{
+	const struct acpi_rsdp *rsdp = acpi_find_rsdp();
+	const struct acpi_header *fadt = rsdp ? acpi_find_table(rsdp, "FACP") : NULL;
+
+	if (!fadt || fadt->length < FADT_PM1A_CNT_BLK + 4)
+		return 0;
+	return (uint16_t)*(const uint32_t *)((const uint8_t *)fadt + FADT_PM1A_CNT_BLK);
+}
+
+static void attack_acpi_s5(void)
+{
+	uint16_t port = pm1a_cnt_port();
+	uint16_t cnt;
+
+	if (!port) {
+		check("acpi-s5", false, "no FADT PM1a_CNT_BLK");
+		test_abort();
+	}
+	printf("isolation: attacking acpi-s5 (SLP_TYP %u and SLP_EN to PM1a_CNT 0x%x)\n",
+	       S5_SLP_TYP, port);
+	console_flush();
+	cnt = inw(port) & ~PM1_CNT_SLP_TYP_MASK;
+	outw(port, cnt | (S5_SLP_TYP << PM1_CNT_SLP_TYP_SHIFT) | PM1_CNT_SLP_EN);
+	settle();
+	not_contained("acpi-s5");
+}
+
+static void attack_bochs_shutdown(void)
+{
+	static const char shutdown[] = "Shutdown";
+
+	attacking("bochs-shutdown", "\"Shutdown\" to port 0x8900 with REP OUTSB");
+	outsb(BOCHS_SHUTDOWN_PORT, shutdown, sizeof(shutdown) - 1);
+	settle();
+	not_contained("bochs-shutdown");
 }
 
 /* ---- non-fatal: each must raise an exception in the guest ---- */
@@ -181,6 +297,120 @@ static void attack_efer_reserved(void)
 	      rdmsr(MSR_IA32_EFER), efer);
 }
 
+/*
+ * What a guest may still use of the filtered devices: they answer as the
+ * hardware would, and the PM timer and PCI configuration space still work.
+ */
+static void attack_platform_ports(void)
+{
+	const struct acpi_rsdp *rsdp = acpi_find_rsdp();
+	const struct acpi_header *fadt = rsdp ? acpi_find_table(rsdp, "FACP") : NULL;
+	uint32_t tmr = fadt ? acpi_fadt_pm_timer_port(fadt) : 0;
+	uint8_t kbc = inb(KBC_STATUS), a = inb(SYSCTL_A), rst = inb(RST_CNT);
+	uint32_t id;
+
+	printf("isolation: attacking platform-ports (what stays usable)\n");
+	/* 0xff is what a missing controller floats to; IBF stuck means a dead one. */
+	check("platform-kbc-status", kbc != 0xff, "8042 status 0x%02x", kbc);
+	check("platform-port92", !(a & SYSCTL_A_FAST_RESET), "port 0x92 reads 0x%02x", a);
+	check("platform-cf9", rst == 0, "port 0xcf9 reads 0x%02x", rst);
+	/* Vendor and device of 00:00.0 through CONFIG_ADDRESS, which now exits. */
+	outl(PCI_CONF_ADDR, 0x80000000u);
+	id = inl(PCI_CONF_DATA);
+	check("platform-pci-config", (id & 0xffff) != 0xffff && (id & 0xffff) != 0,
+	      "00:00.0 vendor/device 0x%08x", id);
+	check("platform-pci-config-addr", inl(PCI_CONF_ADDR) == 0x80000000u,
+	      "CONFIG_ADDRESS reads 0x%08x", inl(PCI_CONF_ADDR));
+	if (!tmr) {
+		skip("platform-pm-timer", "no FADT PM timer");
+	} else {
+		uint32_t t0 = inl(tmr) & 0xffffff, t1 = t0;
+		unsigned int i;
+
+		for (i = 0; i < 1000000 && t1 == t0; i++)
+			t1 = inl(tmr) & 0xffffff;
+		check("platform-pm-timer", t1 != t0, "PM timer at 0x%x stuck at 0x%x", tmr, t0);
+	}
+}
+
+/*
+ * init-sipi: INIT, STARTUP, STARTUP to APIC ID 1 with a vector pointing at
+ * this real-mode code, as an OS starts an AP.  If another CPU ran it, it
+ * would be outside VMX and EPT: it says "escaped" on COM1 and leaves a
+ * mark the guest sees.  Under exitplan the other CPU is in VMX root
+ * operation, where INIT is blocked: nothing may happen.
+ */
+#define ESCAPE_PAGE		0x9000		/* below 1 MiB: a STARTUP vector reaches it */
+#define ESCAPE_MARK_PA		(ESCAPE_PAGE + 0xff0)
+#define ESCAPE_MARK		0x50414353	/* "SCAP" (no suffixes: the asm uses these) */
+#define ESCAPE_TARGET_APIC_ID	1
+#define ESCAPE_WAIT_TICKS	20000000ull	/* Bochs: 20M instructions, far more than enough */
+
+#define __stringify_1(x)	#x
+#define __stringify(x)		__stringify_1(x)
+
+extern const char escape_start[], escape_end[];
+asm(".pushsection .rodata\n"
+    "escape_start:\n"
+    ".code16\n"
+    "	cli\n"
+    "	xorw %ax, %ax\n"
+    "	movw %ax, %ds\n"
+    "	movl $" __stringify(ESCAPE_MARK) ", " __stringify(ESCAPE_MARK_PA) "\n"
+    "	movw $0x3f8, %dx\n"
+    "	movb $'e', %al\n	outb %al, %dx\n"
+    "	movb $'s', %al\n	outb %al, %dx\n"
+    "	movb $'c', %al\n	outb %al, %dx\n"
+    "	movb $'a', %al\n	outb %al, %dx\n"
+    "	movb $'p', %al\n	outb %al, %dx\n"
+    "	movb $'e', %al\n	outb %al, %dx\n"
+    "	movb $'d', %al\n	outb %al, %dx\n"
+    "	movb $'\\n', %al\n	outb %al, %dx\n"
+    "1:	hlt\n"
+    "	jmp 1b\n"
+    ".code32\n"
+    "escape_end:\n"
+    ".popsection");
+
+static void wait_ticks(uint64_t n)
+{
+	uint64_t t = rdtsc();
+
+	while (rdtsc() - t < n)
+		pause();
+}
+
+static void send_ipi(uint32_t icr_low)
+{
+	unsigned int i;
+
+	apic_write(XAPIC_REG_ICR_HIGH, ESCAPE_TARGET_APIC_ID << 24);
+	apic_write(XAPIC_REG_ICR_LOW, icr_low);
+	for (i = 0; i < 100000 && (apic_read(XAPIC_REG_ICR_LOW) & APIC_ICR_PENDING); i++)
+		pause();
+}
+
+static void attack_init_sipi(void)
+{
+	volatile uint32_t *mark = phys_ptr(ESCAPE_MARK_PA);
+	uint32_t vector = ESCAPE_PAGE >> 12;	/* STARTUP starts at vector << 12, real mode */
+
+	printf("isolation: attacking init-sipi (INIT, STARTUP 0x%02x, STARTUP to APIC ID %u)\n",
+	       vector, ESCAPE_TARGET_APIC_ID);
+	memcpy(phys_ptr(ESCAPE_PAGE), escape_start, escape_end - escape_start);
+	*mark = 0;
+	apic_init();
+	send_ipi(APIC_ICR_DELIVERY_MODE_INIT | APIC_ICR_LEVEL_ASSERT | APIC_ICR_TRIGGER_LEVEL);
+	send_ipi(APIC_ICR_DELIVERY_MODE_INIT | APIC_ICR_TRIGGER_LEVEL);	/* de-assert */
+	wait_ticks(1000000);
+	send_ipi(APIC_ICR_DELIVERY_MODE_STARTUP | vector);
+	wait_ticks(100000);
+	send_ipi(APIC_ICR_DELIVERY_MODE_STARTUP | vector);
+	wait_ticks(ESCAPE_WAIT_TICKS);
+	check("init-sipi", *mark != (uint32_t)ESCAPE_MARK, "the guest's code ran on APIC ID %u (mark 0x%08x)",
+	      ESCAPE_TARGET_APIC_ID, *mark);
+}
+
 struct attack {
 	const char *name;
 	void (*run)(void);
@@ -207,11 +437,18 @@ static const struct attack attacks[] = {
 	{ "write-hv", attack_write_hv, true },
 	{ "read-hv-high", attack_read_hv_high, true },
 	{ "triple-fault", attack_triple_fault, true },
+	{ "reset-kbc", attack_reset_kbc, true },
+	{ "reset-92", attack_reset_92, true },
+	{ "reset-cf9", attack_reset_cf9, true },
+	{ "acpi-s5", attack_acpi_s5, true },
+	{ "bochs-shutdown", attack_bochs_shutdown, true },
 	{ "vmx", attack_vmx, false },
 	{ "feature-control", attack_feature_control, false },
 	{ "vmx-caps-write", attack_vmx_caps_write, false },
 	{ "cr4-vmxe", attack_cr4_vmxe, false },
 	{ "efer-reserved", attack_efer_reserved, false },
+	{ "platform-ports", attack_platform_ports, false },
+	{ "init-sipi", attack_init_sipi, false },
 };
 
 void guest_main(void)
