@@ -903,6 +903,9 @@ def render_markdown(res: Results) -> str:
         L.append("The weighted means without HLT from the table above: each profile's "
                  "hypervisor under its own exit mix, and the two baselines under the same "
                  "mix. Below 1: the profile's own build is cheaper for its workload. "
+                 "These are whole profiles, which differ in more than the dispatch (MSR "
+                 "policies, statistics level): the dispatch alone is compared in the first "
+                 "section. "
                  "Coverage: the share of the mix those means stand for; a low one "
                  "compares few of the workload's exits.")
         L.append("")
