@@ -36,8 +36,7 @@
 
 #define GUEST_MEM_START	(1 * MiB)
 #define GUEST_MEM_END	(160 * MiB)
-/* Where the boot loader left module 0 (inside the hypervisor region). */
-#define MODULE0_PA	(HV_REGION_START + 8 * MiB)
+/* Where the boot loader left module 1 (inside the hypervisor region). */
 #define MODULE1_PA	(HV_REGION_START + 16 * MiB)
 
 /* Multiboot header flags (Multiboot 0.6.96 3.1.2): bit 16, the a.out kludge. */
@@ -92,15 +91,34 @@ static void default_map(void)
 	bi.mmap_count = ARRAY_SIZE(m);
 }
 
-/* Module 0 is @image, copied to where a boot loader would have put it. */
+/*
+ * Module 0 is @image, copied into a heap buffer of exactly its size: the
+ * loader reaches it through phys_to_virt() (the identity), so a heap
+ * address works as well as the hypervisor region's, and ASan reports any
+ * read past the module's end.
+ */
+static uint8_t *module0;
+
 static void set_module0(const void *image, size_t len, const char *cmdline)
 {
-	memcpy(pa(MODULE0_PA), image, len);
-	bi.modules[0] = (struct boot_module){ .start = MODULE0_PA, .end = MODULE0_PA + len,
-					      .loaded_start = MODULE0_PA };
+	free(module0);
+	module0 = malloc(len ? len : 1);
+	assert_non_null(module0);
+	memcpy(module0, image, len);
+	bi.modules[0] = (struct boot_module){ .start = (uintptr_t)module0,
+					      .end = (uintptr_t)module0 + len,
+					      .loaded_start = (uintptr_t)module0 };
 	strcpy(bi.modules[0].cmdline, cmdline);
 	if (!bi.module_count)
 		bi.module_count = 1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(module0);
+	module0 = NULL;
+	return 0;
 }
 
 static int setup(void **state)
@@ -296,6 +314,18 @@ static void assert_guest_map(const struct guest_start *st)
 	assert_int_equal(ram, st->ram_bytes);
 }
 
+/*
+ * Tests that show known bugs fail (or make ASan abort the program), so
+ * they run only on request: UNIT_KNOWN_BUGS=1 for all of them, or
+ * UNIT_KNOWN_BUGS=<test name> for one.
+ */
+static bool known_bug_enabled(const char *test)
+{
+	const char *e = getenv("UNIT_KNOWN_BUGS");
+
+	return e && (!strcmp(e, "1") || !strcmp(e, test));
+}
+
 /* --- tests: loading -------------------------------------------------------- */
 
 static void check_kernel_loaded(bool is64)
@@ -312,7 +342,7 @@ static void check_kernel_loaded(bool is64)
 	for (unsigned int i = 0; i < 2; i++)
 		assert_segment_loaded(i, &kernel[i]);
 	/* The module itself is not modified. */
-	assert_memory_equal(pa(MODULE0_PA), image, image_len);
+	assert_memory_equal(module0, image, image_len);
 	/* The information structure is in guest RAM, not over the kernel. */
 	assert_true(st.mbi >= 0x100000 && st.mbi < HV_REGION_START);
 	for (unsigned int i = 0; i < 2; i++)
@@ -721,11 +751,218 @@ static void test_mbi(void **state)
 	}
 }
 
+/* --- the guest's name from its `guest_name` symbol ------------------------- */
+
+struct elf32_shdr {
+	uint32_t name, type, flags, addr, offset, size, link, info, addralign, entsize;
+} __attribute__((packed));
+
+struct elf64_shdr {
+	uint32_t name, type;
+	uint64_t flags, addr, offset, size;
+	uint32_t link, info;
+	uint64_t addralign, entsize;
+} __attribute__((packed));
+
+struct elf32_sym {
+	uint32_t name, value, size;
+	uint8_t info, other;
+	uint16_t shndx;
+} __attribute__((packed));
+
+struct elf64_sym {
+	uint32_t name;
+	uint8_t info, other;
+	uint16_t shndx;
+	uint64_t value, size;
+} __attribute__((packed));
+
+#define SHT_SYMTAB	2
+#define SHT_STRTAB	3
+
+/*
+ * Append a symbol table with a symbol @sym of value @value (and one other
+ * symbol before it), its string table, and section headers [null, symtab,
+ * strtab] to the image build_elf() made.
+ */
+static void add_symtab(bool is64, const char *sym, uint64_t value)
+{
+	static const char other[] = "_start";
+	size_t symsz = is64 ? sizeof(struct elf64_sym) : sizeof(struct elf32_sym);
+	size_t shsz = is64 ? sizeof(struct elf64_shdr) : sizeof(struct elf32_shdr);
+	size_t symoff = (image_len + 15) & ~(size_t)15, stroff = symoff + 3 * symsz;
+	size_t strsize = 1 + sizeof(other) + strlen(sym) + 1;
+	size_t shoff = (stroff + strsize + 15) & ~(size_t)15;
+
+	assert_true(shoff + 3 * shsz <= sizeof(image));
+	memset(image + symoff, 0, shoff + 3 * shsz - symoff);
+	/* Strings: "", "_start", @sym. */
+	memcpy(image + stroff + 1, other, sizeof(other));
+	memcpy(image + stroff + 1 + sizeof(other), sym, strlen(sym) + 1);
+	if (is64) {
+		struct elf64_sym s1 = { .name = 1, .value = 0x100000 };
+		struct elf64_sym s2 = { .name = 1 + sizeof(other), .value = value, .size = 8 };
+		struct elf64_shdr sh[3] = {
+			{ 0 },
+			{ .type = SHT_SYMTAB, .offset = symoff, .size = 3 * symsz, .link = 2,
+			  .entsize = symsz },
+			{ .type = SHT_STRTAB, .offset = stroff, .size = strsize },
+		};
+
+		memcpy(image + symoff + symsz, &s1, symsz);
+		memcpy(image + symoff + 2 * symsz, &s2, symsz);
+		memcpy(image + shoff, sh, sizeof(sh));
+		((struct elf64_ehdr *)image)->shoff = shoff;
+		((struct elf64_ehdr *)image)->shnum = 3;
+		((struct elf64_ehdr *)image)->shentsize = shsz;
+	} else {
+		struct elf32_sym s1 = { .name = 1, .value = 0x100000 };
+		struct elf32_sym s2 = { .name = 1 + sizeof(other), .value = (uint32_t)value, .size = 8 };
+		struct elf32_shdr sh[3] = {
+			{ 0 },
+			{ .type = SHT_SYMTAB, .offset = symoff, .size = 3 * symsz, .link = 2,
+			  .entsize = symsz },
+			{ .type = SHT_STRTAB, .offset = stroff, .size = strsize },
+		};
+
+		memcpy(image + symoff + symsz, &s1, symsz);
+		memcpy(image + symoff + 2 * symsz, &s2, symsz);
+		memcpy(image + shoff, sh, sizeof(sh));
+		((struct elf32_ehdr *)image)->shoff = shoff;
+		((struct elf32_ehdr *)image)->shnum = 3;
+		((struct elf32_ehdr *)image)->shentsize = shsz;
+	}
+	image_len = shoff + 3 * shsz;
+}
+
+/* The symbol's string wins over the path; the arguments stay those after the path. */
+static void test_guest_name_symbol(void **state)
+{
+	struct guest_start st;
+
+	(void)state;
+	for (int is64 = 0; is64 < 2; is64++) {
+		setup(NULL);
+		build_elf(is64, kernel, 2, KERNEL_ENTRY);
+		/* "pingpong" in the text segment's file bytes, at va 0x100800. */
+		memcpy(image + 0x1800, "pingpong", 9);
+		add_symtab(is64, "guest_name", 0x100800);
+		set_module0(image, image_len, "/boot/other.elf n=5");
+		if (!load(&st))
+			fail_msg("guest_load failed: %s", fake_printk_log);
+		assert_string_equal(st.name, "pingpong");
+		assert_string_equal(st.args, "n=5");
+		/* The loaded bytes are the same as without a symbol table. */
+		assert_memory_equal(pa(0x100800), "pingpong", 9);
+
+		/* A symbol whose name only starts with "guest_name" is not it. */
+		setup(NULL);
+		build_elf(is64, kernel, 2, KERNEL_ENTRY);
+		memcpy(image + 0x1800, "pingpong", 9);
+		add_symtab(is64, "guest_name_len", 0x100800);
+		set_module0(image, image_len, "/boot/other.elf n=5");
+		assert_true(load(&st));
+		assert_string_equal(st.name, "other");
+
+		/* A value outside every segment's file bytes: the path's name. */
+		setup(NULL);
+		build_elf(is64, kernel, 2, KERNEL_ENTRY);
+		add_symtab(is64, "guest_name", 0x104000);	/* .bss */
+		set_module0(image, image_len, "dir/sub/x.elf");
+		assert_true(load(&st));
+		assert_string_equal(st.name, "x");
+		assert_string_equal(st.args, "");
+	}
+}
+
+/*
+ * Known bug (see the report): the `guest_name` string is copied with
+ * strlcpy(), which runs strlen() over its source; a string that is not
+ * terminated before the end of the module is read past the module's end
+ * (an ASan heap-buffer-overflow here).  Run with
+ * UNIT_KNOWN_BUGS=test_guest_name_unterminated.
+ */
+static void test_guest_name_unterminated(void **state)
+{
+	struct guest_start st;
+
+	(void)state;
+	if (!known_bug_enabled(__func__))
+		skip();
+	build_elf(false, kernel, 2, KERNEL_ENTRY);
+	add_symtab(false, "guest_name", 0x100800);
+	/* One more segment whose file bytes end the image, with the string last. */
+	{
+		struct elf32_ehdr *eh = (struct elf32_ehdr *)image;
+		struct elf32_phdr ph = {
+			.type = PT_LOAD, .offset = (uint32_t)image_len, .vaddr = 0x300000,
+			.paddr = 0x300000, .filesz = 4, .memsz = 4, .flags = 4, .align = 4,
+		};
+
+		memcpy(image + eh->phoff + 2 * sizeof(ph), &ph, sizeof(ph));
+		eh->phnum = 3;
+		memcpy(image + image_len, "abcd", 4);	/* no NUL */
+		image_len += 4;
+		/* Point the symbol at it. */
+		((struct elf32_sym *)(image + (((struct elf32_shdr *)(image + eh->shoff))[1].offset)))[2].value =
+			0x300000;
+	}
+	set_module0(image, image_len, "");
+	assert_true(load(&st));
+	assert_string_equal(st.name, "abcd");
+}
+
+/*
+ * Known bug (see the report): ELF64 offsets are 64-bit and the loader's
+ * bounds check adds them unchecked: e_phoff near 2^64 wraps
+ * "phoff + phnum * phentsize > len" below len, and the program headers
+ * are read from before the image.  Run with
+ * UNIT_KNOWN_BUGS=test_elf64_phoff_wraps (ASan aborts).
+ */
+static void test_elf64_phoff_wraps(void **state)
+{
+	(void)state;
+	if (!known_bug_enabled(__func__))
+		skip();
+	/* e_phoff = -0x38: the first program header "at" 0x38 bytes before the image. */
+	build_elf(true, kernel, 2, KERNEL_ENTRY);
+	((struct elf64_ehdr *)image)->phoff = -(uint64_t)sizeof(struct elf64_phdr);
+	expect_refused("malformed ELF header");
+}
+
+/*
+ * Known bug (see the report): the same in elf_guest_name(): a string
+ * table's sh_offset near 2^64 passes "stroff + strsize > len", and the
+ * symbol names are read from before the image.  Run with
+ * UNIT_KNOWN_BUGS=test_elf64_strtab_offset_wraps (ASan aborts).
+ */
+static void test_elf64_strtab_offset_wraps(void **state)
+{
+	struct guest_start st;
+
+	(void)state;
+	if (!known_bug_enabled(__func__))
+		skip();
+	build_elf(true, kernel, 2, KERNEL_ENTRY);
+	add_symtab(true, "guest_name", 0x100800);
+	{
+		struct elf64_ehdr *eh = (struct elf64_ehdr *)image;
+		struct elf64_shdr *sh = (struct elf64_shdr *)(image + eh->shoff);
+
+		sh[2].size = 0x1000;
+		sh[2].offset = -(uint64_t)0x800;
+	}
+	set_module0(image, image_len, "");
+	assert_true(load(&st));		/* the image loads; only its name is unreadable */
+	assert_string_equal(st.name, "unknown");
+}
+
 /*
  * Known bug (see the report): two available entries of the firmware's map
  * that overlap are passed to the guest as two overlapping available
  * entries, and the overlap is counted twice in ram_bytes (which fw_cfg
- * reports as the RAM size).  Run with UNIT_KNOWN_BUGS=1.
+ * reports as the RAM size).  Run with
+ * UNIT_KNOWN_BUGS=test_overlapping_available_entries.
  */
 static void test_overlapping_available_entries(void **state)
 {
@@ -737,7 +974,7 @@ static void test_overlapping_available_entries(void **state)
 	struct guest_start st;
 
 	(void)state;
-	if (!getenv("UNIT_KNOWN_BUGS"))
+	if (!known_bug_enabled(__func__))
 		skip();
 	memcpy(bi.mmap, m, sizeof(m));
 	bi.mmap_count = ARRAY_SIZE(m);
@@ -751,14 +988,18 @@ static void test_overlapping_available_entries(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_elf32, setup),
-		cmocka_unit_test_setup(test_elf64, setup),
-		cmocka_unit_test_setup(test_aout_kludge, setup),
-		cmocka_unit_test_setup(test_refuses_hypervisor_region, setup),
-		cmocka_unit_test_setup(test_refuses_malformed, setup),
-		cmocka_unit_test_setup(test_guest_ram_ranges, setup),
-		cmocka_unit_test_setup(test_mbi, setup),
-		cmocka_unit_test_setup(test_overlapping_available_entries, setup),
+		cmocka_unit_test_setup_teardown(test_elf32, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_elf64, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_aout_kludge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refuses_hypervisor_region, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refuses_malformed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_guest_ram_ranges, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mbi, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_guest_name_symbol, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_guest_name_unterminated, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_elf64_phoff_wraps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_elf64_strtab_offset_wraps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_overlapping_available_entries, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("runtime/guest_loader.c", tests, group_setup,
