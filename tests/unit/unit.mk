@@ -2,6 +2,8 @@
 # Host unit tests (cmocka) of the pure VT-x logic and the generated code.
 #
 #   make test-unit     build and run every unit test; fails if any fails
+#   make test-unit-known-bugs
+#                      run the tests of known, unfixed bugs one by one
 #
 # Programs (all in $(BUILD)/unit):
 #   test_engine             vmx_compute_controls() on hand-made setups and
@@ -65,6 +67,26 @@ test-unit: unit-build
 		echo "test-unit: FAILED:$$failed" >&2; exit 1; \
 	fi; \
 	echo "test-unit: all $(words $(UNIT_PROGRAMS)) programs passed"
+
+# Tests that show known bugs (each test's comment says which) are skipped by test-unit; this runs each of them on its own (ASan
+# or UBSan may abort the program) and lists those that still fail.  Once a
+# bug is fixed, its test passes here: drop its known_bug_enabled() guard.
+UNIT_KNOWN_BUGS := test_format:test_left_aligned_pointer test_format:test_huge_width \
+		   test_guest_loader:test_elf64_phoff_wraps \
+		   test_guest_loader:test_elf64_strtab_offset_wraps \
+		   test_guest_loader:test_guest_name_unterminated \
+		   test_guest_loader:test_overlapping_available_entries
+
+.PHONY: test-unit-known-bugs
+test-unit-known-bugs: $(UNIT_OUT)/test_format $(UNIT_OUT)/test_guest_loader
+	@for b in $(UNIT_KNOWN_BUGS); do \
+		prog=$${b%%:*}; test=$${b#*:}; \
+		if UNIT_KNOWN_BUGS=$$test $(UNIT_OUT)/$$prog >/dev/null 2>&1; then \
+			echo "fixed: $$prog $$test"; \
+		else \
+			echo "still failing: $$prog $$test (UNIT_KNOWN_BUGS=$$test $(UNIT_OUT)/$$prog)"; \
+		fi; \
+	done
 
 $(UNIT_CAPS_C): $(UNIT_SRC)/caps2c.py $(VMX_CAPS_YAML) spec/msrs.yaml spec/features.yaml
 	@test -d $(VMX_CAPS_DIR) || { \
