@@ -13,7 +13,9 @@
 #include "page_alloc.h"
 #include "percpu.h"
 #include "smp.h"
+#include "panic.h"
 #include "timer.h"
+#include "traps.h"
 #include "vmx_ops.h"
 
 enum ap_park_state {
@@ -28,6 +30,26 @@ struct ap_park_req {
 	uint64_t vmxon_pa;
 	uint32_t state;		/* enum ap_park_state, written by the AP */
 };
+
+/* The CPUs parked below, by CPU id; an NMI there is the guest's doing. */
+static bool cpu_parked[HV_MAX_CPUS];
+
+/*
+ * The guest can send an NMI to a parked CPU too (the APIC is its): the
+ * NMI ends the HLT and arrives through the IDT, which would otherwise
+ * panic the whole hypervisor.  On a parked CPU it is dropped; anywhere
+ * else it is reported as the default handler does, and fatal.
+ */
+static void ap_park_nmi(struct interrupt_frame *f)
+{
+	unsigned int cpu = this_cpu_id();
+
+	if (cpu < HV_MAX_CPUS && READ_ONCE(cpu_parked[cpu]))
+		return;
+	printk("exitplan: EXCEPTION NMI (vector %u) on CPU %u\n", X86_EXC_NMI, cpu);
+	interrupt_frame_dump(f);
+	panic("unhandled exception NMI at RIP %016llx", (unsigned long long)f->rip);
+}
 
 /* How long the boot CPU waits for each AP to report (it takes microseconds). */
 #define AP_PARK_WAIT_US		100000
@@ -62,10 +84,12 @@ static void ap_park(void *arg)
 		ap_park_report(req, AP_PARK_VMXON_FAILED);
 		return;
 	}
+	WRITE_ONCE(cpu_parked[this_cpu_id()], true);
 	ap_park_report(req, AP_PARK_PARKED);
 	/*
 	 * INIT is now blocked and STARTUP ignored (not in wait-for-SIPI).
-	 * Interrupts stay off; an NMI or SMI ends a HLT, so halt again.
+	 * Interrupts stay off; an NMI (dropped by ap_park_nmi()) or an SMI
+	 * ends a HLT, so halt again.
 	 * The CPU never leaves: its smp_call() slot stays busy for good.
 	 */
 	for (;;)
@@ -78,6 +102,8 @@ bool vmx_park_aps(const struct vmx_caps *caps)
 	unsigned int n = smp_start_aps(), parked = 0;
 	bool ok = true;
 
+	if (n > 1)
+		idt_set_handler(X86_EXC_NMI, ap_park_nmi);
 	for (unsigned int cpu = 1; cpu < n && cpu < HV_MAX_CPUS; cpu++) {
 		uint32_t *region = page_alloc();
 		unsigned int waited = 0;

@@ -9,7 +9,7 @@
  * on VMX Operation"), and STARTUP is ignored unless the CPU is in
  * wait-for-SIPI, which only INIT puts it in.  So every AP is started and
  * left in VMX root operation, halted with interrupts off, before the
- * guest runs.
+ * guest runs.  An NMI the guest sends there is dropped.
  */
 #ifndef EXITPLAN_AP_PARK_H
 #define EXITPLAN_AP_PARK_H

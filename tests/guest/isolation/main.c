@@ -343,7 +343,7 @@ static void attack_platform_ports(void)
 #define ESCAPE_PAGE		0x9000		/* below 1 MiB: a STARTUP vector reaches it */
 #define ESCAPE_MARK_PA		(ESCAPE_PAGE + 0xff0)
 #define ESCAPE_MARK		0x50414353	/* "SCAP" (no suffixes: the asm uses these) */
-#define ESCAPE_TARGET_APIC_ID	1
+#define OTHER_CPU_APIC_ID	1
 #define ESCAPE_WAIT_TICKS	20000000ull	/* Bochs: 20M instructions, far more than enough */
 
 #define __stringify_1(x)	#x
@@ -380,14 +380,16 @@ static void wait_ticks(uint64_t n)
 		pause();
 }
 
-static void send_ipi(uint32_t icr_low)
+/* Send an IPI to the other CPU; false if the APIC never finished sending it. */
+static bool send_ipi(uint32_t icr_low)
 {
 	unsigned int i;
 
-	apic_write(XAPIC_REG_ICR_HIGH, ESCAPE_TARGET_APIC_ID << 24);
+	apic_write(XAPIC_REG_ICR_HIGH, OTHER_CPU_APIC_ID << 24);
 	apic_write(XAPIC_REG_ICR_LOW, icr_low);
 	for (i = 0; i < 100000 && (apic_read(XAPIC_REG_ICR_LOW) & APIC_ICR_PENDING); i++)
 		pause();
+	return !(apic_read(XAPIC_REG_ICR_LOW) & APIC_ICR_PENDING);
 }
 
 static void attack_init_sipi(void)
@@ -396,7 +398,7 @@ static void attack_init_sipi(void)
 	uint32_t vector = ESCAPE_PAGE >> 12;	/* STARTUP starts at vector << 12, real mode */
 
 	printf("isolation: attacking init-sipi (INIT, STARTUP 0x%02x, STARTUP to APIC ID %u)\n",
-	       vector, ESCAPE_TARGET_APIC_ID);
+	       vector, OTHER_CPU_APIC_ID);
 	memcpy(phys_ptr(ESCAPE_PAGE), escape_start, escape_end - escape_start);
 	*mark = 0;
 	apic_init();
@@ -408,7 +410,23 @@ static void attack_init_sipi(void)
 	send_ipi(APIC_ICR_DELIVERY_MODE_STARTUP | vector);
 	wait_ticks(ESCAPE_WAIT_TICKS);
 	check("init-sipi", *mark != (uint32_t)ESCAPE_MARK, "the guest's code ran on APIC ID %u (mark 0x%08x)",
-	      ESCAPE_TARGET_APIC_ID, *mark);
+	      OTHER_CPU_APIC_ID, *mark);
+}
+
+/*
+ * nmi-ap: an NMI to the other CPU, which exitplan parked: it must neither
+ * run anything of the guest's nor take the hypervisor down (the boot test
+ * checks that exitplan does not panic and the guest runs on).
+ */
+static void attack_nmi_ap(void)
+{
+	bool sent;
+
+	printf("isolation: attacking nmi-ap (NMI to APIC ID %u)\n", OTHER_CPU_APIC_ID);
+	apic_init();
+	sent = send_ipi(APIC_ICR_DELIVERY_MODE_NMI);
+	wait_ticks(1000000);
+	check("nmi-ap", sent, "the NMI to APIC ID %u was never sent", OTHER_CPU_APIC_ID);
 }
 
 struct attack {
@@ -449,6 +467,7 @@ static const struct attack attacks[] = {
 	{ "efer-reserved", attack_efer_reserved, false },
 	{ "platform-ports", attack_platform_ports, false },
 	{ "init-sipi", attack_init_sipi, false },
+	{ "nmi-ap", attack_nmi_ap, false },
 };
 
 void guest_main(void)
