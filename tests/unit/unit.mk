@@ -68,9 +68,10 @@ test-unit: unit-build
 	fi; \
 	echo "test-unit: all $(words $(UNIT_PROGRAMS)) programs passed"
 
-# Tests that show known bugs (each test's comment says which) are skipped by test-unit; this runs each of them on its own (ASan
-# or UBSan may abort the program) and lists those that still fail.  Once a
-# bug is fixed, its test passes here: drop its known_bug_enabled() guard.
+# Tests that show known bugs (each test's comment says which) are skipped
+# by test-unit; this runs each on its own (ASan or UBSan may abort the
+# program) and lists those that still fail.  Once a bug is fixed, its test
+# passes here: drop its known_bug_enabled() guard and its line below.
 UNIT_KNOWN_BUGS := test_format:test_left_aligned_pointer test_format:test_huge_width \
 		   test_guest_loader:test_elf64_phoff_wraps \
 		   test_guest_loader:test_elf64_strtab_offset_wraps \
