@@ -31,6 +31,9 @@ extern uint32_t ap_parked;
 
 void ap_main(unsigned int id);
 
+/* CPUs smp_start_aps() knows of that are not online (smp_cpus_left_out()). */
+static unsigned int cpus_left_out;
+
 /* The copy of trampoline_arrived in the borrowed page. */
 static volatile uint32_t *trampoline_arrivals(void)
 {
@@ -167,6 +170,8 @@ unsigned int smp_start_aps(void)
 				      arrived, left);
 			printk("exitplan: only %u of the %u other CPUs the MADT lists came up\n",
 			       left, expected);
+			if (expected > left)
+				cpus_left_out += expected - left;
 			break;
 		}
 		pit_delay_us(1000);
@@ -178,9 +183,15 @@ unsigned int smp_start_aps(void)
 	if (READ_ONCE(ap_parked))
 		printk("exitplan: %u CPUs beyond HV_MAX_CPUS (%u) left halted\n",
 		       READ_ONCE(ap_parked), HV_MAX_CPUS);
+	cpus_left_out += READ_ONCE(ap_parked);
 	printk("exitplan: %u CPU%s online\n", percpu_online_count(),
 	       percpu_online_count() == 1 ? "" : "s");
 	return percpu_online_count();
+}
+
+unsigned int smp_cpus_left_out(void)
+{
+	return cpus_left_out;
 }
 
 bool smp_call_async(unsigned int cpu, void (*fn)(void *arg), void *arg)

@@ -20,6 +20,13 @@
 unsigned int smp_start_aps(void);
 
 /*
+ * After smp_start_aps(): how many CPUs it knows of are not online (beyond
+ * HV_MAX_CPUS, left halted in the trampoline; or listed by the MADT but
+ * never arrived).  They are outside the hypervisor's control.
+ */
+unsigned int smp_cpus_left_out(void);
+
+/*
  * Run fn(arg) on an idle AP.  smp_call_async() returns at once (false if
  * the CPU is not online or still busy); smp_call_wait() waits until fn
  * has returned.  smp_call() does both.  On the calling CPU itself, fn

@@ -148,5 +148,11 @@ bool vmx_park_aps(const struct vmx_caps *caps)
 	if (n > 1)
 		printk("exitplan: %u of %u other CPU%s parked in VMX root operation (INIT blocked)\n",
 		       parked, n - 1, n == 2 ? "" : "s");
+	if (smp_cpus_left_out()) {
+		/* Halted outside VMX, or never started: INIT-SIPI would give them to the guest. */
+		printk("exitplan: %u CPU%s not online, hence not parked\n", smp_cpus_left_out(),
+		       smp_cpus_left_out() == 1 ? "" : "s");
+		ok = false;
+	}
 	return ok;
 }

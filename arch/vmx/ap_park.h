@@ -20,8 +20,8 @@
  * Start the APs (smp_start_aps()) and park each one in VMX root
  * operation with @caps (the boot CPU's: the fixed CR0/CR4 bits and the
  * VMCS revision).  Call once, on the boot CPU, before the guest runs.
- * Returns false, after saying which, if an AP is online but could not be
- * parked: the guest could then take it over with INIT-SIPI.
+ * Returns false, after saying which, if a CPU could not be parked (one
+ * not even online included): the guest could take it over with INIT-SIPI.
  */
 bool vmx_park_aps(const struct vmx_caps *caps);
 
