@@ -81,6 +81,52 @@ struct elf64_sym {
 
 static const char loader_name[] = "exitplan";
 
+/*
+ * Whether [off, off + size) lies in an image of @len bytes.  The offsets
+ * and sizes come from the image (64-bit in ELF64): off + size may wrap
+ * past 2^64 and compare below len, so never add before checking.
+ */
+static bool in_image(uint64_t len, uint64_t off, uint64_t size)
+{
+	return off <= len && size <= len - off;
+}
+
+/*
+ * Add [start, end) to the sorted, disjoint ranges r[0..n), merging it with
+ * every range it overlaps or touches, so that the result stays sorted and
+ * disjoint.  Firmware maps can list the same RAM twice (overlapping
+ * available entries): the guest's map and ram_bytes must count it once,
+ * and the EPT must cover the union.  Returns the new count; when the range
+ * needs a slot of its own and none is left, it is dropped (the EPT and the
+ * guest's map are built from this one function, so they still agree).
+ */
+static unsigned int ram_add(struct guest_ram_range *r, unsigned int n, unsigned int max,
+			    uint64_t start, uint64_t end)
+{
+	unsigned int i = 0, j;
+
+	/* Ranges wholly below, not even touching, stay as they are. */
+	while (i < n && r[i].end < start)
+		i++;
+	/* r[i..j) overlap or touch [start, end): they become one range. */
+	for (j = i; j < n && r[j].start <= end; j++) {
+		if (r[j].start < start)
+			start = r[j].start;
+		if (r[j].end > end)
+			end = r[j].end;
+	}
+	if (j == i) {
+		if (n == max)
+			return n;
+		memmove(&r[i + 1], &r[i], (n - i) * sizeof(*r));
+		r[i] = (struct guest_ram_range){ start, end };
+		return n + 1;
+	}
+	r[i] = (struct guest_ram_range){ start, end };
+	memmove(&r[i + 1], &r[j], (n - j) * sizeof(*r));
+	return n - (j - i - 1);
+}
+
 unsigned int guest_ram_ranges(const struct boot_info *bi, struct guest_ram_range *r,
 			      unsigned int max)
 {
@@ -88,32 +134,23 @@ unsigned int guest_ram_ranges(const struct boot_info *bi, struct guest_ram_range
 
 	for (unsigned int i = 0; i < bi->mmap_count; i++) {
 		const struct boot_mmap_entry *e = &bi->mmap[i];
-		uint64_t lo = ALIGN_UP(e->addr, (uint64_t)PAGE_SIZE);
-		uint64_t hi = ALIGN_DOWN(e->addr + e->len, (uint64_t)PAGE_SIZE);
-		/* The two pieces left of [lo, hi) around the hypervisor region. */
-		uint64_t piece[2][2] = {
-			{ lo, hi < HV_REGION_START ? hi : HV_REGION_START },
-			{ lo > HV_REGION_END ? lo : HV_REGION_END, hi },
-		};
+		uint64_t lo, hi;
 
-		if (e->type != BOOT_MEM_AVAILABLE || hi <= lo)
+		if (e->type != BOOT_MEM_AVAILABLE)
 			continue;
-		for (unsigned int k = 0; k < 2; k++) {
-			if (piece[k][0] >= piece[k][1])
-				continue;
-			if (n == max)
-				return n;
-			r[n++] = (struct guest_ram_range){ piece[k][0], piece[k][1] };
-		}
-	}
-	/* Insertion sort: firmware maps are short and usually sorted already. */
-	for (unsigned int i = 1; i < n; i++) {
-		struct guest_ram_range t = r[i];
-		unsigned int j = i;
-
-		for (; j > 0 && r[j - 1].start > t.start; j--)
-			r[j] = r[j - 1];
-		r[j] = t;
+		/*
+		 * Whole pages only.  An entry past the top of the address
+		 * space is malformed: skipped, not wrapped to a small end.
+		 */
+		lo = ALIGN_UP(e->addr, (uint64_t)PAGE_SIZE);
+		hi = ALIGN_DOWN(e->addr + e->len, (uint64_t)PAGE_SIZE);
+		if (e->addr + e->len < e->addr || lo < e->addr || hi <= lo)
+			continue;
+		/* The pieces of [lo, hi) on either side of the hypervisor region. */
+		if (lo < HV_REGION_START)
+			n = ram_add(r, n, max, lo, hi < HV_REGION_START ? hi : HV_REGION_START);
+		if (hi > HV_REGION_END)
+			n = ram_add(r, n, max, lo > HV_REGION_END ? lo : HV_REGION_END, hi);
 	}
 	return n;
 }
@@ -193,7 +230,7 @@ static bool load_segment(struct guest_layout *g, const uint8_t *image, uint64_t 
 
 	if (!memsz)
 		return true;
-	if (filesz > memsz || offset > image_len || filesz > image_len - offset || end < paddr ||
+	if (filesz > memsz || !in_image(image_len, offset, filesz) || end < paddr ||
 	    end > HV_IDENTITY_MAP_END) {
 		printk("exitplan: guest: segment at %#llx lies outside the module\n",
 		       (unsigned long long)paddr);
@@ -226,10 +263,11 @@ static bool load_elf(struct guest_layout *g, const uint8_t *image, uint64_t len,
 		const struct elf32_ehdr *eh = (const void *)image;
 
 		if (eh->phentsize < sizeof(struct elf32_phdr) ||
-		    eh->phoff + (uint64_t)eh->phnum * eh->phentsize > len)
+		    !in_image(len, eh->phoff, (uint64_t)eh->phnum * eh->phentsize))
 			goto bad;
 		for (unsigned int i = 0; i < eh->phnum; i++) {
-			const struct elf32_phdr *ph = (const void *)(image + eh->phoff + i * eh->phentsize);
+			const struct elf32_phdr *ph =
+				(const void *)(image + eh->phoff + (uint64_t)i * eh->phentsize);
 
 			if (ph->type == PT_LOAD &&
 			    !load_segment(g, image, len, ph->offset, ph->paddr, ph->filesz, ph->memsz))
@@ -242,10 +280,12 @@ static bool load_elf(struct guest_layout *g, const uint8_t *image, uint64_t len,
 		const struct elf64_ehdr *eh = (const void *)image;
 
 		if (eh->phentsize < sizeof(struct elf64_phdr) ||
-		    eh->phoff + (uint64_t)eh->phnum * eh->phentsize > len || eh->entry >> 32)
+		    !in_image(len, eh->phoff, (uint64_t)eh->phnum * eh->phentsize) ||
+		    eh->entry >> 32)
 			goto bad;
 		for (unsigned int i = 0; i < eh->phnum; i++) {
-			const struct elf64_phdr *ph = (const void *)(image + eh->phoff + i * eh->phentsize);
+			const struct elf64_phdr *ph =
+				(const void *)(image + eh->phoff + (uint64_t)i * eh->phentsize);
 
 			if (ph->type == PT_LOAD &&
 			    !load_segment(g, image, len, ph->offset, ph->paddr, ph->filesz, ph->memsz))
@@ -404,7 +444,11 @@ nomem:
 
 /* --- the guest's name, for reports ---------------------------------------- */
 
-/* The file offset of virtual address @va in a PT_LOAD segment's file bytes, or 0. */
+/*
+ * The file offset of virtual address @va in a PT_LOAD segment's file
+ * bytes, or 0.  Called after load_elf() accepted the image, but every
+ * field is checked again here: this reads the image by its own offsets.
+ */
 static uint64_t elf_va_to_offset(const uint8_t *image, uint64_t len, uint64_t va)
 {
 	bool is64 = image[4] == ELFCLASS64;
@@ -412,13 +456,16 @@ static uint64_t elf_va_to_offset(const uint8_t *image, uint64_t len, uint64_t va
 			      : ((const struct elf32_ehdr *)image)->phoff;
 	unsigned int phnum = is64 ? ((const struct elf64_ehdr *)image)->phnum
 				  : ((const struct elf32_ehdr *)image)->phnum;
-	unsigned int phsz = is64 ? sizeof(struct elf64_phdr) : sizeof(struct elf32_phdr);
+	/* The stride is e_phentsize, as load_elf() walks them; never shorter than a header. */
+	unsigned int phsz = is64 ? ((const struct elf64_ehdr *)image)->phentsize
+				 : ((const struct elf32_ehdr *)image)->phentsize;
 
+	if (phsz < (is64 ? sizeof(struct elf64_phdr) : sizeof(struct elf32_phdr)) ||
+	    !in_image(len, phoff, (uint64_t)phnum * phsz))
+		return 0;
 	for (unsigned int i = 0; i < phnum; i++) {
 		uint64_t o = phoff + (uint64_t)i * phsz, type, off, vaddr, filesz;
 
-		if (o + phsz > len)
-			return 0;
 		if (is64) {
 			const struct elf64_phdr *ph = (const void *)(image + o);
 
@@ -428,31 +475,58 @@ static uint64_t elf_va_to_offset(const uint8_t *image, uint64_t len, uint64_t va
 
 			type = ph->type, off = ph->offset, vaddr = ph->vaddr, filesz = ph->filesz;
 		}
-		if (type == PT_LOAD && va >= vaddr && va < vaddr + filesz && off + (va - vaddr) < len)
+		/* va - vaddr < filesz: no vaddr + filesz to wrap. */
+		if (type == PT_LOAD && va >= vaddr && va - vaddr < filesz &&
+		    in_image(len, off, filesz) && off + (va - vaddr) < len)
 			return off + (va - vaddr);
 	}
 	return 0;
 }
 
+/*
+ * Copy the NUL-terminated string at image[at] into @out, reading nothing
+ * past the image's end: a string that runs to the end of the module
+ * unterminated is cut there (strlcpy() would strlen() past it).
+ */
+static void copy_image_string(char *out, size_t size, const uint8_t *image, uint64_t len,
+			      uint64_t at)
+{
+	size_t max, n;
+
+	if (!size)
+		return;
+	max = size - 1;
+	if (len - at < max)
+		max = (size_t)(len - at);
+	n = strnlen((const char *)image + at, max);
+	memcpy(out, image + at, n);
+	out[n] = '\0';
+}
+
 /* The string the symbol `guest_name` points at, from the image's symbol table. */
 static bool elf_guest_name(const uint8_t *image, uint64_t len, char *out, size_t size)
 {
+	static const char sym[] = "guest_name";
 	bool is64;
 	uint64_t shoff;
-	unsigned int shnum, shsz;
+	unsigned int shnum, shsz, symsz;
 
 	if (len < sizeof(struct elf64_ehdr) || memcmp(image, ELF_MAGIC, 4))
 		return false;
 	is64 = image[4] == ELFCLASS64;
 	shoff = is64 ? ((const struct elf64_ehdr *)image)->shoff : ((const struct elf32_ehdr *)image)->shoff;
 	shnum = is64 ? ((const struct elf64_ehdr *)image)->shnum : ((const struct elf32_ehdr *)image)->shnum;
-	shsz = is64 ? sizeof(struct elf64_shdr) : sizeof(struct elf32_shdr);
+	/* The stride is e_shentsize (gABI), at least one header long. */
+	shsz = is64 ? ((const struct elf64_ehdr *)image)->shentsize
+		    : ((const struct elf32_ehdr *)image)->shentsize;
+	symsz = is64 ? sizeof(struct elf64_sym) : sizeof(struct elf32_sym);
+	/* Every section header in the image; checked once, before any addition. */
+	if (shsz < (is64 ? sizeof(struct elf64_shdr) : sizeof(struct elf32_shdr)) ||
+	    !in_image(len, shoff, (uint64_t)shnum * shsz))
+		return false;
 	for (unsigned int i = 0; i < shnum; i++) {
 		uint64_t o = shoff + (uint64_t)i * shsz, off, secsize, link, stroff, strsize;
-		unsigned int symsz = is64 ? sizeof(struct elf64_sym) : sizeof(struct elf32_sym);
 
-		if (o + shsz > len)
-			return false;
 		if (is64) {
 			const struct elf64_shdr *sh = (const void *)(image + o);
 
@@ -466,7 +540,8 @@ static bool elf_guest_name(const uint8_t *image, uint64_t len, char *out, size_t
 				continue;
 			off = sh->offset, secsize = sh->size, link = sh->link;
 		}
-		if (link >= shnum || shoff + (link + 1) * shsz > len || off + secsize > len)
+		/* sh_link names the string table; both tables lie in the image. */
+		if (link >= shnum || !in_image(len, off, secsize))
 			return false;
 		if (is64) {
 			const struct elf64_shdr *st = (const void *)(image + shoff + link * shsz);
@@ -477,20 +552,24 @@ static bool elf_guest_name(const uint8_t *image, uint64_t len, char *out, size_t
 
 			stroff = st->offset, strsize = st->size;
 		}
-		if (stroff + strsize > len)
+		if (!in_image(len, stroff, strsize))
 			return false;
-		for (uint64_t so = off; so + symsz <= off + secsize; so += symsz) {
+		for (uint64_t so = off; secsize - (so - off) >= symsz; so += symsz) {
 			uint64_t name = is64 ? ((const struct elf64_sym *)(image + so))->name
 					     : ((const struct elf32_sym *)(image + so))->name;
 			uint64_t value = is64 ? ((const struct elf64_sym *)(image + so))->value
 					      : ((const struct elf32_sym *)(image + so))->value;
 			uint64_t at;
 
-			if (name >= strsize ||
-			    strncmp((const char *)image + stroff + name, "guest_name", strsize - name) ||
+			/*
+			 * The name with its NUL inside the string table: a
+			 * table cut after "guest_nam" is not a match.
+			 */
+			if (name >= strsize || strsize - name < sizeof(sym) ||
+			    memcmp(image + stroff + name, sym, sizeof(sym)) ||
 			    !(at = elf_va_to_offset(image, len, value)))
 				continue;
-			strlcpy(out, (const char *)image + at, size < len - at ? size : len - at);
+			copy_image_string(out, size, image, len, at);
 			return out[0] != '\0';
 		}
 	}

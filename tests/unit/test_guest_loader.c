@@ -290,7 +290,7 @@ static void assert_guest_map(const struct guest_start *st)
 {
 	const struct multiboot_info *mbi = mbi_of(st);
 	const uint8_t *p, *end;
-	uint64_t ram = 0;
+	uint64_t ram = 0, avail_end = 0;
 	unsigned int n = 0;
 
 	assert_true(mbi->flags & MULTIBOOT_INFO_MEM_MAP);
@@ -304,26 +304,23 @@ static void assert_guest_map(const struct guest_start *st)
 			fail_msg("guest memory map entry [%#llx, %#llx) type %u overlaps the hypervisor",
 				 (unsigned long long)e->addr, (unsigned long long)(e->addr + e->len),
 				 e->type);
-		if (e->type == MULTIBOOT_MEMORY_AVAILABLE)
+		if (e->type == MULTIBOOT_MEMORY_AVAILABLE) {
+			/* Available entries: sorted and disjoint, so RAM is counted once. */
+			if (n && e->addr < avail_end)
+				fail_msg("guest memory map: available [%#llx, %#llx) overlaps or "
+					 "precedes the previous one (ending %#llx)",
+					 (unsigned long long)e->addr,
+					 (unsigned long long)(e->addr + e->len),
+					 (unsigned long long)avail_end);
+			avail_end = e->addr + e->len;
 			ram += e->len;
+		}
 		assert_int_equal(e->size, sizeof(*e) - 4);
 		p += e->size + 4;
 		n++;
 	}
 	assert_true(n > 0);
 	assert_int_equal(ram, st->ram_bytes);
-}
-
-/*
- * Tests that show known bugs fail (or make ASan abort the program), so
- * they run only on request: UNIT_KNOWN_BUGS=1 for all of them, or
- * UNIT_KNOWN_BUGS=<test name> for one.
- */
-static bool known_bug_enabled(const char *test)
-{
-	const char *e = getenv("UNIT_KNOWN_BUGS");
-
-	return e && (!strcmp(e, "1") || !strcmp(e, test));
 }
 
 /* --- tests: loading -------------------------------------------------------- */
@@ -876,19 +873,16 @@ static void test_guest_name_symbol(void **state)
 }
 
 /*
- * Known bug (see the report): the `guest_name` string is copied with
- * strlcpy(), which runs strlen() over its source; a string that is not
- * terminated before the end of the module is read past the module's end
- * (an ASan heap-buffer-overflow here).  Run with
- * UNIT_KNOWN_BUGS=test_guest_name_unterminated.
+ * Regression: the `guest_name` string was copied with strlcpy(), which
+ * runs strlen() over its source; a string not terminated before the end
+ * of the module was read past the module's end (an ASan
+ * heap-buffer-overflow here).  It is cut at the module's end instead.
  */
 static void test_guest_name_unterminated(void **state)
 {
 	struct guest_start st;
 
 	(void)state;
-	if (!known_bug_enabled(__func__))
-		skip();
 	build_elf(false, kernel, 2, KERNEL_ENTRY);
 	add_symtab(false, "guest_name", 0x100800);
 	/* One more segment whose file bytes end the image, with the string last. */
@@ -913,17 +907,14 @@ static void test_guest_name_unterminated(void **state)
 }
 
 /*
- * Known bug (see the report): ELF64 offsets are 64-bit and the loader's
- * bounds check adds them unchecked: e_phoff near 2^64 wraps
+ * Regression: ELF64 offsets are 64-bit and the loader's bounds check
+ * added them unchecked: e_phoff near 2^64 wrapped
  * "phoff + phnum * phentsize > len" below len, and the program headers
- * are read from before the image.  Run with
- * UNIT_KNOWN_BUGS=test_elf64_phoff_wraps (ASan aborts).
+ * were read from before the image (ASan aborted).
  */
 static void test_elf64_phoff_wraps(void **state)
 {
 	(void)state;
-	if (!known_bug_enabled(__func__))
-		skip();
 	/* e_phoff = -0x38: the first program header "at" 0x38 bytes before the image. */
 	build_elf(true, kernel, 2, KERNEL_ENTRY);
 	((struct elf64_ehdr *)image)->phoff = -(uint64_t)sizeof(struct elf64_phdr);
@@ -931,18 +922,15 @@ static void test_elf64_phoff_wraps(void **state)
 }
 
 /*
- * Known bug (see the report): the same in elf_guest_name(): a string
- * table's sh_offset near 2^64 passes "stroff + strsize > len", and the
- * symbol names are read from before the image.  Run with
- * UNIT_KNOWN_BUGS=test_elf64_strtab_offset_wraps (ASan aborts).
+ * Regression: the same in elf_guest_name(): a string table's sh_offset
+ * near 2^64 passed "stroff + strsize > len", and the symbol names were
+ * read from before the image (ASan aborted).
  */
 static void test_elf64_strtab_offset_wraps(void **state)
 {
 	struct guest_start st;
 
 	(void)state;
-	if (!known_bug_enabled(__func__))
-		skip();
 	build_elf(true, kernel, 2, KERNEL_ENTRY);
 	add_symtab(true, "guest_name", 0x100800);
 	{
@@ -958,11 +946,10 @@ static void test_elf64_strtab_offset_wraps(void **state)
 }
 
 /*
- * Known bug (see the report): two available entries of the firmware's map
- * that overlap are passed to the guest as two overlapping available
- * entries, and the overlap is counted twice in ram_bytes (which fw_cfg
- * reports as the RAM size).  Run with
- * UNIT_KNOWN_BUGS=test_overlapping_available_entries.
+ * Regression: two available entries of the firmware's map that overlap
+ * were passed to the guest as two overlapping available entries, and the
+ * overlap was counted twice in ram_bytes (which fw_cfg reports as the RAM
+ * size).  They are one range now.
  */
 static void test_overlapping_available_entries(void **state)
 {
@@ -974,8 +961,6 @@ static void test_overlapping_available_entries(void **state)
 	struct guest_start st;
 
 	(void)state;
-	if (!known_bug_enabled(__func__))
-		skip();
 	memcpy(bi.mmap, m, sizeof(m));
 	bi.mmap_count = ARRAY_SIZE(m);
 	build_elf(false, kernel, 2, KERNEL_ENTRY);
@@ -983,6 +968,46 @@ static void test_overlapping_available_entries(void **state)
 	if (!load(&st))
 		fail_msg("guest_load failed: %s", fake_printk_log);
 	assert_int_equal(st.ram_bytes, 0x9f000 + 23 * MiB);
+	assert_guest_map(&st);
+}
+
+/* guest_ram_ranges() on overlapping, nested, touching and wrapping entries. */
+static void test_ram_ranges_merge(void **state)
+{
+	static const struct boot_mmap_entry m[] = {
+		{ 0x10000000, 0x1000000, BOOT_MEM_AVAILABLE },	/* 256 .. 272 MiB */
+		{ 0x100000, 0x1000000, BOOT_MEM_AVAILABLE },	/* 1 .. 17 MiB */
+		{ 0x800000, 0x1000000, BOOT_MEM_AVAILABLE },	/* 8 .. 24 MiB: overlaps */
+		{ 0x200000, 0x100000, BOOT_MEM_AVAILABLE },	/* inside 1 .. 17 MiB */
+		{ 0x1800000, 0x800000, BOOT_MEM_AVAILABLE },	/* 24 .. 32 MiB: touches */
+		{ 0x10800000, 0x100, BOOT_MEM_AVAILABLE },	/* less than a page */
+		{ 0xfff000, 0x2000, BOOT_MEM_RESERVED },	/* reserved: no effect on RAM */
+		/* Past the top of the address space: malformed, ignored (not wrapped). */
+		{ 0xffffffffffe00000ull, 0x400000, BOOT_MEM_AVAILABLE },
+		/* Over everything from 200 MiB to 264 MiB, and touching 256 MiB's. */
+		{ 0xc800000, 0x4000000, BOOT_MEM_AVAILABLE },
+	};
+	struct guest_ram_range r[GUEST_MAX_RANGES];
+	unsigned int n;
+
+	(void)state;
+	memcpy(bi.mmap, m, sizeof(m));
+	bi.mmap_count = ARRAY_SIZE(m);
+	n = guest_ram_ranges(&bi, r, ARRAY_SIZE(r));
+	assert_int_equal(n, 2);
+	assert_int_equal(r[0].start, 0x100000);
+	assert_int_equal(r[0].end, 32 * MiB);
+	assert_int_equal(r[1].start, 200 * MiB);
+	assert_int_equal(r[1].end, 272 * MiB);
+
+	/*
+	 * With room for one range: the first one found, grown by every later
+	 * entry that overlaps or touches it; entries needing a slot are dropped.
+	 */
+	n = guest_ram_ranges(&bi, r, 1);
+	assert_int_equal(n, 1);
+	assert_int_equal(r[0].start, 200 * MiB);
+	assert_int_equal(r[0].end, 272 * MiB);
 }
 
 int main(void)
@@ -1000,6 +1025,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_elf64_phoff_wraps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_elf64_strtab_offset_wraps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overlapping_available_entries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ram_ranges_merge, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("runtime/guest_loader.c", tests, group_setup,
