@@ -28,6 +28,28 @@ static void pad(struct out *o, char c, int n)
 		put(o, c);
 }
 
+/*
+ * The largest field width or precision: longer ones saturate here.  C
+ * leaves an output longer than INT_MAX undefined (the return value cannot
+ * say it); parsing "%99999999999d" into an int would overflow first.  No
+ * buffer the hypervisor prints into comes near this, and put_num()'s int
+ * arithmetic (width + prefix + sign) stays far from overflow.
+ */
+#define FORMAT_FIELD_MAX	100000
+
+/* A decimal field (width or precision) from *fmt, saturated. */
+static int parse_field(const char **fmt)
+{
+	int v = 0;
+
+	while (**fmt >= '0' && **fmt <= '9') {
+		v = v * 10 + (*(*fmt)++ - '0');
+		if (v > FORMAT_FIELD_MAX)
+			v = FORMAT_FIELD_MAX;
+	}
+	return v;
+}
+
 struct spec {
 	bool left;		/* '-' */
 	bool zero;		/* '0' */
@@ -112,27 +134,32 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 				break;
 		}
 		if (*fmt == '*') {
-			sp.width = va_arg(ap, int);
-			if (sp.width < 0) {
+			int w = va_arg(ap, int);
+
+			/* A negative '*' width is '-' and its magnitude (INT_MIN has none as an int). */
+			if (w < 0) {
 				sp.left = true;
-				sp.width = -sp.width;
+				w = w < -FORMAT_FIELD_MAX ? -FORMAT_FIELD_MAX : w;
+				w = -w;
 			}
+			sp.width = w > FORMAT_FIELD_MAX ? FORMAT_FIELD_MAX : w;
 			fmt++;
 		} else {
-			while (*fmt >= '0' && *fmt <= '9')
-				sp.width = sp.width * 10 + (*fmt++ - '0');
+			sp.width = parse_field(&fmt);
 		}
 		if (*fmt == '.') {
 			fmt++;
 			sp.precision = 0;
 			if (*fmt == '*') {
 				sp.precision = va_arg(ap, int);
+				/* A negative '*' precision is no precision (C). */
 				if (sp.precision < 0)
 					sp.precision = -1;
+				else if (sp.precision > FORMAT_FIELD_MAX)
+					sp.precision = FORMAT_FIELD_MAX;
 				fmt++;
 			} else {
-				while (*fmt >= '0' && *fmt <= '9')
-					sp.precision = sp.precision * 10 + (*fmt++ - '0');
+				sp.precision = parse_field(&fmt);
 			}
 		}
 		if (*fmt == 'h') {
@@ -183,11 +210,12 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 				sp.alt && u && *fmt != 'u' ? (*fmt == 'X' ? "0X" : "0x") : NULL);
 			break;
 		case 'p':
-			/* Always 0x and 16 digits: addresses line up in dumps. */
-			sp.zero = true;
-			sp.precision = -1;
-			if (sp.width < 18)
-				sp.width = 18;
+			/*
+			 * Always 0x and 16 digits, so addresses line up in dumps:
+			 * the digits are a precision, which a width (also with
+			 * '-') pads around with spaces and never shortens.
+			 */
+			sp.precision = 16;
 			put_num(&o, &sp, (uintptr_t)va_arg(ap, void *), false, 16, false, "0x");
 			break;
 		case 's':
