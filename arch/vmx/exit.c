@@ -28,17 +28,21 @@ BUILD_BUG_ON(offsetof(struct vcpu, regs.rax) != VCPU_RAX);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.rcx) != VCPU_RCX);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.rdx) != VCPU_RDX);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.rbx) != VCPU_RBX);
-BUILD_BUG_ON(offsetof(struct vcpu, regs.rbp) != VCPU_RBP);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.rsi) != VCPU_RSI);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.rdi) != VCPU_RDI);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r8) != VCPU_R8);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r9) != VCPU_R9);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r10) != VCPU_R10);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r11) != VCPU_R11);
+BUILD_BUG_ON(offsetof(struct vcpu, regs.r11) + 8 != VCPU_PUSHED_END);
+BUILD_BUG_ON(offsetof(struct vcpu, regs.rbp) != VCPU_RBP);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r12) != VCPU_R12);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r13) != VCPU_R13);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r14) != VCPU_R14);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r15) != VCPU_R15);
+BUILD_BUG_ON(offsetof(struct vcpu, regs.cr2) != VCPU_CR2);
+BUILD_BUG_ON(offsetof(struct vcpu, exit_rsp) != VCPU_EXIT_RSP);
+BUILD_BUG_ON(offsetof(struct vcpu, host_rsp) != VCPU_HOST_RSP);
 /* The stub returns the action as vmx_enter_guest()'s result. */
 BUILD_BUG_ON(VMX_EXIT_STOP != VMX_ENTER_STOPPED);
 
@@ -75,6 +79,69 @@ enum vmx_exit_action vmx_handle_exit(struct vcpu *vcpu)
 	return action;
 }
 
+/* One direct-indexed range of a breakdown: count[i] is key base + i. */
+struct stats_range {
+	uint64_t base;
+	const uint64_t *count;
+	unsigned int n;
+};
+
+/*
+ * One breakdown map of the statistics document (docs/STATS.md): the
+ * direct ranges, then the table, then `other`.  Keys in hex, or decimal.
+ */
+static void print_breakdown(const char *name, bool hex, const struct stats_range *ranges,
+			    unsigned int n_ranges, const struct exit_stats_table *t)
+{
+	const char *sep = "";
+
+	printk("      %s: {", name);
+	for (unsigned int r = 0; r < n_ranges; r++) {
+		for (unsigned int i = 0; i < ranges[r].n; i++) {
+			if (!ranges[r].count[i])
+				continue;
+			printk(hex ? "%s0x%llx: %llu" : "%s%llu: %llu", sep,
+			       (unsigned long long)(ranges[r].base + i),
+			       (unsigned long long)ranges[r].count[i]);
+			sep = ", ";
+		}
+	}
+	for (unsigned int i = 0; i < EXIT_STATS_KEYS; i++) {
+		if (!t->key[i])
+			continue;
+		printk(hex ? "%s0x%llx: %llu" : "%s%llu: %llu", sep,
+		       (unsigned long long)(t->key[i] - 1), (unsigned long long)t->count[i]);
+		sep = ", ";
+	}
+	if (t->other)
+		printk("%sother: %llu", sep, (unsigned long long)t->other);
+	printk("}\n");
+}
+
+void exit_stats_print_breakdowns(const struct exit_stats *st)
+{
+	const struct stats_range msr_read[] = {
+		{ MSR_IA32_X2APIC_FIRST, st->msr_read_x2apic, EXIT_STATS_X2APIC },
+	};
+	const struct stats_range msr_write[] = {
+		{ MSR_IA32_X2APIC_FIRST, st->msr_write_x2apic, EXIT_STATS_X2APIC },
+	};
+	const struct stats_range cpuid[] = {
+		{ 0, st->cpuid_basic, EXIT_STATS_CPUID_BASIC },
+		{ CPUID_HYPERVISOR_BASE, st->cpuid_hv, EXIT_STATS_CPUID_HV },
+		{ CPUID_LEAF_EXT_BASE, st->cpuid_ext, EXIT_STATS_CPUID_EXT },
+	};
+	const struct stats_range hypercall[] = {
+		{ 0, st->hypercall_low, EXIT_STATS_HYPERCALLS },
+	};
+
+	print_breakdown("msr_read", true, msr_read, ARRAY_SIZE(msr_read), &st->msr_read);
+	print_breakdown("msr_write", true, msr_write, ARRAY_SIZE(msr_write), &st->msr_write);
+	print_breakdown("io", true, NULL, 0, &st->io);
+	print_breakdown("cpuid", true, cpuid, ARRAY_SIZE(cpuid), &st->cpuid);
+	print_breakdown("hypercall", false, hypercall, ARRAY_SIZE(hypercall), &st->hypercall);
+}
+
 static void vcpu_vstop(struct vcpu *vcpu, const char *fmt, va_list ap)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
@@ -107,9 +174,16 @@ enum vmx_exit_action vcpu_stop_status(struct vcpu *vcpu, enum vcpu_stop_kind kin
 	return VMX_EXIT_STOP;
 }
 
+/*
+ * Called only from within an exit (the unexpected-exit and failed-entry
+ * reports, a failed VMRESUME): RBP and R12-R15 are then still the
+ * guest's, live in the registers.
+ */
 void vmx_dump_guest_state(struct vcpu *vcpu)
 {
 	const struct guest_regs *r = &vcpu->regs;
+
+	vcpu_spill_fixed_regs(vcpu);
 
 	printk("  guest RIP %#llx RSP %#llx RFLAGS %#llx\n",
 	       (unsigned long long)vmcs_read(GUEST_RIP), (unsigned long long)vmcs_read(GUEST_RSP),
@@ -127,10 +201,22 @@ void vmx_dump_guest_state(struct vcpu *vcpu)
 	       (unsigned long long)r->rax, (unsigned long long)r->rbx, (unsigned long long)r->rcx,
 	       (unsigned long long)r->rdx, (unsigned long long)r->rsi, (unsigned long long)r->rdi,
 	       (unsigned long long)r->rbp);
+	printk("  R8 %#llx R9 %#llx R10 %#llx R11 %#llx R12 %#llx R13 %#llx R14 %#llx R15 %#llx\n",
+	       (unsigned long long)r->r8, (unsigned long long)r->r9, (unsigned long long)r->r10,
+	       (unsigned long long)r->r11, (unsigned long long)r->r12, (unsigned long long)r->r13,
+	       (unsigned long long)r->r14, (unsigned long long)r->r15);
 }
 
 enum vmx_exit_action handle_unexpected_exit(struct vcpu *vcpu, uint16_t basic_reason)
 {
+	uint32_t reason = vmcs_read32(VM_EXIT_REASON);
+
+	/*
+	 * The plain exit stub does not test bit 31 (exit_entry.S): a failed
+	 * VM entry's basic reasons have no handler and arrive here.
+	 */
+	if (unlikely(reason & VMX_EXIT_REASONS_FAILED_VMENTRY))
+		return vmx_entry_failed(vcpu, reason);
 	printk("exitplan: unexpected VM exit %u (%s): qualification %#llx\n", basic_reason,
 	       vmx_exit_reason_name(basic_reason),
 	       (unsigned long long)vmcs_read(EXIT_QUALIFICATION));

@@ -2,15 +2,36 @@
 /*
  * The VM-exit entry stub (HOST_RIP) and the first VM entry.
  *
- * On a VM exit the CPU loads the host state from the VMCS: RSP points at
- * this CPU's exit frame (vcpu_asm.h), RFLAGS is 0x2 (interrupts off),
- * and every general-purpose register still holds the guest's value.  The
- * stub saves them into vcpu->regs, reads the exit reason and calls the
- * generated dispatch -- or, when the vCPU needs more around it (manual
- * MSR switching, timing, a failed VM entry), vmx_handle_exit() in exit.c
- * -- and either
- * restores them and VMRESUMEs, or returns from vmx_enter_guest() to the
- * code that launched the guest.
+ * On a VM exit the CPU loads the host state from the VMCS: RFLAGS is 0x2
+ * (interrupts off), every general-purpose register still holds the
+ * guest's value, and RSP is HOST_RSP, which points just past the R11
+ * slot of vcpu->regs (vcpu_asm.h): ten PUSHes save RAX, RCX, RDX, RBX,
+ * RSI, RDI and R8-R11 in place, with no scratch register and no load of
+ * the vcpu pointer, and leave RSP pointing at the vcpu.  The stub then
+ * switches to this CPU's exit stack (vcpu->exit_rsp), reads the exit
+ * reason and calls the generated dispatch -- or, when the vCPU needs more
+ * around it (manual MSR switching, timing), vmx_handle_exit() in exit.c
+ * -- and either restores the ten with POPs and VMRESUMEs, or returns from
+ * vmx_enter_guest() to the code that launched the guest.
+ *
+ * The exit stack's top holds the vcpu pointer (the exit frame, written
+ * once at setup: vcpu->exit_rsp points at it), so that after the call
+ * one load gets RSP back to vcpu->regs for the POPs.
+ *
+ * RBP and R12-R15 are not saved at all: all host C is compiled with
+ * -ffixed-rbp -ffixed-r12 ... -ffixed-r15 (runtime/runtime.mk), so no
+ * compiled code ever reads or writes them, and the guest's values stay
+ * in the registers through the whole exit.  Host assembly that runs in
+ * an exit (the interrupt and exception entry, runtime/entry.S) saves and
+ * restores every register it touches.  Handlers reach them through
+ * vcpu_gpr_read/write() (handlers.c); the stop path spills them into
+ * vcpu->regs before it returns to the host's own values.
+ *
+ * HOST_RSP pointing into struct vcpu is safe for the ten PUSHes: nothing
+ * else can push there.  External interrupts are off (RFLAGS.IF = 0), the
+ * PUSHes cannot fault (struct vcpu is mapped, page-aligned, and regs is
+ * at its start), and NMI, #DF and #MC run on IST stacks
+ * (runtime/traps.c), never on the interrupted RSP.
  *
  * The round trip is the hot path every exit pays: keep it straight-line.
  * CR2 is not switched: the host takes no page faults (a host #PF is a
@@ -22,15 +43,20 @@
 	.code64
 
 /*
- * int vmx_enter_guest(struct vcpu *vcpu, void *exit_frame)
+ * int vmx_enter_guest(struct vcpu *vcpu)
  *
  * VMLAUNCH the current VMCS with vcpu->regs.  Returns VMX_ENTER_STOPPED
- * when a handler stopped the guest, VMX_ENTER_VMFAIL when VMLAUNCH
- * itself failed (RFLAGS.CF or ZF; nothing was entered).
+ * when a handler stopped the guest (vcpu->regs then holds all the
+ * guest's registers), VMX_ENTER_VMFAIL when VMLAUNCH itself failed
+ * (RFLAGS.CF or ZF; nothing was entered).
  */
 	.globl vmx_enter_guest
 	.type vmx_enter_guest, @function
 vmx_enter_guest:
+	/*
+	 * Our caller was compiled not to use RBP and R12-R15, but save the
+	 * ABI's callee-saved set anyway: it is once per guest, not per exit.
+	 */
 	push	%rbp
 	push	%rbx
 	push	%r12
@@ -38,7 +64,7 @@ vmx_enter_guest:
 	push	%r14
 	push	%r15
 	/* The stop path in the stub returns through this RSP. */
-	mov	%rsp, EXIT_FRAME_HOST_RSP(%rsi)
+	mov	%rsp, VCPU_HOST_RSP(%rdi)
 	mov	%rdi, %rax
 	mov	VCPU_RCX(%rax), %rcx
 	mov	VCPU_RDX(%rax), %rdx
@@ -68,81 +94,78 @@ vmx_enter_guest:
 	.size vmx_enter_guest, . - vmx_enter_guest
 
 /*
- * Save the guest's general-purpose registers into the vcpu named by the
- * exit frame; leave the vcpu in RBX (callee-saved: it survives the C
- * calls) and RDI (their first argument).
+ * Save the ten caller-saved guest registers into vcpu->regs (RSP =
+ * HOST_RSP, just past the R11 slot), then switch to the exit stack, whose
+ * top word is the vcpu pointer.  Leaves the vcpu in RDI (the C calls'
+ * first argument).
  */
 .macro SAVE_GUEST_REGS
+	push	%r11
+	push	%r10
+	push	%r9
+	push	%r8
+	push	%rdi
+	push	%rsi
+	push	%rbx
+	push	%rdx
+	push	%rcx
 	push	%rax
-	mov	8+EXIT_FRAME_VCPU(%rsp), %rax
-	mov	%rcx, VCPU_RCX(%rax)
-	mov	%rdx, VCPU_RDX(%rax)
-	mov	%rbx, VCPU_RBX(%rax)
-	mov	%rbp, VCPU_RBP(%rax)
-	mov	%rsi, VCPU_RSI(%rax)
-	mov	%rdi, VCPU_RDI(%rax)
-	mov	%r8, VCPU_R8(%rax)
-	mov	%r9, VCPU_R9(%rax)
-	mov	%r10, VCPU_R10(%rax)
-	mov	%r11, VCPU_R11(%rax)
-	mov	%r12, VCPU_R12(%rax)
-	mov	%r13, VCPU_R13(%rax)
-	mov	%r14, VCPU_R14(%rax)
-	mov	%r15, VCPU_R15(%rax)
-	popq	VCPU_RAX(%rax)
-	mov	%rax, %rbx
-	mov	%rax, %rdi
+	mov	%rsp, %rdi
+	mov	VCPU_EXIT_RSP(%rsp), %rsp
 .endm
 
 /*
- * HOST_RIP, one of two.  [rsp] = struct vcpu *, 16-byte aligned, so the
- * calls below see the ABI's alignment.  vmx_exit_stub is the common
- * case: read the exit reason and call the generated dispatch directly.
- * vmx_exit_stub_hooks, for a vCPU whose exits need more around the
- * dispatch (vcpu->exit_hooks: manual MSR switching, timing), goes
- * through vmx_handle_exit() in exit.c; so does a failed VM entry (exit
- * reason bit 31).  Which one a vCPU uses is fixed at VMCS setup.
+ * HOST_RIP, one of two.  vcpu->exit_rsp is 16-byte aligned, so the calls
+ * below see the ABI's alignment.  vmx_exit_stub is the common case: read
+ * the exit reason and call the generated dispatch directly with its basic
+ * reason.  A failed VM entry (bit 31) needs no test here: its basic
+ * reasons (33, 34, 41) have no handler in spec/handlers.yaml, so the
+ * dispatch sends them to handle_unexpected_exit(), which reads bit 31 and
+ * reports the failed entry (docs/INTERFACES.md).  vmx_exit_stub_hooks,
+ * for a vCPU whose exits need more around the dispatch (vcpu->exit_hooks:
+ * manual MSR switching, timing), goes through vmx_handle_exit() in
+ * exit.c.  Which one a vCPU uses is fixed at VMCS setup.
  */
 	.globl vmx_exit_stub
 	.type vmx_exit_stub, @function
 vmx_exit_stub:
 	SAVE_GUEST_REGS
 	mov	vmx_exit_reason_field(%rip), %rsi
+	/*
+	 * No MOVZWL to the basic reason: the argument is a uint16_t, whose
+	 * bits above 15 the psABI leaves unspecified, and gcc (the only
+	 * compiler of this code) extends such arguments in the callee.
+	 */
 	vmread	%rsi, %rsi
-	test	%esi, %esi
-	js	.Lhooks
-	movzwl	%si, %esi
 	call	vmx_dispatch_exit
 .Lhandled:
 	test	%eax, %eax
 	jnz	.Lstop
 .Lresume:
-	mov	%rbx, %rax
-	mov	VCPU_RCX(%rax), %rcx
-	mov	VCPU_RDX(%rax), %rdx
-	mov	VCPU_RBX(%rax), %rbx
-	mov	VCPU_RBP(%rax), %rbp
-	mov	VCPU_RSI(%rax), %rsi
-	mov	VCPU_RDI(%rax), %rdi
-	mov	VCPU_R8(%rax), %r8
-	mov	VCPU_R9(%rax), %r9
-	mov	VCPU_R10(%rax), %r10
-	mov	VCPU_R11(%rax), %r11
-	mov	VCPU_R12(%rax), %r12
-	mov	VCPU_R13(%rax), %r13
-	mov	VCPU_R14(%rax), %r14
-	mov	VCPU_R15(%rax), %r15
-	mov	VCPU_RAX(%rax), %rax
+	/* POP the ten back in the order they were pushed; RBP, R12-R15 are live. */
+	mov	(%rsp), %rsp
+	pop	%rax
+	pop	%rcx
+	pop	%rdx
+	pop	%rbx
+	pop	%rsi
+	pop	%rdi
+	pop	%r8
+	pop	%r9
+	pop	%r10
+	pop	%r11
 	vmresume
 	/*
 	 * VMRESUME failed (RFLAGS.CF: no valid VMCS, ZF: VM_INSTRUCTION_ERROR
-	 * says why).  Report it with the vcpu and stop.  A failed VM entry
-	 * that got as far as the guest-state checks is a VM exit with bit 31
-	 * set instead, handled in vmx_handle_exit().
+	 * says why).  RSP is HOST_RSP again, VCPU_PUSHED_END past the vcpu;
+	 * LEA and MOV leave RFLAGS alone for the PUSHFQ.  Report it and
+	 * stop.  A failed VM entry that got as far as the guest-state checks
+	 * is a VM exit with bit 31 set instead, handled in vmx_handle_exit().
 	 */
+	lea	-VCPU_PUSHED_END(%rsp), %rdi
+	mov	VCPU_EXIT_RSP(%rdi), %rsp
 	pushfq
 	pop	%rsi
-	mov	EXIT_FRAME_VCPU(%rsp), %rdi
 	call	vmx_report_vmresume_failure
 	mov	$VMX_ENTER_STOPPED, %eax
 	jmp	.Lstop
@@ -150,7 +173,17 @@ vmx_exit_stub:
 	call	vmx_handle_exit		/* exit.c: reason, MSRs, timing, dispatch */
 	jmp	.Lhandled
 .Lstop:
-	mov	EXIT_FRAME_HOST_RSP(%rsp), %rsp
+	/*
+	 * The guest stopped: leave all of its registers in vcpu->regs for
+	 * the summary, then return to the host's own RBP, R12-R15.
+	 */
+	mov	(%rsp), %rbx
+	mov	%rbp, VCPU_RBP(%rbx)
+	mov	%r12, VCPU_R12(%rbx)
+	mov	%r13, VCPU_R13(%rbx)
+	mov	%r14, VCPU_R14(%rbx)
+	mov	%r15, VCPU_R15(%rbx)
+	mov	VCPU_HOST_RSP(%rbx), %rsp
 	pop	%r15
 	pop	%r14
 	pop	%r13

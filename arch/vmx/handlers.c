@@ -24,23 +24,84 @@
 
 /* --- general-purpose registers by their instruction encoding ---------- */
 
-/* 0 RAX, 1 RCX, 2 RDX, 3 RBX, 4 RSP (in the VMCS), 5 RBP, 6 RSI, 7 RDI, 8-15 R8-R15. */
+/*
+ * 0 RAX, 1 RCX, 2 RDX, 3 RBX, 4 RSP (in the VMCS), 5 RBP, 6 RSI, 7 RDI,
+ * 8-15 R8-R15.  RBP and R12-R15 (NULL here) are the guest's in the
+ * registers themselves during an exit: no host C touches them (vcpu.h).
+ */
 static uint64_t *gpr_slot(struct vcpu *vcpu, unsigned int n)
 {
 	struct guest_regs *r = &vcpu->regs;
 	uint64_t *const slots[16] = {
-		&r->rax, &r->rcx, &r->rdx, &r->rbx, NULL, &r->rbp, &r->rsi, &r->rdi,
-		&r->r8, &r->r9, &r->r10, &r->r11, &r->r12, &r->r13, &r->r14, &r->r15,
+		&r->rax, &r->rcx, &r->rdx, &r->rbx, NULL, NULL, &r->rsi, &r->rdi,
+		&r->r8, &r->r9, &r->r10, &r->r11, NULL, NULL, NULL, NULL,
 	};
 
 	return slots[n & 15];
+}
+
+/*
+ * The live guest RBP, R12-R15.  The asm names the register: the compiler
+ * was told never to allocate it (-ffixed-*), so nothing else holds a
+ * value there that a write could clobber.
+ */
+static uint64_t fixed_gpr_read(unsigned int n)
+{
+	uint64_t v;
+
+	switch (n & 15) {
+	case 5:
+		asm volatile("mov %%rbp, %0" : "=r"(v));
+		break;
+	case 12:
+		asm volatile("mov %%r12, %0" : "=r"(v));
+		break;
+	case 13:
+		asm volatile("mov %%r13, %0" : "=r"(v));
+		break;
+	case 14:
+		asm volatile("mov %%r14, %0" : "=r"(v));
+		break;
+	default:
+		asm volatile("mov %%r15, %0" : "=r"(v));
+		break;
+	}
+	return v;
+}
+
+static void fixed_gpr_write(unsigned int n, uint64_t v)
+{
+	switch (n & 15) {
+	case 5:
+		asm volatile("mov %0, %%rbp" : : "r"(v));
+		break;
+	case 12:
+		asm volatile("mov %0, %%r12" : : "r"(v));
+		break;
+	case 13:
+		asm volatile("mov %0, %%r13" : : "r"(v));
+		break;
+	case 14:
+		asm volatile("mov %0, %%r14" : : "r"(v));
+		break;
+	default:
+		asm volatile("mov %0, %%r15" : : "r"(v));
+		break;
+	}
+}
+
+static bool gpr_is_rsp(unsigned int n)
+{
+	return (n & 15) == 4;
 }
 
 uint64_t vcpu_gpr_read(struct vcpu *vcpu, unsigned int n)
 {
 	uint64_t *p = gpr_slot(vcpu, n);
 
-	return p ? *p : vmcs_read(GUEST_RSP);
+	if (p)
+		return *p;
+	return gpr_is_rsp(n) ? vmcs_read(GUEST_RSP) : fixed_gpr_read(n);
 }
 
 void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v)
@@ -52,8 +113,10 @@ void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v)
 		v &= 0xffffffffull;
 	if (p)
 		*p = v;
-	else
+	else if (gpr_is_rsp(n))
 		vmcs_write(GUEST_RSP, v);
+	else
+		fixed_gpr_write(n, v);
 }
 
 /* --- CPUID ------------------------------------------------------------- */
@@ -75,7 +138,8 @@ enum vmx_exit_action handle_cpuid(struct vcpu *vcpu)
 	/* 64-bit: CPUID zero-extends what it writes, so no masking is needed. */
 	uint64_t a, b, c, d;
 
-	VCPU_STATS_COUNT(vcpu, cpuid, leaf);
+	if (VCPU_STATS_COUNTING)
+		exit_stats_count_cpuid(&vcpu->stats, leaf);
 	if (unlikely(leaf - CPUID_HYPERVISOR_BASE <= CPUID_HV_LEAF_RANGE)) {
 		a = b = c = d = 0;
 		if (leaf == CPUID_HYPERVISOR_BASE) {
@@ -120,7 +184,8 @@ enum vmx_exit_action handle_vmcall(struct vcpu *vcpu)
 		vmx_skip_instruction();
 		return VMX_EXIT_RESUME;
 	}
-	VCPU_STATS_COUNT(vcpu, hypercall, (uint32_t)r->rax);
+	if (VCPU_STATS_COUNTING)
+		exit_stats_count_hypercall(&vcpu->stats, (uint32_t)r->rax);
 	res = hypercall_dispatch(vcpu, r->rax, r->rbx, r->rcx, r->rdx, r->rsi);
 	if (res.stop)
 		return vcpu_stop_status(vcpu, VCPU_STOP_SHUTDOWN, res.status);

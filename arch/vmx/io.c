@@ -110,7 +110,8 @@ enum vmx_exit_action handle_io_instruction(struct vcpu *vcpu)
 	uint16_t port = (uint16_t)(q >> EXIT_QUAL_IO_PORT_SHIFT);
 	struct guest_regs *r = &vcpu->regs;
 
-	VCPU_STATS_COUNT(vcpu, io, port);
+	if (VCPU_STATS_COUNTING)
+		exit_stats_table_count(&vcpu->stats.io, port);
 	if (size != 1 && size != 2 && size != 4)
 		return vcpu_stop(vcpu, "I/O exit with access size %u", size);
 	if (q & EXIT_QUAL_IO_STRING)

@@ -357,7 +357,8 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 	uint64_t v = 0;
 	int slot;
 
-	VCPU_STATS_COUNT(vcpu, msr_read, msr);
+	if (VCPU_STATS_COUNTING)
+		exit_stats_count_msr(vcpu->stats.msr_read_x2apic, &vcpu->stats.msr_read, msr);
 
 	if (msr == MSR_IA32_APIC_BASE) {
 		v = vcpu->arch->apic_base;
@@ -399,7 +400,8 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 	int slot;
 	bool ok;
 
-	VCPU_STATS_COUNT(vcpu, msr_write, msr);
+	if (VCPU_STATS_COUNTING)
+		exit_stats_count_msr(vcpu->stats.msr_write_x2apic, &vcpu->stats.msr_write, msr);
 
 	if (msr == MSR_IA32_APIC_BASE)
 		ok = apic_base_write(vcpu, v);

@@ -16,10 +16,20 @@
 #include "exit_stats.h"
 #include "msr_policy.h"		/* generated per profile: struct profile_msr_state */
 
-/* Guest general-purpose registers the exit stub saves (RSP is in the VMCS). */
+/*
+ * Guest general-purpose registers (RSP is in the VMCS).  The exit stub
+ * PUSHes the first ten straight into place (HOST_RSP points just past
+ * r11), so their order is the stub's pop order: keep it.  RBP and
+ * R12-R15 are never used by host C (the image is compiled with -ffixed-*
+ * for them, runtime/runtime.mk): during an exit they stay live in the
+ * registers, and their slots here are valid only while the guest is not
+ * in an exit (before VMLAUNCH, after it stopped) or after
+ * vcpu_spill_fixed_regs().  Handlers go through vcpu_gpr_read/write().
+ */
 struct guest_regs {
-	uint64_t rax, rcx, rdx, rbx, rbp, rsi, rdi;
-	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+	uint64_t rax, rcx, rdx, rbx, rsi, rdi;
+	uint64_t r8, r9, r10, r11;
+	uint64_t rbp, r12, r13, r14, r15;
 	uint64_t cr2;
 };
 
@@ -28,6 +38,14 @@ struct percpu;
 
 struct vcpu {
 	struct guest_regs regs;		/* first: the exit stub addresses it */
+	/*
+	 * For the stub (offsets in vcpu_asm.h): the exit frame at the top of
+	 * this CPU's exit stack, which it switches to after saving the
+	 * registers (the frame's first word is this vcpu), and the RSP
+	 * vmx_enter_guest() returns through when the guest stops.
+	 */
+	uint64_t exit_rsp;
+	uint64_t host_rsp;
 	/*
 	 * Set when exits need more than the dispatch: manual MSR switching
 	 * active on this CPU, or per-reason timing.  HOST_RIP is then the

@@ -369,7 +369,8 @@ static bool vmx_setup_host_state(struct vmx_cpu *vc, const struct vcpu *vcpu)
 		{ HOST_IA32_SYSENTER_CS, rdmsr(MSR_IA32_SYSENTER_CS) },
 		{ HOST_IA32_SYSENTER_ESP, rdmsr(MSR_IA32_SYSENTER_ESP) },
 		{ HOST_IA32_SYSENTER_EIP, rdmsr(MSR_IA32_SYSENTER_EIP) },
-		{ HOST_RSP, (uint64_t)(uintptr_t)vc->exit_frame },
+		/* The exit stub PUSHes the guest's registers into vcpu->regs. */
+		{ HOST_RSP, (uint64_t)(uintptr_t)vcpu + VCPU_PUSHED_END },
 		{ HOST_RIP, (uint64_t)(uintptr_t)(vcpu->exit_hooks ? vmx_exit_stub_hooks
 								  : vmx_exit_stub) },
 	);
@@ -603,17 +604,6 @@ static void print_yaml_quoted(const char *s)
 	printk("\"");
 }
 
-static void print_stats_table(const char *name, const struct exit_stats_table *t, bool hex)
-{
-	printk("      %s: {", name);
-	for (unsigned int i = 0; i < t->n; i++)
-		printk(hex ? "%s0x%llx: %llu" : "%s%llu: %llu", i ? ", " : "",
-		       (unsigned long long)t->key[i], (unsigned long long)t->count[i]);
-	if (t->other)
-		printk("%sother: %llu", t->n ? ", " : "", (unsigned long long)t->other);
-	printk("}\n");
-}
-
 /*
  * The statistics document (docs/STATS.md): YAML between two marker
  * comment lines, which gen/exitplan-gen from-stats turns into a profile.
@@ -660,11 +650,7 @@ static void vmx_print_stats_document(const struct vcpu *vcpu, uint64_t tsc_overh
 			printk(", ticks: %llu", (unsigned long long)st->ticks[i]);
 		printk("}\n");
 	}
-	print_stats_table("msr_read", &st->msr_read, true);
-	print_stats_table("msr_write", &st->msr_write, true);
-	print_stats_table("io", &st->io, true);
-	print_stats_table("cpuid", &st->cpuid, true);
-	print_stats_table("hypercall", &st->hypercall, false);
+	exit_stats_print_breakdowns(st);
 	printk("# exitplan-stats-end\n");
 }
 
@@ -850,9 +836,14 @@ int vmm_run(const struct boot_info *bi)
 	vcpu->controls = &vc->controls;
 	vcpu->vmcs_pa = pa_of(vcpu->vmcs);
 	vc->vcpu = vcpu;
-	vc->exit_frame = (uint64_t *)(vc->exit_stack + VMX_EXIT_STACK_PAGES * PAGE_SIZE -
-				      EXIT_FRAME_SIZE);
-	vc->exit_frame[EXIT_FRAME_VCPU / 8] = (uint64_t)(uintptr_t)vcpu;
+	/*
+	 * The exit frame: the vcpu at the top of the exit stack, where the
+	 * stub finds it after its calls.  16 bytes below a page boundary,
+	 * so the stub's calls see the ABI's 16-byte alignment.
+	 */
+	vcpu->exit_rsp = (uint64_t)(uintptr_t)(vc->exit_stack + VMX_EXIT_STACK_PAGES * PAGE_SIZE -
+					       EXIT_FRAME_SIZE);
+	*(struct vcpu **)(uintptr_t)vcpu->exit_rsp = vcpu;
 	this_cpu()->arch = vc;
 	this_cpu()->vcpu = vcpu;
 
@@ -891,7 +882,7 @@ int vmm_run(const struct boot_info *bi)
 		  start.entry, start.mbi);
 	vcpu->launched = true;
 	profile_msrs_before_entry(vcpu);
-	r = vmx_enter_guest(vcpu, vc->exit_frame);
+	r = vmx_enter_guest(vcpu);
 	if (r == VMX_ENTER_VMFAIL) {
 		/* Nothing ran: give the host its MSRs back, then say why. */
 		profile_msrs_on_exit(vcpu);

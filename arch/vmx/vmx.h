@@ -102,13 +102,12 @@ struct vmx_cpu {
 	uint64_t vmxon_pa;
 	struct vmx_caps caps;
 	struct vmx_controls controls;
-	uint8_t *exit_stack;		/* HOST_RSP = top - EXIT_FRAME_SIZE */
-	uint64_t *exit_frame;
+	uint8_t *exit_stack;		/* its top is vcpu->exit_rsp */
 	struct vcpu *vcpu;		/* one vCPU per CPU for now */
 };
 
 /* exit_entry.S */
-int vmx_enter_guest(struct vcpu *vcpu, void *exit_frame);
+int vmx_enter_guest(struct vcpu *vcpu);
 void vmx_exit_stub(void);
 void vmx_exit_stub_hooks(void);
 
@@ -116,6 +115,8 @@ void vmx_exit_stub_hooks(void);
 enum vmx_exit_action vmx_handle_exit(struct vcpu *vcpu);
 void vmx_report_vmresume_failure(struct vcpu *vcpu, uint64_t rflags);
 void vmx_dump_guest_state(struct vcpu *vcpu);
+/* The breakdown maps of the statistics document (docs/STATS.md). */
+void exit_stats_print_breakdowns(const struct exit_stats *st);
 
 /* Stop the guest with a reason (printf-style); returns VMX_EXIT_STOP. */
 enum vmx_exit_action vcpu_stop(struct vcpu *vcpu, const char *fmt, ...) __printf(2, 3);
@@ -143,7 +144,12 @@ void vmx_reinject_idt_vectoring(void);
  */
 static inline void vmx_skip_instruction(void)
 {
-	uint64_t rip = vmcs_read(GUEST_RIP) + vmcs_read32(VM_EXIT_INSTRUCTION_LEN);
+	/*
+	 * The full-width vmcs_read() of a 32-bit field: VMREAD into a 64-bit
+	 * register clears the bits above the field (SDM Vol. 3C 31.3,
+	 * VMREAD), so no zero-extension is needed before the add.
+	 */
+	uint64_t rip = vmcs_read(GUEST_RIP) + vmcs_read(VM_EXIT_INSTRUCTION_LEN);
 	uint32_t intr = vmcs_read32(GUEST_INTERRUPTIBILITY_INFO);
 
 	vmcs_write(GUEST_RIP, rip);
@@ -162,9 +168,27 @@ uint64_t vcpu_guest_efer(struct vcpu *vcpu);
 void vcpu_set_guest_efer(struct vcpu *vcpu, uint64_t efer);
 void vmx_program_preemption_timer(struct vcpu *vcpu);
 
-/* handlers.c: general-purpose registers by instruction encoding (0 = RAX .. 15 = R15). */
+/*
+ * handlers.c: general-purpose registers by instruction encoding (0 = RAX
+ * .. 15 = R15).  Only for the vCPU whose exit this CPU is handling: RBP
+ * and R12-R15 are read from and written to the live registers.
+ */
 uint64_t vcpu_gpr_read(struct vcpu *vcpu, unsigned int n);
 void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v);
+
+/*
+ * Copy the guest's RBP and R12-R15, live in the registers during an exit
+ * (vcpu.h), into vcpu->regs: for reports that print the registers.  A
+ * write to those slots would not reach the guest; vcpu_gpr_write() does.
+ */
+static inline void vcpu_spill_fixed_regs(struct vcpu *vcpu)
+{
+	struct guest_regs *r = &vcpu->regs;
+
+	asm volatile("mov %%rbp, %0\n\tmov %%r12, %1\n\tmov %%r13, %2\n\t"
+		     "mov %%r14, %3\n\tmov %%r15, %4"
+		     : "=m"(r->rbp), "=m"(r->r12), "=m"(r->r13), "=m"(r->r14), "=m"(r->r15));
+}
 
 /* Guest memory: identity GPA == HPA outside the hypervisor region. */
 bool guest_phys_ok(uint64_t gpa, uint64_t len);
@@ -174,12 +198,11 @@ bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa);
 bool guest_read_linear(uint64_t gla, void *dst, unsigned int len);
 bool guest_write_linear(uint64_t gla, const void *src, unsigned int len);
 
-/* Count @key in one of the vCPU's breakdown tables, when the profile counts. */
-#define VCPU_STATS_COUNT(vcpu, table, key)						\
-	do {										\
-		if (PROFILE_STATS_LEVEL >= STATS_COUNTS)				\
-			exit_stats_table_count(&(vcpu)->stats.table, (key));		\
-	} while (0)
+/*
+ * The handlers' breakdowns (exit_stats.h), when the profile counts: a
+ * compile-time constant, so at "off" the counting code is not there.
+ */
+#define VCPU_STATS_COUNTING	(PROFILE_STATS_LEVEL >= STATS_COUNTS)
 
 static inline struct vcpu_arch_state *vcpu_arch(struct vcpu *vcpu)
 {
