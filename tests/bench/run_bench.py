@@ -33,6 +33,7 @@ import csv
 import datetime
 import os
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -421,18 +422,66 @@ def source_fingerprint() -> str:
     return h.hexdigest()
 
 
-SOURCES_MOVED = ""      # set by _boot_variants when the sources changed during the builds
+# Builds whose sources did not hold still (set by _boot_variants): the
+# report warns about them at the top of the dispatch comparison.
+SOURCES_MOVED: List[str] = []
+
+# How often a profile's builds are redone when the sources changed under them.
+BUILD_TRIES = 3
+
+
+def build_group(v: Variant) -> str:
+    """The profile a build belongs to: its builds must see one source tree."""
+    p = dispatchcmp.parse_label(v.label)
+    if p:
+        return p[0]
+    return "default" if v.label in EFER_VARIANTS else v.label
+
+
+def _build_group(bootlib, vs: List[Variant], out: Path):
+    """Build one profile's builds (P and its variants) until the sources
+    held still from the first build to the last, at most BUILD_TRIES times;
+    copy each ELF to OUT/elf/LABEL.elf at once, since build/PROFILE is
+    shared with everyone's `make build`.  Returns ({label: elf},
+    {label: error}, held_still)."""
+    for _ in range(BUILD_TRIES):
+        fp = source_fingerprint()
+        elfs, errors = {}, {}
+        for v in vs:
+            try:
+                hv = bootlib.build_hv(v.make_profile)
+                dst = out / "elf" / f"{v.label}.elf"
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(hv, dst)
+                elfs[v.label] = dst
+            except bootlib.BootError as e:
+                errors[v.label] = e
+        if source_fingerprint() == fp:
+            return elfs, errors, True
+        print(f"run_bench: sources changed while building {build_group(vs[0])}'s builds; "
+              "building them again", file=sys.stderr)
+    return elfs, errors, False
 
 
 def _boot_variants(args, out: Path, bootlib, variants: List[Variant]) -> List[Run]:
-    global SOURCES_MOVED
     guest_elfs = {g: bootlib.build_guest(g) for g in GUESTS}
-    jobs, meta = [], []
-    before = source_fingerprint()
+    groups: Dict[str, List[Variant]] = {}
     for v in variants:
-        try:
-            hv = bootlib.build_hv(v.make_profile)
-        except bootlib.BootError as e:
+        groups.setdefault(build_group(v), []).append(v)
+    elfs, errors = {}, {}
+    for name, vs in groups.items():
+        e, err, still = _build_group(bootlib, vs, out)
+        elfs.update(e)
+        errors.update(err)
+        if not still:
+            SOURCES_MOVED.append(name)
+    if SOURCES_MOVED:
+        print(f"run_bench: warning: {', '.join(SOURCES_MOVED)}: {SOURCES_MOVED_WHY}",
+              file=sys.stderr)
+    jobs, meta = [], []
+    for v in variants:
+        if v.label in errors:
+            e = errors[v.label]
             for g in v.guests:
                 meta.append((v, g, None))
                 jobs.append(_failed_job(f"error: build failed: {str(e).splitlines()[0]}"))
@@ -440,16 +489,11 @@ def _boot_variants(args, out: Path, bootlib, variants: List[Variant]) -> List[Ru
             continue
         for g in v.guests:
             rdir = out / "runs" / v.label
-            iso = bootlib.build_iso(hv, guest_elfs[g], rdir / f"{g}.iso",
+            iso = bootlib.build_iso(elfs[v.label], guest_elfs[g], rdir / f"{g}.iso",
                                     guest_args=args.guest_args[g])
             serial = rdir / f"{g}.serial"
             meta.append((v, g, serial))
             jobs.append(_boot_job(bootlib, iso, args.cpu, serial, args.timeout))
-    if source_fingerprint() != before:
-        SOURCES_MOVED = ("arch/, runtime/ or generated/common changed while the builds ran "
-                         "(someone edited them): builds of one profile may differ in more "
-                         "than the dispatch. Run make bench again on a quiet tree.")
-        print(f"run_bench: warning: {SOURCES_MOVED}", file=sys.stderr)
     print(f"run_bench: {len(jobs)} boots on Bochs {args.cpu}, {args.jobs} at a time",
           file=sys.stderr)
     results = bootlib.run_parallel(jobs, max_workers=args.jobs)
@@ -458,6 +502,12 @@ def _boot_variants(args, out: Path, bootlib, variants: List[Variant]) -> List[Ru
         runs.append(classify(v, g, r, serial))
         print(f"run_bench: {v.label} / {g}: {runs[-1].status}", file=sys.stderr)
     return runs
+
+
+SOURCES_MOVED_WHY = ("arch/, runtime/ or generated/common kept changing while these "
+                     f"builds ran ({BUILD_TRIES} tries; others edit them): a profile's "
+                     "builds may differ in more than the dispatch. Run make bench again "
+                     "on a quiet tree.")
 
 
 def _failed_job(status: str):
@@ -625,9 +675,10 @@ def measured_mix(runs: List[Run], guest: str = MEASURED_GUEST) -> Optional[exitm
 
 def analyse(runs: List[Run], mixes: List[exitmix.ExitMix], cpu: str,
             guest_args: Dict[str, str], commit: str = "", date: str = "",
-            build: Optional[Path] = None) -> Results:
+            build: Optional[Path] = None, elf_dir: Optional[Path] = None) -> Results:
     """build: make's BUILD directory, to count the dispatch's instructions
-    in the built ELFs (left out when None)."""
+    in the built ELFs (left out when None); elf_dir: where run_all copied
+    the ELFs it booted (OUT/elf), looked at first."""
     by_label: Dict[str, Dict[str, Run]] = {}
     for r in runs:
         by_label.setdefault(r.variant.label, {})[r.guest] = r
@@ -714,10 +765,11 @@ def analyse(runs: List[Run], mixes: List[exitmix.ExitMix], cpu: str,
                    weighted=weighted, weighted_nowait=weighted_nowait, excluded=excluded,
                    runs=runs, efer_labels=efer_labels, comparisons=comparisons,
                    baseline_means=baseline_means, kvm_order=_kvm_order_or_empty(),
-                   path_lengths=count_dispatch_paths(comparisons, by_label, build))
+                   path_lengths=count_dispatch_paths(comparisons, by_label, build, elf_dir))
 
 
-def count_dispatch_paths(comparisons, by_label, build: Optional[Path]) -> Dict[str, Dict[str, int]]:
+def count_dispatch_paths(comparisons, by_label, build: Optional[Path],
+                         elf_dir: Optional[Path] = None) -> Dict[str, Dict[str, int]]:
     """label -> reason -> instructions of the dispatch to its handler, for
     the compared (non-timing) builds whose ELF objdump can read in the
     expected shape (dispatchcmp.path_lengths)."""
@@ -735,7 +787,10 @@ def count_dispatch_paths(comparisons, by_label, build: Optional[Path]) -> Dict[s
             v = next(iter(runs_.values())).variant if runs_ else None
             if v is None or v.chain is None:
                 continue
-            asm = dispatchcmp.disassemble(build / v.make_profile / "exitplan.elf")
+            elf = build / v.make_profile / "exitplan.elf"
+            if elf_dir is not None and (elf_dir / f"{lb}.elf").is_file():
+                elf = elf_dir / f"{lb}.elf"         # the one that was booted
+            asm = dispatchcmp.disassemble(elf)
             pl = dispatchcmp.path_lengths(asm, v.chain, numbers) if asm else None
             if pl:
                 out[lb] = dispatchcmp.lengths_by_reason(pl, reasons)
@@ -1005,7 +1060,7 @@ def render_central(res: Results) -> List[str]:
     L = ["## Each profile's dispatch against the table and KVM's chain, everything else equal",
          ""]
     if SOURCES_MOVED:
-        L += [f"**Warning: {SOURCES_MOVED}**", ""]
+        L += [f"**Warning: {', '.join(SOURCES_MOVED)}: {SOURCES_MOVED_WHY}**", ""]
     if not res.comparisons:
         L += ["No profile was compared (run without --no-dispatch-variants).", ""]
         return L
@@ -1367,7 +1422,8 @@ def main(argv=None) -> int:
     build = Path(args.build)
     res = analyse(runs, mixes, args.cpu, args.guest_args, commit=git_commit(),
                   date=datetime.date.today().isoformat(),
-                  build=build if build.is_absolute() else REPO / build)
+                  build=build if build.is_absolute() else REPO / build,
+                  elf_dir=out / "elf")
     host_md = out / "host.md"
     if host_md.exists():
         res.host_md = host_md.read_text()
