@@ -256,6 +256,12 @@ class Comparison:
     guest_share: float                      # of the mix, costed by the guest
     hv_share: float
 
+    def mix_shares(self) -> Dict[str, float]:
+        """Every reason of P's mix, weighed or not."""
+        out = {r.reason: r.share for r in self.reasons}
+        out.update({r: sh for r, sh, _ in self.missing})
+        return out
+
     def ratio(self, other: str) -> Optional[float]:
         a, b = self.means.get(self.labels[0]), self.means.get(other)
         return None if a is None or b is None or b == 0 else a / b
@@ -400,3 +406,26 @@ def lengths_by_reason(pl: Dict[str, int], reasons: List[str]) -> Dict[str, int]:
     out = dict(pl)
     out.update({r: pl.get(r, pl["*table"]) for r in reasons})
     return out
+
+
+def best_chain_length(ch: List[str], pl: Dict[str, int],
+                      shares: Dict[str, float]) -> Optional[Tuple[int, Dict[int, float]]]:
+    """The prefix of chain `ch` that makes the dispatch cheapest under the
+    mix `shares`, by the instruction counts `pl` of the full chain
+    (path_lengths): keeping the first m links, a reason at link i <= m
+    costs what it costs now, and every other reason the table path less
+    the two instructions (CMP, JE) of each link dropped.  Returns (best m,
+    {m: mean instructions per exit}), or None without counts."""
+    if "*table" not in pl or any(r not in pl for r in ch):
+        return None
+    total = sum(shares.values())
+    if total <= 0:
+        return None
+    n = len(ch)
+    costs = {}
+    for m in range(n + 1):
+        kept = set(ch[:m])
+        t = pl["*table"] - 2 * (n - m)
+        costs[m] = sum(sh * (pl[r] if r in kept else t) for r, sh in shares.items()) / total
+    best = min(costs, key=lambda m: (costs[m], m))
+    return best, costs

@@ -1152,16 +1152,27 @@ def _dispatch_words(c: dispatchcmp.Comparison, pl) -> List[str]:
            f"{c.means[p] - c.means[t]:+.1f} ticks measured, P - P~kvm = "
            f"{instr[p] - instr[k]:+.1f} against {c.means[p] - c.means[k]:+.1f}."]
     ch = c.chains.get(p) or []
+
     def table(r):
         return pl[1].get(r, pl[1]["*table"])
     dear = [f"{r} (#{ch.index(r) + 1}, {pl[0][r]} against {table(r)})"
             for r in ch if r in pl[0] and pl[0][r] > table(r)]
     if dear:
-        out[-1] += (" Chain links that cost more than the table path: " + ", ".join(dear)
-                    + "; with the table path at these counts a link pays off only up to #"
-                    + str(max((i + 1 for i, r in enumerate(ch)
-                               if r in pl[0] and pl[0][r] <= table(r)), default=0))
-                    + ".")
+        out[-1] += (" Links that cost their reason more than P~table's path: "
+                    + ", ".join(dear) + ".")
+    best = dispatchcmp.best_chain_length(ch, pl[0], c.mix_shares())
+    if best is not None and ch:
+        m, costs = best
+        if m == len(ch):
+            out[-1] += (f" Cut after any shorter prefix, the chain would cost more under P's "
+                        f"whole mix (each dropped link sends its reason through the table "
+                        f"after the remaining compares): {len(ch)} links is the best length "
+                        f"for these counts ({costs[m]:.2f} instructions per exit).")
+        else:
+            out[-1] += (f" Under P's whole mix the dispatch would be cheapest with the first "
+                        f"{m} links ({costs[m]:.2f} instructions per exit against "
+                        f"{costs[len(ch)]:.2f} with {len(ch)}): the generator should stop "
+                        f"the chain there.")
     return out + [""]
 
 

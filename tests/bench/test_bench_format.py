@@ -496,6 +496,18 @@ def test_path_lengths_from_objdump():
     assert by["PAUSE_INSTRUCTION"] == pl["*table"] and all(by[r] == pl[r] for r in chain)
 
 
+def test_best_chain_length():
+    """The prefix model: a chain of one link, A (50%), before a table of
+    path 10; B (50%) unchained pays the link's two instructions."""
+    pl = {"A": 3, "*table": 10}
+    m, costs = dispatchcmp.best_chain_length(["A"], pl, {"A": 0.5, "B": 0.5})
+    assert costs == {0: pytest.approx(8.0), 1: pytest.approx(6.5)} and m == 1
+    # A rare first link is not worth its compare for everyone else.
+    m, costs = dispatchcmp.best_chain_length(["A"], pl, {"A": 0.01, "B": 0.99})
+    assert m == 0 and costs[0] < costs[1]
+    assert dispatchcmp.best_chain_length(["A"], {"A": 3}, {"A": 1}) is None
+
+
 def test_central_table(results):
     res, out, profiles = results
     lines = (out / "results.md").read_text().splitlines()
