@@ -10,6 +10,9 @@
 #include "arch_bits.h"		/* generated: EPT_* entry bits, memory types */
 #include "compiler.h"
 #include "ept.h"
+#include "guest_loader.h"
+#include "layout.h"
+#include "platform.h"
 
 #define EPT_ENTRIES		512
 #define EPT_RWX			(EPT_READ | EPT_WRITE | EPT_EXECUTE)
@@ -122,4 +125,81 @@ uint64_t ept_lookup(const struct ept *ept, uint64_t gpa, unsigned int *level)
 uint64_t ept_pointer(const struct ept *ept)
 {
 	return (uint64_t)(uintptr_t)ept->pml4 | EPTP_PWL_LEVEL4 | EPTP_MEMTYPE_WB;
+}
+
+/* --- the identity ranges from the boot memory map ------------------------- */
+
+/* Guest-physical ranges the EPT leaves out: the hypervisor, the MMIO test page. */
+static const struct ept_range ept_holes[] = {
+	{ HV_REGION_START, HV_REGION_END, EPT_RANGE_HOLE },
+	{ PLATFORM_MMIO_TEST_PAGE, PLATFORM_MMIO_TEST_PAGE + PAGE_SIZE, EPT_RANGE_HOLE },
+};
+
+static enum ept_range_kind ept_classify(uint64_t a, const struct guest_ram_range *ram,
+					unsigned int n_ram)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(ept_holes); i++) {
+		if (a >= ept_holes[i].start && a < ept_holes[i].end)
+			return EPT_RANGE_HOLE;
+	}
+	for (unsigned int i = 0; i < n_ram; i++) {
+		if (a >= ram[i].start && a < ram[i].end)
+			return EPT_RANGE_RAM;
+	}
+	/* Below 4 GiB, what is not RAM is devices and firmware: uncached. */
+	return a < HV_IDENTITY_MAP_END ? EPT_RANGE_MMIO : EPT_RANGE_HOLE;
+}
+
+/* The first boundary above @a (a range or hole edge, 4 GiB), or @limit. */
+static uint64_t ept_next_boundary(uint64_t a, uint64_t limit, const struct guest_ram_range *ram,
+				  unsigned int n_ram)
+{
+	uint64_t next = limit;
+
+#define CONSIDER(x) do { if ((x) > a && (x) < next) next = (x); } while (0)
+	for (unsigned int i = 0; i < ARRAY_SIZE(ept_holes); i++) {
+		CONSIDER(ept_holes[i].start);
+		CONSIDER(ept_holes[i].end);
+	}
+	for (unsigned int i = 0; i < n_ram; i++) {
+		CONSIDER(ram[i].start);
+		CONSIDER(ram[i].end);
+	}
+	CONSIDER((uint64_t)HV_IDENTITY_MAP_END);
+#undef CONSIDER
+	return next;
+}
+
+unsigned int ept_identity_ranges(const struct boot_info *bi, struct ept_range *out,
+				 unsigned int max)
+{
+	/* Static: too large for the boot stack; built once, on the boot CPU. */
+	static struct guest_ram_range ram[GUEST_MAX_RANGES];
+	unsigned int n_ram = guest_ram_ranges(bi, ram, ARRAY_SIZE(ram));
+	uint64_t limit = HV_IDENTITY_MAP_END, a = 0;
+	unsigned int n = 0;
+
+	/*
+	 * Up to the highest end of any RAM range -- not the end of the one
+	 * that starts last: with nested ranges that one need not end last, and
+	 * RAM the guest's memory map lists would be missing from the EPT.
+	 */
+	for (unsigned int i = 0; i < n_ram; i++) {
+		if (ram[i].end > limit)
+			limit = ram[i].end;
+	}
+	while (a < limit) {
+		enum ept_range_kind kind = ept_classify(a, ram, n_ram);
+		uint64_t end = ept_next_boundary(a, limit, ram, n_ram);
+
+		if (n && out[n - 1].kind == kind && out[n - 1].end == a) {
+			out[n - 1].end = end;
+		} else {
+			if (n == max)
+				return 0;
+			out[n++] = (struct ept_range){ a, end, kind };
+		}
+		a = end;
+	}
+	return n;
 }

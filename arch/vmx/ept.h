@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "guest_loader.h"	/* GUEST_MAX_RANGES */
+
 /* What a guest-physical range is, for the identity map. */
 enum ept_range_kind {
 	EPT_RANGE_HOLE,		/* not present: EPT violation */
@@ -33,12 +35,33 @@ struct ept {
 	uint64_t mapped[3];	/* bytes mapped with 4-KiB, 2-MiB, 1-GiB pages */
 };
 
+struct boot_info;
+
+/*
+ * The most ranges ept_identity_ranges() returns: each guest RAM range
+ * adds at most two boundaries, the holes and 4 GiB a few more.
+ */
+#define EPT_IDENTITY_MAX_RANGES	(2 * GUEST_MAX_RANGES + 8)
+
+/*
+ * The identity map's ranges for boot memory map @bi: guest RAM
+ * (guest_ram_ranges(): the available entries minus the hypervisor)
+ * write-back; the rest of the first 4 GiB (legacy VGA and BIOS, the PCI
+ * hole, the APICs, firmware) uncached; the hypervisor region and the MMIO
+ * test page not present.  Sorted, contiguous from 0 to the end of the
+ * highest RAM range (at least 4 GiB), adjacent ranges of different kinds.
+ * Returns the count, 0 when more than @max would be needed.
+ */
+unsigned int ept_identity_ranges(const struct boot_info *bi, struct ept_range *out,
+				 unsigned int max);
+
 /* Page-table page allocation, zeroed (vmx.c; a fake in unit tests). */
 void *ept_alloc_table(void);
 
 /*
- * Build the identity map of [0, @limit) from @ranges (sorted, not
- * overlapping; gaps between them are holes).  false when out of memory.
+ * Build the identity map of @ranges (sorted, not overlapping; gaps
+ * between them are holes), as ept_identity_ranges() returns them.
+ * false when out of memory.
  */
 bool ept_build(struct ept *ept, const struct ept_range *ranges, unsigned int n);
 

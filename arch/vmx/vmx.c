@@ -458,83 +458,11 @@ static bool vmx_setup_guest_state(struct vcpu *vcpu, struct vmx_cpu *vc,
 
 /* --- EPT and VPID ------------------------------------------------------ */
 
-/* Guest-physical ranges the EPT leaves out: the hypervisor, the MMIO test page. */
-static const struct ept_range ept_holes[] = {
-	{ HV_REGION_START, HV_REGION_END, EPT_RANGE_HOLE },
-	{ PLATFORM_MMIO_TEST_PAGE, PLATFORM_MMIO_TEST_PAGE + PAGE_SIZE, EPT_RANGE_HOLE },
-};
-
-static enum ept_range_kind ept_classify(uint64_t a, const struct guest_ram_range *ram,
-					unsigned int n_ram)
-{
-	for (unsigned int i = 0; i < ARRAY_SIZE(ept_holes); i++) {
-		if (a >= ept_holes[i].start && a < ept_holes[i].end)
-			return EPT_RANGE_HOLE;
-	}
-	for (unsigned int i = 0; i < n_ram; i++) {
-		if (a >= ram[i].start && a < ram[i].end)
-			return EPT_RANGE_RAM;
-	}
-	/* Below 4 GiB, what is not RAM is devices and firmware: uncached. */
-	return a < HV_IDENTITY_MAP_END ? EPT_RANGE_MMIO : EPT_RANGE_HOLE;
-}
-
-static uint64_t ept_next_boundary(uint64_t a, uint64_t limit, const struct guest_ram_range *ram,
-				  unsigned int n_ram)
-{
-	uint64_t next = limit;
-
-#define CONSIDER(x) do { if ((x) > a && (x) < next) next = (x); } while (0)
-	for (unsigned int i = 0; i < ARRAY_SIZE(ept_holes); i++) {
-		CONSIDER(ept_holes[i].start);
-		CONSIDER(ept_holes[i].end);
-	}
-	for (unsigned int i = 0; i < n_ram; i++) {
-		CONSIDER(ram[i].start);
-		CONSIDER(ram[i].end);
-	}
-	CONSIDER((uint64_t)HV_IDENTITY_MAP_END);
-#undef CONSIDER
-	return next;
-}
-
-/*
- * The identity map: guest RAM (the boot memory map's available ranges
- * minus the hypervisor) write-back; the rest of the first 4 GiB (legacy
- * VGA and BIOS, the PCI hole, IO-APIC, local APIC, firmware) uncached;
- * the hypervisor region and the MMIO test page not at all.
- */
-static unsigned int ept_identity_ranges(const struct boot_info *bi, struct ept_range *out,
-					unsigned int max)
-{
-	static struct guest_ram_range ram[GUEST_MAX_RANGES];
-	unsigned int n_ram = guest_ram_ranges(bi, ram, ARRAY_SIZE(ram));
-	uint64_t limit = HV_IDENTITY_MAP_END, a = 0;
-	unsigned int n = 0;
-
-	if (n_ram && ram[n_ram - 1].end > limit)
-		limit = ram[n_ram - 1].end;
-	while (a < limit) {
-		enum ept_range_kind kind = ept_classify(a, ram, n_ram);
-		uint64_t end = ept_next_boundary(a, limit, ram, n_ram);
-
-		if (n && out[n - 1].kind == kind && out[n - 1].end == a) {
-			out[n - 1].end = end;
-		} else {
-			if (n == max)
-				return 0;
-			out[n++] = (struct ept_range){ a, end, kind };
-		}
-		a = end;
-	}
-	return n;
-}
-
 static bool vmx_setup_ept(struct vcpu *vcpu, struct vmx_cpu *vc, const struct boot_info *bi)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 	const struct vmx_caps *caps = &vc->caps;
-	static struct ept_range ranges[2 * GUEST_MAX_RANGES + 8];
+	static struct ept_range ranges[EPT_IDENTITY_MAX_RANGES];
 	unsigned int n;
 
 	if (!(vc->controls.field[VMX_PROC_BASED2] & SECONDARY_EXEC_ENABLE_EPT)) {

@@ -2,12 +2,13 @@
 /*
  * arch/vmx/ept.c: the EPT identity map built from boot memory maps.
  *
- * The guest's RAM comes from the real guest_ram_ranges()
- * (runtime/guest_loader.c); the identity ranges handed to ept_build() are
- * composed here the way vmx.c's ept_identity_ranges() does (it is static
- * there): RAM write-back, the hypervisor region and the MMIO test page not
- * present, the rest below 4 GiB uncached.  The resulting tables are then
- * checked against an oracle that reads the raw boot memory map itself:
+ * The identity ranges handed to ept_build() come from the real
+ * ept_identity_ranges() (and through it the real guest_ram_ranges() of
+ * runtime/guest_loader.c), exactly as vmx.c builds the guest's EPT: RAM
+ * write-back, the hypervisor region and the MMIO test page not present,
+ * the rest below 4 GiB uncached.  The ranges' shape is checked, and the
+ * resulting tables against an oracle that reads the raw boot memory map
+ * itself (its own end of RAM, too):
  * every boundary address of every entry and hole, every 4-KiB page of the
  * address space, the page size of every leaf (the largest that alignment,
  * the range and the capabilities allow) and the accounting.
@@ -107,81 +108,65 @@ static enum ept_range_kind expected_kind(uint64_t a)
 	return a < HV_IDENTITY_MAP_END ? EPT_RANGE_MMIO : EPT_RANGE_HOLE;
 }
 
-/* --- the identity ranges, as vmx.c composes them ---------------------------- */
+/* --- the identity ranges, from ept.c ------------------------------------- */
 
 static struct guest_ram_range ram[GUEST_MAX_RANGES];
 static unsigned int n_ram;
-static struct ept_range ranges[2 * GUEST_MAX_RANGES + 8];
+static struct ept_range ranges[EPT_IDENTITY_MAX_RANGES];
 static unsigned int n_ranges;
-static uint64_t limit;
+static uint64_t limit;		/* the oracle's end of the map */
 
-static int cmp_u64(const void *a, const void *b)
+/*
+ * The oracle's end of the identity map: 4 GiB, or the end of the highest
+ * whole page of any available entry above it (the hypervisor region lies
+ * below 4 GiB, so it cannot cut such an end).
+ */
+static uint64_t expected_limit(void)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t l = HV_IDENTITY_MAP_END;
 
-	return x < y ? -1 : x > y;
+	for (unsigned int i = 0; i < bi.mmap_count; i++) {
+		const struct boot_mmap_entry *e = &bi.mmap[i];
+		uint64_t lo = (e->addr + 4095) & ~4095ull, hi = (e->addr + e->len) & ~4095ull;
+
+		if (e->type == BOOT_MEM_AVAILABLE && lo < hi && hi > l)
+			l = hi;
+	}
+	return l;
 }
 
-static enum ept_range_kind classify(uint64_t a)
-{
-	if ((a >= HV_REGION_START && a < HV_REGION_END) ||
-	    (a >= PLATFORM_MMIO_TEST_PAGE && a < PLATFORM_MMIO_TEST_PAGE + 4096))
-		return EPT_RANGE_HOLE;
-	for (unsigned int i = 0; i < n_ram; i++)
-		if (a >= ram[i].start && a < ram[i].end)
-			return EPT_RANGE_RAM;
-	return a < HV_IDENTITY_MAP_END ? EPT_RANGE_MMIO : EPT_RANGE_HOLE;
-}
-
-/* Sorted, non-overlapping, adjacent ranges of the same kind merged. */
+/* ept_identity_ranges() for the current map, and the shape it promises. */
 static void compose_ranges(void)
 {
-	uint64_t b[2 * GUEST_MAX_RANGES + 8];
-	unsigned int nb = 0;
-
 	n_ram = guest_ram_ranges(&bi, ram, ARRAY_SIZE(ram));
-	limit = HV_IDENTITY_MAP_END;
 	for (unsigned int i = 0; i < n_ram; i++) {
-		/* guest_ram_ranges() promises sorted, page-aligned, non-empty ranges. */
+		/* guest_ram_ranges() promises sorted, page-aligned, disjoint ranges... */
 		assert_true(ram[i].start < ram[i].end);
 		assert_int_equal(ram[i].start & 4095, 0);
 		assert_int_equal(ram[i].end & 4095, 0);
 		if (i)
-			assert_true(ram[i - 1].start <= ram[i].start);
+			assert_true(ram[i - 1].end < ram[i].start);
 		/* ...and none of them touches the hypervisor region. */
 		assert_true(ram[i].end <= HV_REGION_START || ram[i].start >= HV_REGION_END);
-		if (ram[i].end > limit)
-			limit = ram[i].end;
-		b[nb++] = ram[i].start;
-		b[nb++] = ram[i].end;
 	}
-	b[nb++] = 0;
-	b[nb++] = HV_REGION_START;
-	b[nb++] = HV_REGION_END;
-	b[nb++] = PLATFORM_MMIO_TEST_PAGE;
-	b[nb++] = PLATFORM_MMIO_TEST_PAGE + 4096;
-	b[nb++] = HV_IDENTITY_MAP_END;
-	qsort(b, nb, sizeof(b[0]), cmp_u64);
+	limit = expected_limit();
 
-	n_ranges = 0;
-	for (unsigned int i = 0; i < nb; i++) {
-		uint64_t start = b[i], end = i + 1 < nb ? b[i + 1] : limit;
-		enum ept_range_kind kind;
-
-		if (start >= limit)
-			break;
-		if (end > limit)
-			end = limit;
-		if (start == end)
-			continue;
-		kind = classify(start);
-		if (n_ranges && ranges[n_ranges - 1].kind == kind) {
-			ranges[n_ranges - 1].end = end;
-		} else {
-			assert_true(n_ranges < ARRAY_SIZE(ranges));
-			ranges[n_ranges++] = (struct ept_range){ start, end, kind };
+	n_ranges = ept_identity_ranges(&bi, ranges, ARRAY_SIZE(ranges));
+	assert_true(n_ranges > 0);
+	/* From 0 to the end of RAM without gaps, each kind change a new range. */
+	assert_int_equal(ranges[0].start, 0);
+	for (unsigned int i = 0; i < n_ranges; i++) {
+		assert_true(ranges[i].start < ranges[i].end);
+		assert_int_equal(ranges[i].start & 4095, 0);
+		assert_int_equal(ranges[i].end & 4095, 0);
+		if (i) {
+			assert_int_equal(ranges[i - 1].end, ranges[i].start);
+			assert_int_not_equal(ranges[i - 1].kind, ranges[i].kind);
 		}
 	}
+	if (ranges[n_ranges - 1].end != limit)
+		fail_msg("the identity ranges end at %#llx, the map's RAM at %#llx",
+			 (unsigned long long)ranges[n_ranges - 1].end, (unsigned long long)limit);
 }
 
 /* The range containing @a (they cover [0, limit) without gaps). */
@@ -493,6 +478,69 @@ static void test_hypervisor_region_and_test_page_hidden(void **state)
 	free_tables();
 }
 
+/*
+ * Regression: the identity map ended at the end of the RAM range with the
+ * highest start, not the highest end.  Available entries [4 GiB, 8 GiB)
+ * and [6 GiB, 6.25 GiB): RAM in [6.25 GiB, 8 GiB) was in the guest's
+ * memory map but not in the EPT.  Also with the nested entry first, and
+ * with two ranges that end above 4 GiB apart.
+ */
+static void test_nested_ram_above_4g(void **state)
+{
+	static const struct mm nested[] = {
+		{ 0x0, 0x9fc00, AVAIL },
+		{ 0x100000, 0x7ff00000, AVAIL },
+		{ 4 * GiB, 4 * GiB, AVAIL },			/* 4 .. 8 GiB */
+		{ 6 * GiB, GiB / 4, AVAIL },			/* 6 .. 6.25 GiB */
+	};
+	static const struct mm nested_first[] = {
+		{ 6 * GiB, GiB / 4, AVAIL },
+		{ 0x100000, 0x7ff00000, AVAIL },
+		{ 4 * GiB, 4 * GiB, AVAIL },
+	};
+	static const struct mm apart[] = {
+		{ 0x100000, 0x7ff00000, AVAIL },
+		{ 5 * GiB, 2 * MiB, AVAIL },			/* 5 GiB .. 5 GiB + 2 MiB */
+		{ 4 * GiB + 4096, 3 * GiB, AVAIL },		/* 4 GiB + 4 KiB .. 7 GiB + 4 KiB */
+	};
+	struct ept ept = { .use_2m = true, .use_1g = true };
+	unsigned int level;
+
+	(void)state;
+	set_map(nested, ARRAY_SIZE(nested));
+	build_and_check_all_caps();
+	compose_ranges();
+	assert_int_equal(limit, 8 * GiB);
+	table_limit = MAX_TABLES;
+	assert_true(ept_build(&ept, ranges, n_ranges));
+	/* The top of RAM: a 1-GiB write-back page; nothing after it. */
+	assert_int_equal(ept_lookup(&ept, 8 * GiB - 4096, &level) & (EPT_MEMTYPE_MASK | EPT_RWX),
+			 EPT_MEMTYPE_WB | EPT_RWX);
+	assert_int_equal(level, 2);
+	assert_int_equal(ept_lookup(&ept, 8 * GiB, NULL), 0);
+	free_tables();
+
+	set_map(nested_first, ARRAY_SIZE(nested_first));
+	build_and_check_all_caps();
+	set_map(apart, ARRAY_SIZE(apart));
+	build_and_check_all_caps();
+}
+
+/* More ranges than the caller has room for: 0, not a partial map. */
+static void test_ranges_overflow(void **state)
+{
+	struct ept_range few[3];
+
+	(void)state;
+	set_map(qemu_128m, ARRAY_SIZE(qemu_128m));
+	compose_ranges();
+	assert_true(n_ranges > ARRAY_SIZE(few));
+	assert_int_equal(ept_identity_ranges(&bi, few, ARRAY_SIZE(few)), 0);
+	assert_int_equal(ept_identity_ranges(&bi, few, 0), 0);
+	/* Exactly enough room is enough. */
+	assert_int_equal(ept_identity_ranges(&bi, ranges, n_ranges), n_ranges);
+}
+
 /* Running out of table pages at any point fails cleanly. */
 static void test_out_of_memory(void **state)
 {
@@ -527,6 +575,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_odd_maps, teardown),
 		cmocka_unit_test_teardown(test_hypervisor_region_and_test_page_hidden, teardown),
 		cmocka_unit_test_teardown(test_out_of_memory, teardown),
+		cmocka_unit_test_teardown(test_nested_ram_above_4g, teardown),
+		cmocka_unit_test_teardown(test_ranges_overflow, teardown),
 	};
 
 	return cmocka_run_group_tests_name("arch/vmx/ept.c: the identity map", tests, NULL, NULL);
