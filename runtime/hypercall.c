@@ -43,6 +43,13 @@ static int64_t hc_stats_reset(struct vcpu *vcpu)
 	if (PROFILE_STATS_LEVEL == STATS_OFF)
 		return HYPERCALL_ENOSYS;
 	memset(&vcpu->stats, 0, sizeof(vcpu->stats));
+	/*
+	 * At "timing" the exit path adds rdtsc() - exit_tsc to this exit's
+	 * reason when it resumes the guest: restart the clock here rather than
+	 * leave it at 0, which would add the whole TSC to VMCALL's ticks.
+	 */
+	if (PROFILE_STATS_LEVEL >= STATS_TIMING)
+		vcpu->stats.exit_tsc = rdtsc();
 	return 0;
 }
 
