@@ -5,6 +5,7 @@
  */
 #include "compiler.h"
 #include "console.h"
+#include "cpu.h"
 #include "exit_stats.h"
 #include "hypercall.h"
 #include "profile.h"
