@@ -5,6 +5,7 @@ traps.  Pure data for the templates and for `explain`."""
 
 import math
 
+from . import costmodel
 from .errors import GenError
 from .spec import CTL_FIELD_ORDER, Obj
 from .validate import pct
@@ -102,6 +103,7 @@ def decide(p, spec):
 def _dispatch(plan, p, spec):
     handled = [m for m in p.mix if m.reason.name in spec.handlers]
     direct = []
+    plan.model = None
     if p.policy == "direct":
         if p.direct_mode == "count":
             direct = handled[:p.direct_value]
@@ -113,6 +115,16 @@ def _dispatch(plan, p, spec):
                 # Tolerate float rounding: 0.95 reached as 0.9499999999.
                 if acc + 1e-9 >= p.direct_value:
                     break
+        elif p.direct_mode == "auto":
+            n, costs = costmodel.optimal_length([m.exact for m in handled], p.direct_value)
+            direct = handled[:n]
+            plan.model = Obj(n=n, costs=costs, cap=p.direct_value, candidates=handled,
+                             prefix=costmodel.STATS_PREFIX[p.stats],
+                             marginal=[costmodel.marginal([m.exact for m in handled], k)
+                                       for k in range(1, len(handled) + 1)])
+            pre = plan.model.prefix
+            plan.model.expected = f"{float(costs[n]) + pre:.1f}"
+            plan.model.table = f"{float(costs[0]) + pre:.1f}"
         else:
             by_name = {m.reason.name: m for m in p.mix}
             direct = [by_name[n] for n in p.direct_value]

@@ -3,6 +3,7 @@
 
 import textwrap
 
+from . import costmodel
 from .decide import ACCESS_WORDS, MSR_SWITCH_WORDS
 from .validate import pct
 
@@ -10,6 +11,45 @@ from .validate import pct
 def _wrap(text, indent="  "):
     return textwrap.fill(" ".join(text.split()), width=78, initial_indent=indent,
                          subsequent_indent=indent) + "\n"
+
+
+def _explain_auto(w, plan):
+    """Why the cost model (costmodel.py) keeps each candidate in or out."""
+    m = plan.model
+    n = m.n
+    if not plan.direct:
+        w(_wrap("  (none: the table alone is cheapest under this mix)"))
+    pre = m.prefix
+
+    def ins(x):
+        return f"{float(x) + pre:.1f}"
+
+    w(_wrap(f"Cost model (gen/exitplan_gen/costmodel.py, instructions from the entry "
+            f"of vmx_dispatch_exit() to the handler's jump): link k costs "
+            f"{costmodel.COMPARE}k + {costmodel.DIRECT + pre}, the table behind a chain of n "
+            f"{costmodel.COMPARE}n + {costmodel.TABLE + pre}. Expected per exit: "
+            f"{ins(m.costs[n])} with this chain of {n}, {ins(m.costs[0])} with the table alone."))
+    w(_wrap("Expected per exit by chain length: " +
+            ", ".join(f"{k}: {ins(c)}" for k, c in enumerate(m.costs)) + "."))
+    for k, c in enumerate(m.candidates, 1):
+        if c.exact == 0:
+            why = "out: not seen in the mix, a link would only cost the exits that pass it"
+        elif k <= n:
+            why = (f"in at #{k}: {costmodel.link_cost(k) + pre} instructions to its handler "
+                   f"(the table alone: {costmodel.table_cost(0) + pre}); a chain of {k} "
+                   f"expects {ins(m.costs[k])} per exit, of {k - 1} {ins(m.costs[k - 1])}")
+            if m.marginal[k - 1] <= 0:
+                why += ("; on its own it does not pay, but the links after it "
+                        "make up for it")
+        elif m.cap is not None and k > m.cap:
+            why = f"out: beyond max {m.cap}"
+        else:
+            best = min(m.costs[k:]) if k < len(m.costs) else None
+            why = (f"out: the best chain reaching it (length {k} or more) costs {ins(best)} "
+                   f"per exit against {ins(m.costs[n])}; a link saves it "
+                   f"{costmodel.TABLE - costmodel.DIRECT - costmodel.COMPARE} but adds "
+                   f"{costmodel.COMPARE} to every exit that passes it")
+        w(_wrap(f"{c.reason.name} {pct(c.share)}: {why}.", indent="    "))
 
 
 def explain(plan):
@@ -30,14 +70,19 @@ def explain(plan):
     w(f"\nDispatch: policy {p.policy}")
     if p.policy == "direct":
         w(f", direct {p.direct_mode}")
-        if p.direct_mode != "order":
+        if p.direct_mode not in ("order", "auto"):
             w(f" {p.direct_value:g}")
+        if p.direct_mode == "auto" and p.direct_value is not None:
+            w(f", max {p.direct_value}")
         w(".\n")
         if p.direct_mode == "count":
             why = f"the {p.direct_value} most frequent reasons with a runtime handler"
         elif p.direct_mode == "coverage":
             why = (f"the most frequent reasons with a runtime handler until together "
                    f"they reach {pct(p.direct_value)} of all exits")
+        elif p.direct_mode == "auto":
+            why = ("the most frequent reasons with a runtime handler, as many as lower "
+                   "the expected dispatch cost under this mix")
         else:
             why = "the reasons the profile lists, in its order"
         if p.direct_mode != "order":
@@ -49,6 +94,8 @@ def explain(plan):
         if p.direct_mode == "coverage":
             w(_wrap(f"The chain stops at {pct(plan.direct_share)}, the first point at or above "
                     f"{pct(p.direct_value)}."))
+        if p.direct_mode == "auto":
+            _explain_auto(w, plan)
     elif p.policy == "table":
         w(".\n")
         w(_wrap("No direct calls: every exit goes through the bounds-checked, speculation-safe "

@@ -97,6 +97,11 @@ def _extra_keys(error):
             if k not in props and not any(p.search(k) for p in patterns)]
 
 
+# dispatch.direct's mutually exclusive keys.
+DIRECT_MODES = ("count", "coverage", "order", "auto")
+DIRECT_MODES_WORDS = "count, coverage, order, auto"
+
+
 def _explain(doc, error):
     """(line, col, message) for one jsonschema error."""
     path = tuple(error.absolute_path)
@@ -162,14 +167,26 @@ def _explain(doc, error):
             seen.add(k)
     if kind == "minProperties":
         if path and path[-1] == "direct":
-            return line, col, f"{at} needs one of count, coverage, order"
+            return line, col, f"{at} needs one of {DIRECT_MODES_WORDS}"
         return line, col, f"{at} must not be empty"
+    if kind == "oneOf" and path and path[-1] == "direct":
+        modes = sorted((k for k in value if k in DIRECT_MODES), key=lambda k: doc.key_mark(path + (k,)))
+        if not modes:
+            return line, col, f"{at} needs one of {DIRECT_MODES_WORDS}"
+        line, col = doc.key_mark(path + (modes[1],))
+        if "auto" in modes:
+            other = next(k for k in modes if k != "auto")
+            return line, col, (f"{at}: auto chooses the chain by itself, so it cannot be combined "
+                               f"with {other} (max: N caps it)")
+        return line, col, (f"{at} takes only one of count, coverage, order, "
+                           f"not both {modes[0]} and {modes[1]}")
+    if kind == "dependentRequired" and path and path[-1] == "direct":
+        line, col = doc.key_mark(path + ("max",))
+        return line, col, f"{at}.max caps the chain auto: true chooses; it needs auto: true"
+    if kind == "const" and path and path[-1] == "auto":
+        return line, col, (f"{at} can only be true, not {literal(value)} (for a chain of "
+                           "your own choosing use count, coverage or order)")
     if kind == "maxProperties":
-        if path and path[-1] == "direct":
-            keys = sorted(value, key=lambda k: doc.key_mark(path + (k,)))
-            line, col = doc.key_mark(path + (keys[1],))
-            return line, col, (f"{at} takes only one of count, coverage, order, "
-                               f"not both {keys[0]} and {keys[1]}")
         return line, col, f"{at} has too many keys"
     return line, col, f"{at}: {error.message}"
 

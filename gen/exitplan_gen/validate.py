@@ -8,6 +8,7 @@ Every rejection is one GenError at the offending node.
 import hashlib
 import textwrap
 import math
+from fractions import Fraction
 import os
 
 from .errors import GenError, suggest
@@ -116,6 +117,10 @@ def _semantic(doc, raw, spec):
     p.mix = sorted((Obj(reason=spec.reason[k], value=reasons[k], share=shares[k])
                     for k in reasons), key=lambda m: (-m.share, m.reason.number))
     p.share = {m.reason.name: m.share for m in p.mix}
+    # Exact shares for the cost model (costmodel.py): counts as the
+    # fractions they are, shares as the exact value of the float written.
+    for m in p.mix:
+        m.exact = Fraction(int(m.value), total) if p.unit == "count" else Fraction(m.value)
 
     # --- dispatch ---------------------------------------------------------
     d = v["dispatch"]
@@ -126,10 +131,16 @@ def _semantic(doc, raw, spec):
         if p.policy != "direct":
             raise err(("dispatch", "direct"),
                       f"dispatch.direct is only meaningful with policy direct, not {p.policy}", key=True)
-        (mode, value), = d["direct"].items()
-        p.direct_mode, p.direct_value = mode, value
+        dd = d["direct"]
+        if "auto" in dd:
+            # The schema allows max only beside auto and auto beside no other mode.
+            p.direct_mode, p.direct_value = "auto", dd.get("max")
+        else:
+            (mode, value), = dd.items()
+            p.direct_mode, p.direct_value = mode, value
     elif p.policy == "direct":
-        raise err(("dispatch",), "dispatch: policy direct needs direct: {count: N}, {coverage: F} or {order: [...]}")
+        raise err(("dispatch",), "dispatch: policy direct needs direct: {count: N}, {coverage: F}, "
+                                 "{order: [...]} or {auto: true}")
     handled = [m for m in p.mix if m.reason.name in spec.handlers]
     if p.direct_mode == "count" and p.direct_value > len(handled):
         raise err(("dispatch", "direct", "count"),
@@ -163,6 +174,8 @@ def _semantic(doc, raw, spec):
     p.direct_words = ""
     if p.direct_mode == "order":
         p.direct_words = ", explicit order"
+    elif p.direct_mode == "auto":
+        p.direct_words = ", auto" + (f", max {p.direct_value}" if p.direct_value is not None else "")
     elif p.direct_mode is not None:
         p.direct_words = f", {p.direct_mode} {p.direct_value:g}"
     p.unexpected = d.get("unexpected_handler", "handle_unexpected_exit")

@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The dispatch cost model: instructions from the entry of
+vmx_dispatch_exit() to the jump into a reason's handler, in the shape
+templates/profile/exit_dispatch.c.j2 compiles to with the hypervisor's
+flags (runtime/runtime.mk HV_CFLAGS, -O2).  The one place these numbers
+live; tests/gen/test_costmodel.py compiles generated code and checks them
+against `objdump -d` (within one instruction).  Bochs counts retired
+instructions, so this is also what docs/BENCH.md measures as dispatch.
+
+  statistics counter (counts, timing): clamp the reason to the OTHER slot
+      (MOV, CMP, CMOVBE, MOVZX) and ADD to vcpu->stats.count[]   STATS_PREFIX
+  the chain's k-th link (1-based): k compares of CMP + Jcc, then the
+      direct JMP to the handler (a tail call)            COMPARE * k + DIRECT
+  the table after a chain of n: n failed compares, the bounds check
+      (CMP, JA), array_index_nospec()'s mask, the load, the NULL test and
+      the indirect JMP                                   COMPARE * n + TABLE
+
+A reason missing from the mix or without a handler takes the table path
+too (the NULL entry then goes to the unexpected handler).  The optimum
+does not depend on STATS_PREFIX: every path pays it."""
+
+from fractions import Fraction
+
+COMPARE = 2		# CMP + Jcc per chain link passed
+DIRECT = 1		# the tail-call JMP of a chain link
+TABLE = 14		# bounds check, nospec mask, load, NULL test, JMP *%rax
+STATS_PREFIX = {"off": 0, "counts": 5, "timing": 5}
+
+
+def link_cost(k):
+    """Instructions after the statistics prefix to reach the k-th link's handler."""
+    return COMPARE * k + DIRECT
+
+
+def table_cost(n):
+    """Instructions after the statistics prefix for the table behind a chain of n."""
+    return COMPARE * n + TABLE
+
+
+def expected_cost(shares, n):
+    """Expected dispatch instructions per exit (without the statistics
+    prefix) when the first n of `shares` (the frequency-ordered handled
+    reasons' shares of all exits, as Fractions) are called directly and
+    everything else, whatever its share, goes through the table."""
+    chained = sum(shares[:n], Fraction(0))
+    cost = sum((s * link_cost(k) for k, s in enumerate(shares[:n], 1)), Fraction(0))
+    return cost + (1 - chained) * table_cost(n)
+
+
+def optimal_length(shares, cap=None):
+    """(n, [expected cost for each n from 0 to the cap]): the chain length
+    with the lowest expected cost, the shortest of equal ones (fewer
+    compares and less code for the same cost).  Exact arithmetic, so equal
+    shares tie exactly and the choice is the same on every host."""
+    last = len(shares) if cap is None else min(cap, len(shares))
+    costs = [expected_cost(shares, n) for n in range(last + 1)]
+    best = min(range(len(costs)), key=lambda n: (costs[n], n))
+    return best, costs
+
+
+def marginal(shares, n):
+    """What the n-th link (1-based) saves on its own reason against the
+    table behind a chain of n - 1, minus what it costs every exit that
+    still goes past it to the table: expected_cost(n - 1) - expected_cost(n)."""
+    return expected_cost(shares, n - 1) - expected_cost(shares, n)
