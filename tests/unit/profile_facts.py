@@ -21,7 +21,9 @@ Writes a header with:
 """
 import math
 import os
+import re
 import sys
+from fractions import Fraction
 
 import yaml
 
@@ -54,6 +56,8 @@ def direct_reasons(profile, handlers, numbers):
         return list(direct["order"])
     if "count" in direct:
         return handled[:direct["count"]]
+    if direct.get("auto"):
+        return auto_chain(handled, reasons, mix["unit"], direct.get("max"))
     # coverage: the fewest most frequent whose shares reach the target.
     chain = []
     for name in handled:
@@ -61,6 +65,48 @@ def direct_reasons(profile, handlers, numbers):
         if math.fsum(share[n] for n in chain) + 1e-9 >= direct["coverage"]:
             break
     return chain
+
+
+def cost_constants():
+    """COMPARE, DIRECT and TABLE as gen/exitplan_gen/costmodel.py states
+    them (read as text: the numbers' one home, not the generator's code)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                        "gen", "exitplan_gen", "costmodel.py")
+    with open(path) as f:
+        text = f.read()
+    out = []
+    for name in ("COMPARE", "DIRECT", "TABLE"):
+        m = re.search(rf"^{name} = (\d+)\b", text, re.M)
+        if not m:
+            fail(f"{path}: no '{name} = N'")
+        out.append(int(m.group(1)))
+    return out
+
+
+def auto_chain(handled, reasons, unit, cap):
+    """dispatch.direct.auto: of the prefixes of the frequency-ordered
+    handled reasons (at most `cap`), the one with the lowest expected
+    instructions per exit, the shortest of equal ones; each reason in the
+    chain at position k pays COMPARE*k + DIRECT, every other exit
+    COMPARE*n + TABLE.  Exact fractions, as the schema promises exact ties."""
+    compare, direct_jmp, table = cost_constants()
+    if unit == "count":
+        total = sum(int(v) for v in reasons.values())
+        exact = {n: Fraction(int(v), total) for n, v in reasons.items()}
+    else:
+        exact = {n: Fraction(v) for n, v in reasons.items()}
+    limit = len(handled) if cap is None else min(cap, len(handled))
+    best_n, best_cost = None, None
+    for n in range(limit + 1):
+        chained = handled[:n]
+        cost = Fraction(0)
+        for k, name in enumerate(chained, 1):
+            cost += exact[name] * (compare * k + direct_jmp)
+        rest = 1 - sum((exact[name] for name in chained), Fraction(0))
+        cost += rest * (compare * n + table)
+        if best_cost is None or cost < best_cost:
+            best_n, best_cost = n, cost
+    return handled[:best_n]
 
 
 def runtime_traps(spec_dir, msr_index):
