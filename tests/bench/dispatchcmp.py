@@ -151,9 +151,11 @@ def variant_doc(doc: dict, base: str, dispatch: Optional[str], timing: bool,
 
 
 def make_variant(repo: Path, out: Path, base: str, dispatch: Optional[str], timing: bool,
-                 order: List[str]) -> Tuple[Path, Path]:
-    """Write OUT/profiles/NAME.yaml and generate OUT/gen/NAME.  Returns
-    (yaml path, generated dir)."""
+                 order: List[str], gen_out: Optional[Path] = None) -> Tuple[Path, Path]:
+    """Write OUT/profiles/NAME.yaml and generate GEN_OUT/NAME (default
+    OUT/gen) with the generator of the tree `repo`.  Returns (yaml path,
+    generated dir)."""
+    gen_out = gen_out or out / "gen"
     with open(repo / "profiles" / f"{base}.yaml", "rb") as f:
         doc = yaml.load(f, Loader=_ProfileLoader)
     name = file_name(base, dispatch, timing)
@@ -168,11 +170,11 @@ def make_variant(repo: Path, out: Path, base: str, dispatch: Optional[str], timi
     if not ypath.exists() or ypath.read_text() != text:
         ypath.write_text(text)
     p = subprocess.run([sys.executable, str(repo / "gen" / "exitplan-gen"), "--root", str(repo),
-                        "--out", str(out / "gen"), "gen", "-q", str(ypath)],
+                        "--out", str(gen_out), "gen", "-q", str(ypath)],
                        cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
         raise VariantError(f"exitplan-gen could not generate {ypath}:\n{p.stdout}")
-    return ypath, out / "gen" / name
+    return ypath, gen_out / name
 
 
 def chain(generated_dir: Path) -> Optional[List[str]]:

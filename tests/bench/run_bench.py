@@ -304,12 +304,13 @@ def role_of(label: str) -> str:
     return "generated chain"
 
 
-def make_efer_variant(out: Path, label: str) -> Tuple[Path, Path]:
+def make_efer_variant(out: Path, label: str, root: Path = REPO,
+                      gen_out: Optional[Path] = None) -> Tuple[Path, Path]:
     """The default profile with IA32_EFER switched as EFER_VARIANTS[label]
     says, written to OUT/profiles/ (never to profiles/) and generated into
     OUT/gen/ with the generator's --out.  Returns (yaml, generated dir)."""
     switch, words = EFER_VARIANTS[label]
-    src = (REPO / "profiles" / "default.yaml").read_text()
+    src = (root / "profiles" / "default.yaml").read_text()
     text, n1 = re.subn(r"^profile:[ \t]*default[ \t]*$", f"profile: {label}", src,
                        count=1, flags=re.M)
     text, n2 = re.subn(r"^([ \t]+IA32_EFER:[ \t]*)\{[^}\n]*\}",
@@ -325,8 +326,8 @@ def make_efer_variant(out: Path, label: str) -> Tuple[Path, Path]:
     ypath = ydir / f"{label}.yaml"
     if not ypath.exists() or ypath.read_text() != text:
         ypath.write_text(text)
-    gen_out = out / "gen"
-    p = subprocess.run([sys.executable, str(REPO / "gen" / "exitplan-gen"), "--root", str(REPO),
+    gen_out = gen_out or out / "gen"
+    p = subprocess.run([sys.executable, str(root / "gen" / "exitplan-gen"), "--root", str(root),
                         "--out", str(gen_out), "gen", "-q", str(ypath)],
                        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
@@ -338,20 +339,52 @@ class BenchError(Exception):
     pass
 
 
+def snapshot_head(tree: Path) -> str:
+    """OUT/tree: the committed tree (git archive HEAD), so that every build
+    of the run sees one state of the sources, whatever others are editing
+    (and however half-done it is) in the working tree.  Returns HEAD's
+    short hash."""
+    if tree.exists():
+        shutil.rmtree(tree)
+    tree.mkdir(parents=True)
+    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, check=True,
+                         stdout=subprocess.PIPE, text=True).stdout.strip()
+    arch = subprocess.Popen(["git", "archive", "--format=tar", "HEAD"], cwd=REPO,
+                            stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", str(tree)], stdin=arch.stdout, check=True)
+    arch.stdout.close()
+    if arch.wait() != 0:
+        raise BenchError("git archive HEAD failed")
+    return rev
+
+
 def run_all(args, out: Path) -> List[Run]:
     """Build everything, boot every (variant, guest) pair, parse."""
+    global BUILD_ROOT, BUILT_FROM
     sys.path.insert(0, str(REPO / "tests" / "boot"))
     import bootlib
 
+    if args.tree == "head":
+        BUILD_ROOT = out / "tree"
+        rev = snapshot_head(BUILD_ROOT)
+        BUILT_FROM = (f"commit {rev} (a snapshot of HEAD in {_rel(BUILD_ROOT)}; the working "
+                      "tree's uncommitted changes are not measured)")
+    else:
+        BUILD_ROOT = REPO
+        BUILT_FROM = "the working tree"
+    root = BUILD_ROOT
+    # Variants are generated where `make build PROFILE=../build/bench/gen/NAME`
+    # run in the tree that builds them finds them.
+    gen_out = out / "gen" if root == REPO else root / "build" / "bench" / "gen"
     variants = []
     for p in args.profiles:
-        y = REPO / "profiles" / f"{p}.yaml"
-        d, e = describe_profile(y, REPO / "generated" / p)
+        y = root / "profiles" / f"{p}.yaml"
+        d, e = describe_profile(y, root / "generated" / p)
         variants.append(Variant(p, y, role_of(p), p, d, e, GUESTS,
-                                dispatchcmp.chain(REPO / "generated" / p)))
+                                dispatchcmp.chain(root / "generated" / p)))
     for label in (EFER_VARIANTS if args.efer_variants and "default" in args.profiles else ()):
         try:
-            ypath, gdir = make_efer_variant(out, label)
+            ypath, gdir = make_efer_variant(out, label, root, gen_out)
         except BenchError as e:
             # The other numbers are still worth having; the report says
             # which variant is missing.
@@ -360,11 +393,11 @@ def run_all(args, out: Path) -> List[Run]:
         # runtime.mk builds from generated/$(PROFILE) into $(BUILD)/$(PROFILE):
         # a PROFILE of ../OUT/gen/NAME points both at OUT/gen/NAME when BUILD is
         # a directory of the checkout's top level, as it is by default.
-        mp = os.path.relpath(gdir, REPO / "generated")
+        mp = os.path.relpath(gdir, root / "generated")
         d, e = describe_profile(ypath, gdir)
         variants.append(Variant(label, ypath, role_of(label), mp, d, e))
     if args.dispatch_variants:
-        variants += make_dispatch_variants(args.profiles, out)
+        variants += make_dispatch_variants(args.profiles, out, root, gen_out)
     return _boot_variants(args, out, bootlib, variants)
 
 
@@ -386,9 +419,10 @@ def dispatch_variant_specs(profiles: List[str]):
     return specs
 
 
-def make_dispatch_variants(profiles: List[str], out: Path) -> List[Variant]:
+def make_dispatch_variants(profiles: List[str], out: Path, root: Path = REPO,
+                           gen_out: Optional[Path] = None) -> List[Variant]:
     try:
-        order = dispatchcmp.kvm_order(REPO)
+        order = dispatchcmp.kvm_order(root)
     except dispatchcmp.VariantError as e:
         print(f"run_bench: no dispatch variants: {e}", file=sys.stderr)
         return []
@@ -396,28 +430,29 @@ def make_dispatch_variants(profiles: List[str], out: Path) -> List[Variant]:
     for base, d, timing, guests in dispatch_variant_specs(profiles):
         lb = dispatchcmp.label(base, d, timing)
         try:
-            ypath, gdir = dispatchcmp.make_variant(REPO, out, base, d, timing, order)
+            ypath, gdir = dispatchcmp.make_variant(root, out, base, d, timing, order, gen_out)
         except dispatchcmp.VariantError as e:
             print(f"run_bench: no {lb} variant: {e}", file=sys.stderr)
             continue
-        mp = os.path.relpath(gdir, REPO / "generated")
+        mp = os.path.relpath(gdir, root / "generated")
         dd, e = describe_profile(ypath, gdir)
         variants.append(Variant(lb, ypath, role_of(lb), mp, dd, e, guests,
                                 dispatchcmp.chain(gdir)))
     return variants
 
 
-def source_fingerprint() -> str:
+def source_fingerprint(root: Optional[Path] = None) -> str:
     """A hash of the hypervisor's hand-written sources (and the generated
     common headers).  The builds of one run must see the same sources, or
     P and its variants differ in more than the dispatch; others edit
     arch/vmx while make bench builds."""
     import hashlib
     h = hashlib.sha256()
+    root = root or BUILD_ROOT
     for top in ("arch", "runtime", "generated/common"):
-        for f in sorted((REPO / top).rglob("*")):
+        for f in sorted((root / top).rglob("*")):
             if f.is_file() and f.suffix in (".c", ".h", ".S", ".lds", ".mk"):
-                h.update(str(f.relative_to(REPO)).encode() + b"\0")
+                h.update(str(f.relative_to(root)).encode() + b"\0")
                 h.update(f.read_bytes())
     return h.hexdigest()
 
@@ -425,6 +460,25 @@ def source_fingerprint() -> str:
 # Builds whose sources did not hold still (set by _boot_variants): the
 # report warns about them at the top of the dispatch comparison.
 SOURCES_MOVED: List[str] = []
+
+# The tree the hypervisors are built in (run_all): the checkout, or a
+# snapshot of HEAD under OUT/tree; and the words for the report.
+BUILD_ROOT: Path = REPO
+BUILT_FROM = ""
+
+
+def build_hv(bootlib, make_profile: str) -> Path:
+    """make build PROFILE=... in BUILD_ROOT; the ELF it made."""
+    if BUILD_ROOT == REPO:
+        return bootlib.build_hv(make_profile)
+    cmd = ["make", "--no-print-directory", "-s", f"-j{os.cpu_count() or 2}", "BUILD=build",
+           f"PROFILE={make_profile}", "build"]
+    p = subprocess.run(cmd, cwd=BUILD_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    elf = BUILD_ROOT / "build" / make_profile / "exitplan.elf"
+    if p.returncode != 0 or not elf.is_file():
+        raise bootlib.BootError(f"{' '.join(cmd)} in {BUILD_ROOT} failed:\n{p.stdout[-6000:]}")
+    return elf
 
 # How often a profile's builds are redone when the sources changed under them.
 BUILD_TRIES = 3
@@ -449,7 +503,7 @@ def _build_group(bootlib, vs: List[Variant], out: Path):
         elfs, errors = {}, {}
         for v in vs:
             try:
-                hv = bootlib.build_hv(v.make_profile)
+                hv = build_hv(bootlib, v.make_profile)
                 dst = out / "elf" / f"{v.label}.elf"
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(hv, dst)
@@ -554,18 +608,22 @@ def runs_from_serial(dir_: Path, profiles: List[str]) -> List[Run]:
         if (dir_ / lb).is_dir():
             labels.append(lb)
             guests_of[lb] = guests
+    # Where run_all generated: OUT/gen, or in the snapshot OUT/tree.
+    tree = dir_.parent / "tree"
+    root = tree if (tree / "generated").is_dir() else REPO
+    gen = root / "build" / "bench" / "gen" if root != REPO else dir_.parent / "gen"
     runs = []
     for label in labels:
-        y = REPO / "profiles" / f"{label}.yaml"
-        gdir = REPO / "generated" / label
+        y = root / "profiles" / f"{label}.yaml"
+        gdir = root / "generated" / label
         if label in EFER_VARIANTS:
             y = dir_.parent / "profiles" / f"{label}.yaml"
-            gdir = dir_.parent / "gen" / label
+            gdir = gen / label
         parsed = dispatchcmp.parse_label(label)
         if parsed:
             name = dispatchcmp.file_name(*parsed)
             y = dir_.parent / "profiles" / f"{name}.yaml"
-            gdir = dir_.parent / "gen" / name
+            gdir = gen / name
         d, e = describe_profile(y, gdir) if y.exists() else ("?", "?")
         if label in EFER_VARIANTS and not y.exists():
             e = EFER_VARIANTS[label][0]
@@ -627,6 +685,7 @@ class Results:
     runs: List[Run]
     comparisons: List[dispatchcmp.Comparison] = field(default_factory=list)
     kvm_order: List[str] = field(default_factory=list)
+    built_from: str = ""
     baseline_means: Dict[str, Tuple[float, float]] = field(default_factory=dict)  # own mix, same method
     path_lengths: Dict[str, Dict[str, int]] = field(default_factory=dict)  # label -> reason -> instr
     efer_labels: List[str] = field(default_factory=list)   # default, then variants measured
@@ -864,7 +923,8 @@ def render_markdown(res: Results) -> str:
     L.append(f"CPU model: Bochs `{res.cpu}`. Guests: "
              + ", ".join(f"`{g}` ({res.guest_args.get(g) or 'default arguments'})" for g in GUESTS)
              + (f". Commit `{res.commit}`" if res.commit else "")
-             + (f", {res.date}" if res.date else "") + ".")
+             + (f", {res.date}" if res.date else "") + "."
+             + (f" Hypervisors built from {res.built_from}." if res.built_from else ""))
     L.append("Each number is ticks per round trip as the guest measured it (RDTSC before and "
              "after, the cost of the RDTSC pair subtracted), averaged over the iterations "
              "the guest ran. `-`: not measured (the kind did not exit under that profile, "
@@ -1406,6 +1466,9 @@ def main(argv=None) -> int:
                     help="skip the default profile's EFER load-list and manual variants")
     ap.add_argument("--no-dispatch-variants", dest="dispatch_variants", action="store_false",
                     help="skip the central comparison's P~table, P~kvm and timing variants")
+    ap.add_argument("--tree", choices=("head", "worktree"), default="head",
+                    help="build from a snapshot of HEAD (default: one consistent tree while "
+                         "others edit) or from the working tree")
     ap.add_argument("--from-serial", type=Path, default=None,
                     help="analyse DIR/LABEL/GUEST.serial recorded earlier instead of running")
     args = ap.parse_args(argv)
@@ -1431,10 +1494,12 @@ def main(argv=None) -> int:
         print(f"run_bench: {e}", file=sys.stderr)
         return 2
     build = Path(args.build)
-    res = analyse(runs, mixes, args.cpu, args.guest_args, commit=git_commit(),
+    res = analyse(runs, mixes, args.cpu, args.guest_args,
+                  commit=BUILT_FROM.split()[1] if BUILT_FROM.startswith("commit ") else git_commit(),
                   date=datetime.date.today().isoformat(),
                   build=build if build.is_absolute() else REPO / build,
                   elf_dir=out / "elf")
+    res.built_from = BUILT_FROM
     host_md = out / "host.md"
     if host_md.exists():
         res.host_md = host_md.read_text()
