@@ -71,6 +71,16 @@ def from_stats(tmp_path, log_text, base, name, *extra, log_name="serial.log"):
     return r, out
 
 
+def base_with(tmp_path, profile, direct):
+    """profiles/PROFILE.yaml as a base with its dispatch.direct replaced."""
+    text = (ROOT / "profiles" / f"{profile}.yaml").read_text()
+    assert "  direct: {auto: true}\n" in text
+    path = tmp_path / "bases" / f"{profile}.yaml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text.replace("  direct: {auto: true}\n", f"  direct: {direct}\n"))
+    return path
+
+
 def plan_of(generator, path):
     return generator.plan(str(path), str(path))
 
@@ -175,16 +185,24 @@ def test_chain_follows_the_measured_frequencies(tmp_path, generator):
     is the measured order, cut where 95% is reached (50+25+12+10 = 97%)."""
     log = serial_log([{"MSR_WRITE": 5000, "PREEMPTION_TIMER": 2500, "EXTERNAL_INTERRUPT": 1200,
                        "HLT": 1000, "CPUID": 200, "IO_INSTRUCTION": 100}])
-    r, out = from_stats(tmp_path, log, "default", "timer-measured", "--date", "2026-11-29")
+    r, out = from_stats(tmp_path, log, base_with(tmp_path, "default", "{coverage: 0.95}"),
+                        "timer-measured", "--date", "2026-11-29")
     assert r.returncode == 0, r.stderr
     plan = plan_of(generator, out)
     assert [d.reason.name for d in plan.direct] == ["MSR_WRITE", "PREEMPTION_TIMER", "EXTERNAL_INTERRUPT", "HLT"]
     assert plan.direct_share == pytest.approx(0.97)
     # hrtimer's count 5 over the same numbers: ties none, fifth is CPUID.
-    r, out = from_stats(tmp_path, log, "hrtimer", "timer-five", "--date", "2026-11-29")
+    r, out = from_stats(tmp_path, log, base_with(tmp_path, "hrtimer", "{count: 5}"),
+                        "timer-five", "--date", "2026-11-29")
     assert r.returncode == 0, r.stderr
     assert [d.reason.name for d in plan_of(generator, out).direct] == \
         ["MSR_WRITE", "PREEMPTION_TIMER", "EXTERNAL_INTERRUPT", "HLT", "CPUID"]
+    # hrtimer's own auto over the same numbers: all six are handled, so
+    # every link pays.
+    r, out = from_stats(tmp_path, log, "hrtimer", "timer-auto", "--date", "2026-11-29")
+    assert r.returncode == 0, r.stderr
+    assert [d.reason.name for d in plan_of(generator, out).direct] == \
+        ["MSR_WRITE", "PREEMPTION_TIMER", "EXTERNAL_INTERRUPT", "HLT", "CPUID", "IO_INSTRUCTION"]
 
 
 def test_vcpus_are_summed_and_a_timing_document_is_read(tmp_path, generator):
@@ -368,7 +386,8 @@ def test_make_profile(tmp_path):
     log = tmp_path / "run it.serial"		# a space: make quotes what it passes on
     log.write_text(serial_log([{"HLT": 50, "MSR_WRITE": 100, "PREEMPTION_TIMER": 60, "CPUID": 3}]))
     before = snapshot(work / "generated")
-    r = subprocess.run(["make", "-s", "profile", f"FROM={log}", "NAME=timer", "BASE=hrtimer",
+    five = base_with(tmp_path, "hrtimer", "{count: 5}")
+    r = subprocess.run(["make", "-s", "profile", f"FROM={log}", "NAME=timer", f"BASE={five}",
                         "CPU_MODEL=corei7_skylake_x", "DATE=2026-11-29", "NOTE=It's a test."],
                        cwd=work, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2, "hrtimer's count 5 cannot be met by 4 reasons"
