@@ -139,7 +139,7 @@ $(UNIT_OUT)/obj/$(1)/%.o: %.c $(UNIT_OUT)/$(1)/profile_facts.h
 	@mkdir -p $$(@D)
 	$$(UNIT_CC) $$(UNIT_CFLAGS) $$(UNIT_INC) -iquote generated/$(1) -iquote $(UNIT_OUT)/$(1) -c -o $$@ $$<
 
-$(UNIT_OUT)/$(1)/profile_facts.h: $(UNIT_SRC)/profile_facts.py profiles/$(1).yaml $$(wildcard spec/*.yaml)
+$(UNIT_OUT)/$(1)/profile_facts.h: $(UNIT_SRC)/profile_facts.py profiles/$(1).yaml gen/exitplan_gen/costmodel.py $$(wildcard spec/*.yaml)
 	@mkdir -p $$(@D)
 	$$(PYTHON) $(UNIT_SRC)/profile_facts.py $$@ profiles/$(1).yaml spec
 
