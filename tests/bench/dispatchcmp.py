@@ -410,24 +410,38 @@ def lengths_by_reason(pl: Dict[str, int], reasons: List[str]) -> Dict[str, int]:
     return out
 
 
-def best_chain_length(ch: List[str], pl: Dict[str, int],
-                      shares: Dict[str, float]) -> Optional[Tuple[int, Dict[int, float]]]:
-    """The prefix of chain `ch` that makes the dispatch cheapest under the
-    mix `shares`, by the instruction counts `pl` of the full chain
-    (path_lengths): keeping the first m links, a reason at link i <= m
-    costs what it costs now, and every other reason the table path less
-    the two instructions (CMP, JE) of each link dropped.  Returns (best m,
-    {m: mean instructions per exit}), or None without counts."""
-    if "*table" not in pl or any(r not in pl for r in ch):
+# Instructions per exit below which another chain length is not called better.
+MIN_GAIN = 0.01
+
+
+def best_chain_length(ch: List[str], pl: Dict[str, int], shares: Dict[str, float]
+                      ) -> Optional[Tuple[int, Dict[int, float], List[str]]]:
+    """The chain length that makes the dispatch cheapest under the mix
+    `shares`, by the instruction counts `pl` of P's build (path_lengths):
+    the chain is cut to, or extended to, its first m reasons in the order
+    P's chain, then the mix's other reasons by share.  The counts of P's
+    own chain are the measured ones (each link two more than the last);
+    a link beyond it is modelled the same way, and a reason left to the
+    table costs the table part of P's path after m compares.  Returns
+    (best m, {m: mean instructions per exit}, that order), or None."""
+    if not ch or "*table" not in pl or any(r not in pl for r in ch):
         return None
     total = sum(shares.values())
     if total <= 0:
         return None
     n = len(ch)
+    prefix = pl[ch[0]] - 3              # the dispatch before the first CMP
+    table = pl["*table"] - prefix - 2 * n   # from the last JE to the handler
+    order = list(ch) + [r for r, _ in sorted(shares.items(), key=lambda kv: (-kv[1], kv[0]))
+                        if r not in ch]
     costs = {}
-    for m in range(n + 1):
-        kept = set(ch[:m])
-        t = pl["*table"] - 2 * (n - m)
-        costs[m] = sum(sh * (pl[r] if r in kept else t) for r, sh in shares.items()) / total
+    for m in range(len(order) + 1):
+        pos = {r: i + 1 for i, r in enumerate(order[:m])}
+        costs[m] = sum(sh * (pl[r] if r in pos and pos[r] <= n else
+                             prefix + 2 * pos[r] + 1 if r in pos else
+                             prefix + 2 * m + table)
+                       for r, sh in shares.items()) / total
     best = min(costs, key=lambda m: (costs[m], m))
-    return best, costs
+    if costs[n] - costs[best] < MIN_GAIN:
+        best = n                        # not worth a change to the profile
+    return best, costs, order

@@ -1221,18 +1221,26 @@ def _dispatch_words(c: dispatchcmp.Comparison, pl) -> List[str]:
         out[-1] += (" Links that cost their reason more than P~table's path: "
                     + ", ".join(dear) + ".")
     best = dispatchcmp.best_chain_length(ch, pl[0], c.mix_shares())
-    if best is not None and ch:
-        m, costs = best
-        if m == len(ch):
-            out[-1] += (f" Cut after any shorter prefix, the chain would cost more under P's "
-                        f"whole mix (each dropped link sends its reason through the table "
-                        f"after the remaining compares): {len(ch)} links is the best length "
-                        f"for these counts ({costs[m]:.2f} instructions per exit).")
+    if best is not None:
+        m, costs, order = best
+        n = len(ch)
+        if m == n:
+            out[-1] += (f" By these counts {n} links is the best length for P's whole mix "
+                        f"({costs[n]:.2f} instructions per exit): a shorter chain sends the "
+                        "dropped reasons through the table after the remaining compares, a "
+                        "longer one makes every reason left out pay two more.")
+        elif m < n:
+            out[-1] += (f" By these counts the dispatch would be cheapest under P's whole mix "
+                        f"with the first {m} links ({costs[m]:.2f} instructions per exit "
+                        f"against {costs[n]:.2f} with {n}): the generator should stop the "
+                        "chain there.")
         else:
-            out[-1] += (f" Under P's whole mix the dispatch would be cheapest with the first "
-                        f"{m} links ({costs[m]:.2f} instructions per exit against "
-                        f"{costs[len(ch)]:.2f} with {len(ch)}): the generator should stop "
-                        f"the chain there.")
+            out[-1] += (f" By these counts (a link two instructions, the table part of the "
+                        f"path {pl[0]['*table'] - pl[0][ch[0]] + 3 - 2 * n}) the dispatch "
+                        f"would be cheapest under P's whole mix with {m} links, adding "
+                        + ", ".join(order[n:m]) + f" ({costs[m]:.2f} instructions per exit "
+                        f"against {costs[n]:.2f} with {n}): the chain the generator chose "
+                        "is shorter than this mix pays for.")
     return out + [""]
 
 
@@ -1498,7 +1506,7 @@ def main(argv=None) -> int:
                   commit=BUILT_FROM.split()[1] if BUILT_FROM.startswith("commit ") else git_commit(),
                   date=datetime.date.today().isoformat(),
                   build=build if build.is_absolute() else REPO / build,
-                  elf_dir=out / "elf")
+                  elf_dir=(args.from_serial.resolve().parent if args.from_serial else out) / "elf")
     res.built_from = BUILT_FROM
     host_md = out / "host.md"
     if host_md.exists():

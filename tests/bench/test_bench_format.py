@@ -497,15 +497,23 @@ def test_path_lengths_from_objdump():
 
 
 def test_best_chain_length():
-    """The prefix model: a chain of one link, A (50%), before a table of
-    path 10; B (50%) unchained pays the link's two instructions."""
-    pl = {"A": 3, "*table": 10}
-    m, costs = dispatchcmp.best_chain_length(["A"], pl, {"A": 0.5, "B": 0.5})
-    assert costs == {0: pytest.approx(8.0), 1: pytest.approx(6.5)} and m == 1
+    """The length model on a chain of one link, A, after a 5-instruction
+    prefix (A costs 5 + 2 + 1), before a table part of 10."""
+    pl = {"A": 8, "*table": 5 + 2 + 10}
+    m, costs, order = dispatchcmp.best_chain_length(["A"], pl, {"A": 0.5, "B": 0.5})
+    assert order == ["A", "B"]
+    # m = 0: both through the table (15); m = 1: A 8, B 17; m = 2: A 8, B 10.
+    assert costs == {0: pytest.approx(15.0), 1: pytest.approx(12.5), 2: pytest.approx(9.0)}
+    assert m == 2
     # A rare first link is not worth its compare for everyone else.
-    m, costs = dispatchcmp.best_chain_length(["A"], pl, {"A": 0.01, "B": 0.99})
-    assert m == 0 and costs[0] < costs[1]
+    m, costs, _ = dispatchcmp.best_chain_length(["A"], pl, {"A": 0.001, "B": 0.001, "C": 0.998})
+    assert m == 0 or costs[m] <= costs[1]
+    assert costs[1] > costs[0]
+    # The measured counts of P's own chain are used as they are.
+    m, costs, _ = dispatchcmp.best_chain_length(["A"], {"A": 9, "*table": 17}, {"A": 1.0})
+    assert costs[1] == pytest.approx(9.0)
     assert dispatchcmp.best_chain_length(["A"], {"A": 3}, {"A": 1}) is None
+    assert dispatchcmp.best_chain_length([], {"*table": 3}, {"A": 1}) is None
 
 
 def test_central_table(results):
