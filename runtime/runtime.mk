@@ -21,15 +21,20 @@ HV_LD := ld
 # symbol fits a sign-extended 32-bit immediate.  No SSE/x87 state is ever
 # touched by the host, so the exit path need not save it.  No endbr64:
 # the exit path's instruction count is what profiles are compared by.
-# -ffixed-rbp/r12-r15: no host C ever uses these callee-saved registers,
-# so the guest's values stay in them through a VM exit and the exit stub
-# saves and restores only the other ten (arch/vmx/exit_entry.S); gcc
-# takes -ffixed-rbp only with -fomit-frame-pointer.
+# -ffixed-rbp/r10-r15: no host C ever uses these registers, so the
+# guest's values stay in them through a VM exit and the exit stub saves
+# and restores only the other eight (arch/vmx/exit_entry.S); gcc takes
+# -ffixed-rbp only with -fomit-frame-pointer.  R8 and R9 cannot join
+# them: -ffixed-r8/r9 do not stop gcc from passing a fifth or sixth
+# integer argument in them (every printk() with five values does), it
+# only stops gcc from allocating them.  R10 (the static chain, unused:
+# no nested functions) and R11 are plain scratch registers to gcc.
 HV_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 	-ffreestanding -fno-stack-protector -fno-pic -fno-pie -fno-common \
 	-mcmodel=small -mno-red-zone -mno-sse -mno-mmx -mno-80387 \
 	-mgeneral-regs-only -fno-asynchronous-unwind-tables -fcf-protection=none \
-	-fomit-frame-pointer -ffixed-rbp -ffixed-r12 -ffixed-r13 -ffixed-r14 -ffixed-r15
+	-fomit-frame-pointer -ffixed-rbp -ffixed-r10 -ffixed-r11 -ffixed-r12 -ffixed-r13 \
+	-ffixed-r14 -ffixed-r15
 HV_CPPFLAGS = -I runtime -I arch/vmx -I generated/common -I generated/$(PROFILE) \
 	-I $(HV_INCDIR) -MMD -MP
 HV_ASFLAGS := -D__ASSEMBLER__ -g

@@ -32,16 +32,15 @@ BUILD_BUG_ON(offsetof(struct vcpu, regs.rsi) != VCPU_RSI);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.rdi) != VCPU_RDI);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r8) != VCPU_R8);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r9) != VCPU_R9);
+BUILD_BUG_ON(offsetof(struct vcpu, regs.r9) + 8 != VCPU_PUSHED_END);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r10) != VCPU_R10);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r11) != VCPU_R11);
-BUILD_BUG_ON(offsetof(struct vcpu, regs.r11) + 8 != VCPU_PUSHED_END);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.rbp) != VCPU_RBP);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r12) != VCPU_R12);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r13) != VCPU_R13);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r14) != VCPU_R14);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r15) != VCPU_R15);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.cr2) != VCPU_CR2);
-BUILD_BUG_ON(offsetof(struct vcpu, exit_rsp) != VCPU_EXIT_RSP);
 BUILD_BUG_ON(offsetof(struct vcpu, host_rsp) != VCPU_HOST_RSP);
 /* The stub returns the action as vmx_enter_guest()'s result. */
 BUILD_BUG_ON(VMX_EXIT_STOP != VMX_ENTER_STOPPED);
@@ -176,7 +175,7 @@ enum vmx_exit_action vcpu_stop_status(struct vcpu *vcpu, enum vcpu_stop_kind kin
 
 /*
  * Called only from within an exit (the unexpected-exit and failed-entry
- * reports, a failed VMRESUME): RBP and R12-R15 are then still the
+ * reports, a failed VMRESUME): RBP and R10-R15 are then still the
  * guest's, live in the registers.
  */
 void vmx_dump_guest_state(struct vcpu *vcpu)

@@ -4,34 +4,35 @@
  *
  * On a VM exit the CPU loads the host state from the VMCS: RFLAGS is 0x2
  * (interrupts off), every general-purpose register still holds the
- * guest's value, and RSP is HOST_RSP, which points just past the R11
- * slot of vcpu->regs (vcpu_asm.h): ten PUSHes save RAX, RCX, RDX, RBX,
- * RSI, RDI and R8-R11 in place, with no scratch register and no load of
- * the vcpu pointer, and leave RSP pointing at the vcpu.  The stub then
- * switches to this CPU's exit stack (vcpu->exit_rsp), reads the exit
+ * guest's value, and RSP is HOST_RSP, which points just past the R9
+ * slot of vcpu->regs (vcpu_asm.h): eight PUSHes save RAX, RCX, RDX, RBX,
+ * RSI, RDI, R8 and R9 in place, with no scratch register and no load of
+ * the vcpu pointer, and leave RSP pointing at the vcpu, which is the top
+ * of its exit stack: the stack is the pages just below struct vcpu
+ * (vmx.c), so no stack switch is needed.  The stub reads the exit
  * reason and calls the generated dispatch -- or, when the vCPU needs more
  * around it (manual MSR switching, timing), vmx_handle_exit() in exit.c
- * -- and either restores the ten with POPs and VMRESUMEs, or returns from
+ * -- and either restores the eight with POPs and VMRESUMEs, or returns from
  * vmx_enter_guest() to the code that launched the guest.
  *
- * The exit stack's top holds the vcpu pointer (the exit frame, written
- * once at setup: vcpu->exit_rsp points at it), so that after the call
- * one load gets RSP back to vcpu->regs for the POPs.
+ * After the call RSP is the vcpu again, which is where the POPs start.
  *
- * RBP and R12-R15 are not saved at all: all host C is compiled with
- * -ffixed-rbp -ffixed-r12 ... -ffixed-r15 (runtime/runtime.mk), so no
+ * RBP and R10-R15 are not saved at all: all host C is compiled with
+ * -ffixed-rbp -ffixed-r10 ... -ffixed-r15 (runtime/runtime.mk), so no
  * compiled code ever reads or writes them, and the guest's values stay
- * in the registers through the whole exit.  Host assembly that runs in
- * an exit (the interrupt and exception entry, runtime/entry.S) saves and
- * restores every register it touches.  Handlers reach them through
- * vcpu_gpr_read/write() (handlers.c); the stop path spills them into
- * vcpu->regs before it returns to the host's own values.
+ * in the registers through the whole exit.  (R8 and R9 are saved: gcc
+ * passes a fifth and sixth argument in them even when they are fixed.)
+ * Host assembly that runs in an exit (the interrupt and exception entry,
+ * runtime/entry.S) saves and restores every register it touches.
+ * Handlers reach them through vcpu_gpr_read/write() (handlers.c); the
+ * stop path spills them into vcpu->regs before it returns to the host's
+ * own values.
  *
- * HOST_RSP pointing into struct vcpu is safe for the ten PUSHes: nothing
- * else can push there.  External interrupts are off (RFLAGS.IF = 0), the
- * PUSHes cannot fault (struct vcpu is mapped, page-aligned, and regs is
- * at its start), and NMI, #DF and #MC run on IST stacks
- * (runtime/traps.c), never on the interrupted RSP.
+ * HOST_RSP pointing into struct vcpu is safe for the eight PUSHes: nothing
+ * else can push there before they are done.  External interrupts are off
+ * (RFLAGS.IF = 0), the PUSHes cannot fault (struct vcpu is mapped,
+ * page-aligned, and regs is at its start), and NMI, #DF and #MC run on
+ * IST stacks (runtime/traps.c), never on the interrupted RSP.
  *
  * The round trip is the hot path every exit pays: keep it straight-line.
  * CR2 is not switched: the host takes no page faults (a host #PF is a
@@ -54,8 +55,9 @@
 	.type vmx_enter_guest, @function
 vmx_enter_guest:
 	/*
-	 * Our caller was compiled not to use RBP and R12-R15, but save the
+	 * Our caller was compiled not to use RBP and R10-R15, but save the
 	 * ABI's callee-saved set anyway: it is once per guest, not per exit.
+	 * R10 and R11 are caller-saved: the caller expects nothing in them.
 	 */
 	push	%rbp
 	push	%rbx
@@ -94,14 +96,11 @@ vmx_enter_guest:
 	.size vmx_enter_guest, . - vmx_enter_guest
 
 /*
- * Save the ten caller-saved guest registers into vcpu->regs (RSP =
- * HOST_RSP, just past the R11 slot), then switch to the exit stack, whose
- * top word is the vcpu pointer.  Leaves the vcpu in RDI (the C calls'
- * first argument).
+ * Save the eight guest registers host C may use into vcpu->regs (RSP =
+ * HOST_RSP, just past the R9 slot).  RSP is then the vcpu, the top of
+ * its exit stack.  Leaves the vcpu in RDI (the C calls' first argument).
  */
 .macro SAVE_GUEST_REGS
-	push	%r11
-	push	%r10
 	push	%r9
 	push	%r8
 	push	%rdi
@@ -111,11 +110,10 @@ vmx_enter_guest:
 	push	%rcx
 	push	%rax
 	mov	%rsp, %rdi
-	mov	VCPU_EXIT_RSP(%rsp), %rsp
 .endm
 
 /*
- * HOST_RIP, one of two.  vcpu->exit_rsp is 16-byte aligned, so the calls
+ * HOST_RIP, one of two.  The vcpu is page-aligned, so the calls
  * below see the ABI's alignment.  vmx_exit_stub is the common case: read
  * the exit reason and call the generated dispatch directly with its basic
  * reason.  A failed VM entry (bit 31) needs no test here: its basic
@@ -142,8 +140,10 @@ vmx_exit_stub:
 	test	%eax, %eax
 	jnz	.Lstop
 .Lresume:
-	/* POP the ten back in the order they were pushed; RBP, R12-R15 are live. */
-	mov	(%rsp), %rsp
+	/*
+	 * RSP is the vcpu again: POP the eight back in the order they were
+	 * pushed; RBP, R10-R15 are live.
+	 */
 	pop	%rax
 	pop	%rcx
 	pop	%rdx
@@ -152,18 +152,17 @@ vmx_exit_stub:
 	pop	%rdi
 	pop	%r8
 	pop	%r9
-	pop	%r10
-	pop	%r11
 	vmresume
 	/*
 	 * VMRESUME failed (RFLAGS.CF: no valid VMCS, ZF: VM_INSTRUCTION_ERROR
 	 * says why).  RSP is HOST_RSP again, VCPU_PUSHED_END past the vcpu;
-	 * LEA and MOV leave RFLAGS alone for the PUSHFQ.  Report it and
-	 * stop.  A failed VM entry that got as far as the guest-state checks
-	 * is a VM exit with bit 31 set instead, handled in vmx_handle_exit().
+	 * LEA and MOV leave RFLAGS alone for the PUSHFQ, which lands on the
+	 * exit stack below the vcpu.  Report it and stop.  A failed VM
+	 * entry that got as far as the guest-state checks is a VM exit with
+	 * bit 31 set instead (handle_unexpected_exit(), vmx_handle_exit()).
 	 */
-	lea	-VCPU_PUSHED_END(%rsp), %rdi
-	mov	VCPU_EXIT_RSP(%rdi), %rsp
+	lea	-VCPU_PUSHED_END(%rsp), %rsp
+	mov	%rsp, %rdi
 	pushfq
 	pop	%rsi
 	call	vmx_report_vmresume_failure
@@ -177,8 +176,10 @@ vmx_exit_stub:
 	 * The guest stopped: leave all of its registers in vcpu->regs for
 	 * the summary, then return to the host's own RBP, R12-R15.
 	 */
-	mov	(%rsp), %rbx
+	mov	%rsp, %rbx		/* the vcpu */
 	mov	%rbp, VCPU_RBP(%rbx)
+	mov	%r10, VCPU_R10(%rbx)
+	mov	%r11, VCPU_R11(%rbx)
 	mov	%r12, VCPU_R12(%rbx)
 	mov	%r13, VCPU_R13(%rbx)
 	mov	%r14, VCPU_R14(%rbx)

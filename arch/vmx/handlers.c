@@ -26,7 +26,7 @@
 
 /*
  * 0 RAX, 1 RCX, 2 RDX, 3 RBX, 4 RSP (in the VMCS), 5 RBP, 6 RSI, 7 RDI,
- * 8-15 R8-R15.  RBP and R12-R15 (NULL here) are the guest's in the
+ * 8-15 R8-R15.  RBP and R10-R15 (NULL here) are the guest's in the
  * registers themselves during an exit: no host C touches them (vcpu.h).
  */
 static uint64_t *gpr_slot(struct vcpu *vcpu, unsigned int n)
@@ -34,14 +34,14 @@ static uint64_t *gpr_slot(struct vcpu *vcpu, unsigned int n)
 	struct guest_regs *r = &vcpu->regs;
 	uint64_t *const slots[16] = {
 		&r->rax, &r->rcx, &r->rdx, &r->rbx, NULL, NULL, &r->rsi, &r->rdi,
-		&r->r8, &r->r9, &r->r10, &r->r11, NULL, NULL, NULL, NULL,
+		&r->r8, &r->r9, NULL, NULL, NULL, NULL, NULL, NULL,
 	};
 
 	return slots[n & 15];
 }
 
 /*
- * The live guest RBP, R12-R15.  The asm names the register: the compiler
+ * The live guest RBP, R10-R15.  The asm names the register: the compiler
  * was told never to allocate it (-ffixed-*), so nothing else holds a
  * value there that a write could clobber.
  */
@@ -52,6 +52,12 @@ static uint64_t fixed_gpr_read(unsigned int n)
 	switch (n & 15) {
 	case 5:
 		asm volatile("mov %%rbp, %0" : "=r"(v));
+		break;
+	case 10:
+		asm volatile("mov %%r10, %0" : "=r"(v));
+		break;
+	case 11:
+		asm volatile("mov %%r11, %0" : "=r"(v));
 		break;
 	case 12:
 		asm volatile("mov %%r12, %0" : "=r"(v));
@@ -74,6 +80,12 @@ static void fixed_gpr_write(unsigned int n, uint64_t v)
 	switch (n & 15) {
 	case 5:
 		asm volatile("mov %0, %%rbp" : : "r"(v));
+		break;
+	case 10:
+		asm volatile("mov %0, %%r10" : : "r"(v));
+		break;
+	case 11:
+		asm volatile("mov %0, %%r11" : : "r"(v));
 		break;
 	case 12:
 		asm volatile("mov %0, %%r12" : : "r"(v));

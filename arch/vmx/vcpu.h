@@ -18,9 +18,9 @@
 
 /*
  * Guest general-purpose registers (RSP is in the VMCS).  The exit stub
- * PUSHes the first ten straight into place (HOST_RSP points just past
- * r11), so their order is the stub's pop order: keep it.  RBP and
- * R12-R15 are never used by host C (the image is compiled with -ffixed-*
+ * PUSHes the first eight straight into place (HOST_RSP points just past
+ * r9), so their order is the stub's pop order: keep it.  RBP and
+ * R10-R15 are never used by host C (the image is compiled with -ffixed-*
  * for them, runtime/runtime.mk): during an exit they stay live in the
  * registers, and their slots here are valid only while the guest is not
  * in an exit (before VMLAUNCH, after it stopped) or after
@@ -39,12 +39,11 @@ struct percpu;
 struct vcpu {
 	struct guest_regs regs;		/* first: the exit stub addresses it */
 	/*
-	 * For the stub (offsets in vcpu_asm.h): the exit frame at the top of
-	 * this CPU's exit stack, which it switches to after saving the
-	 * registers (the frame's first word is this vcpu), and the RSP
-	 * vmx_enter_guest() returns through when the guest stops.
+	 * For the stub (offset in vcpu_asm.h): the RSP vmx_enter_guest()
+	 * returns through when the guest stops.  The exit stack needs no
+	 * pointer: it is the pages just below the vcpu (vmx.c), so the
+	 * stub's PUSHes leave RSP on its top.
 	 */
-	uint64_t exit_rsp;
 	uint64_t host_rsp;
 	/*
 	 * Set when exits need more than the dispatch: manual MSR switching

@@ -2,7 +2,7 @@
 /*
  * Offsets into struct vcpu for the exit stub (arch/vmx/exit_entry.S).
  * Not architectural: the layout of struct guest_regs, which is first in
- * struct vcpu, and the two stack pointers after it.  arch/vmx/exit.c
+ * struct vcpu, and the stack pointer after it.  arch/vmx/exit.c
  * checks every one with _Static_assert.
  */
 #ifndef EXITPLAN_VCPU_ASM_H
@@ -17,22 +17,18 @@
 #define VCPU_RDI	40
 #define VCPU_R8		48
 #define VCPU_R9		56
+/* HOST_RSP = the vcpu + this: just past R9, so the pushes fill the slots above. */
+#define VCPU_PUSHED_END	64
+/* Live in the registers during an exit; spilled only when the guest stops. */
 #define VCPU_R10	64
 #define VCPU_R11	72
-/* HOST_RSP = the vcpu + this: just past R11, so the pushes fill the slots above. */
-#define VCPU_PUSHED_END	80
-/* Live in the registers during an exit; spilled only when the guest stops. */
 #define VCPU_RBP	80
 #define VCPU_R12	88
 #define VCPU_R13	96
 #define VCPU_R14	104
 #define VCPU_R15	112
 #define VCPU_CR2	120
-#define VCPU_EXIT_RSP	128	/* this CPU's exit frame: [exit_rsp] = the vcpu */
-#define VCPU_HOST_RSP	136	/* vmx_enter_guest()'s RSP, for the stop path */
-
-/* The exit frame at the top of the exit stack: the vcpu, and padding to 16 bytes. */
-#define EXIT_FRAME_SIZE	16
+#define VCPU_HOST_RSP	128	/* vmx_enter_guest()'s RSP, for the stop path */
 
 /* vmx_enter_guest()'s results. */
 #define VMX_ENTER_STOPPED	1	/* the guest stopped (VMX_EXIT_STOP) */

@@ -713,6 +713,7 @@ int vmm_run(const struct boot_info *bi)
 {
 	struct vmx_cpu *vc;
 	struct vcpu *vcpu;
+	uint8_t *stack;
 	struct guest_start start;
 	uint64_t tsc_overhead = 0;
 	char line[160];
@@ -750,28 +751,28 @@ int vmm_run(const struct boot_info *bi)
 		return VMM_ERROR;
 	}
 
-	/* One vCPU on the boot CPU for now; its state is per-vCPU from the start. */
-	vcpu = vmx_alloc_pages((sizeof(*vcpu) + PAGE_SIZE - 1) / PAGE_SIZE);
-	if (!vcpu)
+	/*
+	 * One vCPU on the boot CPU for now; its state is per-vCPU from the
+	 * start.  Its exit stack is the VMX_EXIT_STACK_PAGES just below it:
+	 * HOST_RSP points into the vcpu (vcpu_asm.h), the stub's PUSHes
+	 * leave RSP at the vcpu, which is then the stack's top -- page
+	 * aligned, so the stub's calls see the ABI's 16-byte alignment --
+	 * and no load is needed to switch stacks or to come back.  A vCPU
+	 * runs on one CPU at a time, so a stack per vCPU is enough.
+	 */
+	stack = vmx_alloc_pages(VMX_EXIT_STACK_PAGES + (sizeof(*vcpu) + PAGE_SIZE - 1) / PAGE_SIZE);
+	if (!stack)
 		return VMM_ERROR;
+	vcpu = (struct vcpu *)(stack + VMX_EXIT_STACK_PAGES * PAGE_SIZE);
 	vcpu->arch = vmx_alloc_pages((sizeof(struct vcpu_arch_state) + PAGE_SIZE - 1) / PAGE_SIZE);
 	vcpu->vmcs = vmx_alloc_pages(1);
-	vc->exit_stack = vmx_alloc_pages(VMX_EXIT_STACK_PAGES);
-	if (!vcpu->arch || !vcpu->vmcs || !vc->exit_stack)
+	if (!vcpu->arch || !vcpu->vmcs)
 		return VMM_ERROR;
 	vcpu->id = 0;
 	vcpu->cpu = this_cpu();
 	vcpu->controls = &vc->controls;
 	vcpu->vmcs_pa = pa_of(vcpu->vmcs);
 	vc->vcpu = vcpu;
-	/*
-	 * The exit frame: the vcpu at the top of the exit stack, where the
-	 * stub finds it after its calls.  16 bytes below a page boundary,
-	 * so the stub's calls see the ABI's 16-byte alignment.
-	 */
-	vcpu->exit_rsp = (uint64_t)(uintptr_t)(vc->exit_stack + VMX_EXIT_STACK_PAGES * PAGE_SIZE -
-					       EXIT_FRAME_SIZE);
-	*(struct vcpu **)(uintptr_t)vcpu->exit_rsp = vcpu;
 	this_cpu()->arch = vc;
 	this_cpu()->vcpu = vcpu;
 

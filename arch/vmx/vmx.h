@@ -102,7 +102,6 @@ struct vmx_cpu {
 	uint64_t vmxon_pa;
 	struct vmx_caps caps;
 	struct vmx_controls controls;
-	uint8_t *exit_stack;		/* its top is vcpu->exit_rsp */
 	struct vcpu *vcpu;		/* one vCPU per CPU for now */
 };
 
@@ -171,13 +170,13 @@ void vmx_program_preemption_timer(struct vcpu *vcpu);
 /*
  * handlers.c: general-purpose registers by instruction encoding (0 = RAX
  * .. 15 = R15).  Only for the vCPU whose exit this CPU is handling: RBP
- * and R12-R15 are read from and written to the live registers.
+ * and R10-R15 are read from and written to the live registers.
  */
 uint64_t vcpu_gpr_read(struct vcpu *vcpu, unsigned int n);
 void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v);
 
 /*
- * Copy the guest's RBP and R12-R15, live in the registers during an exit
+ * Copy the guest's RBP and R10-R15, live in the registers during an exit
  * (vcpu.h), into vcpu->regs: for reports that print the registers.  A
  * write to those slots would not reach the guest; vcpu_gpr_write() does.
  */
@@ -185,9 +184,10 @@ static inline void vcpu_spill_fixed_regs(struct vcpu *vcpu)
 {
 	struct guest_regs *r = &vcpu->regs;
 
-	asm volatile("mov %%rbp, %0\n\tmov %%r12, %1\n\tmov %%r13, %2\n\t"
-		     "mov %%r14, %3\n\tmov %%r15, %4"
-		     : "=m"(r->rbp), "=m"(r->r12), "=m"(r->r13), "=m"(r->r14), "=m"(r->r15));
+	asm volatile("mov %%rbp, %0\n\tmov %%r10, %1\n\tmov %%r11, %2\n\t"
+		     "mov %%r12, %3\n\tmov %%r13, %4\n\tmov %%r14, %5\n\tmov %%r15, %6"
+		     : "=m"(r->rbp), "=m"(r->r10), "=m"(r->r11), "=m"(r->r12), "=m"(r->r13),
+		       "=m"(r->r14), "=m"(r->r15));
 }
 
 /* Guest memory: identity GPA == HPA outside the hypervisor region. */
