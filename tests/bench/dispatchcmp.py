@@ -388,8 +388,16 @@ def path_lengths(asm: str, ch: List[str], numbers: Dict[str, int]) -> Optional[D
     for reason, i in zip(ch, conds):
         _, mn, ops = insns[i]
         _, pmn, pops = insns[i - 1] if i else (0, "", "")
-        imm = re.match(r"^\$0x([0-9a-f]+),", pops)
-        if mn != "je" or pmn != "cmp" or not imm or int(imm.group(1), 16) != numbers.get(reason):
+        if pmn == "cmp":
+            imm = re.match(r"^\$0x([0-9a-f]+),", pops)
+            value = int(imm.group(1), 16) if imm else None
+        elif pmn == "test":
+            # TEST %si,%si: how GCC compares with 0 (EXCEPTION_NMI).
+            regs = pops.split(",")
+            value = 0 if len(regs) == 2 and regs[0] == regs[1] else None
+        else:
+            value = None
+        if mn != "je" or value is None or value != numbers.get(reason):
             return None
         tgt = re.match(r"^([0-9a-f]+)\b", ops)
         j = at.get(int(tgt.group(1), 16)) if tgt else None
