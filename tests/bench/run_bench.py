@@ -1468,7 +1468,8 @@ def main(argv=None) -> int:
                     help="comma-separated profile names (default: every profiles/*.yaml)")
     ap.add_argument("--jobs", type=int, default=2, help="Bochs runs at a time")
     ap.add_argument("--timeout", type=int, default=300, help="seconds per Bochs run")
-    ap.add_argument("--bench-args", default="", help="the bench guest's command line")
+    ap.add_argument("--bench-args", default="cr8",
+                    help="the bench guest's command line (cr8: also time MOV CR8 in 64-bit mode)")
     ap.add_argument("--hrtimer-args", default="", help="the hrtimer guest's command line")
     ap.add_argument("--no-efer-variants", dest="efer_variants", action="store_false",
                     help="skip the default profile's EFER load-list and manual variants")
