@@ -86,6 +86,45 @@ def build_hv(profile: str = "default") -> Path:
     return elf
 
 
+def build_profile_variant(base: str, name: str, edits, out: Path, why: str) -> Path:
+    """A test-only copy of profiles/BASE.yaml named NAME, with @edits
+    applied, generated and built under @out (never into profiles/ or
+    generated/); returns its exitplan.elf.
+
+    @edits is a list of (pattern, replacement): each pattern is a
+    multi-line regex that must match exactly once, so a change to the
+    base profile's shape fails loudly instead of testing something else.
+    """
+    text = (REPO / "profiles" / f"{base}.yaml").read_text()
+    edits = [(rf"^profile:[ \t]*{re.escape(base)}[ \t]*$", f"profile: {name}")] + list(edits)
+    for pattern, replacement in edits:
+        text, n = re.subn(pattern, replacement, text, count=1, flags=re.M)
+        if n != 1:
+            raise BootError(f"profiles/{base}.yaml changed shape: no match for {pattern!r}")
+    (out / "profiles").mkdir(parents=True, exist_ok=True)
+    yaml_path = out / "profiles" / f"{name}.yaml"
+    yaml_path.write_text(f"# Test-only variant of profiles/{base}.yaml ({why}).\n" + text)
+    gen_out = out / "gen"
+    p = subprocess.run(["/usr/bin/python3", str(REPO / "gen" / "exitplan-gen"), "--root", str(REPO),
+                        "--out", str(gen_out), "gen", "-q", str(yaml_path)],
+                       cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        raise BootError(f"generating {yaml_path} failed:\n{p.stdout}")
+    gdir = gen_out / name
+    build = out / "build"
+    common = " ".join(str(c) for c in sorted((REPO / "generated" / "common").glob("*.c")))
+    srcs = " ".join(str(c) for c in sorted(gdir.glob("*.c")))
+    cppflags = (f"-I runtime -I arch/vmx -I generated/common -I {gdir} "
+                f"-I {build}/{name}/include -MMD -MP")
+    p = subprocess.run(["make", "--no-print-directory", "-s", f"BUILD={build}",
+                        f"PROFILE={name}", f"GEN_COMMON_SRCS={common}",
+                        f"GEN_PROFILE_SRCS={srcs}", f"HV_CPPFLAGS={cppflags}", "build"],
+                       cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        raise BootError(f"building {name} failed:\n{p.stdout[-4000:]}")
+    return build / name / "exitplan.elf"
+
+
 def build_guest(name: str) -> Path:
     """Build build/guest/NAME.elf with tests/guest/guest.mk's rule."""
     elf = BUILD / "guest" / f"{name}.elf"

@@ -10,48 +10,21 @@ never into profiles/ -- and boots, with it and with the default profile:
 - the bench guest with `cr8`, which at the end enables PAE paging with
   EFER.LME and must find itself in IA-32e mode (EFER.LMA), then leaves
   through isa-debug-exit from 64-bit code."""
-import re
-import subprocess
-import sys
 
 import pytest
 
 import bootlib
 
-REPO = bootlib.REPO
 VARIANT = "vmx-test-efer-manual"
 GUESTS = {"handlers": "quick", "bench": "iters=20 warmup=5 cr8"}
 
 
 def build_manual_variant(out):
     """The default profile with IA32_EFER switched by hand, built into out."""
-    src = (REPO / "profiles" / "default.yaml").read_text()
-    text, n1 = re.subn(r"^profile:[ \t]*default[ \t]*$", f"profile: {VARIANT}", src,
-                       count=1, flags=re.M)
-    text, n2 = re.subn(r"^([ \t]+IA32_EFER:[ \t]*)\{[^}\n]*\}",
-                       r"\g<1>{switch: manual, access: trap}", text, count=1, flags=re.M)
-    assert n1 == 1 and n2 == 1, "profiles/default.yaml changed shape"
-    (out / "profiles").mkdir(parents=True, exist_ok=True)
-    yaml_path = out / "profiles" / f"{VARIANT}.yaml"
-    yaml_path.write_text("# Test-only variant of profiles/default.yaml (tests/boot/test_vmx_efer.py).\n"
-                         + text)
-    gen_out = out / "gen"
-    p = subprocess.run([sys.executable, str(REPO / "gen" / "exitplan-gen"), "--root", str(REPO),
-                        "--out", str(gen_out), "gen", "-q", str(yaml_path)],
-                       cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert p.returncode == 0, p.stdout
-    gdir = gen_out / VARIANT
-    build = out / "build"
-    common = " ".join(str(c) for c in sorted((REPO / "generated" / "common").glob("*.c")))
-    srcs = " ".join(str(c) for c in sorted(gdir.glob("*.c")))
-    cppflags = (f"-I runtime -I arch/vmx -I generated/common -I {gdir} "
-                f"-I {build}/{VARIANT}/include -MMD -MP")
-    p = subprocess.run(["make", "--no-print-directory", "-s", f"BUILD={build}",
-                        f"PROFILE={VARIANT}", f"GEN_COMMON_SRCS={common}",
-                        f"GEN_PROFILE_SRCS={srcs}", f"HV_CPPFLAGS={cppflags}", "build"],
-                       cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert p.returncode == 0, p.stdout[-4000:]
-    return build / VARIANT / "exitplan.elf"
+    return bootlib.build_profile_variant(
+        "default", VARIANT,
+        [(r"^([ \t]+IA32_EFER:[ \t]*)\{[^}\n]*\}", r"\g<1>{switch: manual, access: trap}")],
+        out, "tests/boot/test_vmx_efer.py")
 
 
 @pytest.fixture(scope="module")

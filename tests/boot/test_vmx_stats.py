@@ -20,8 +20,6 @@ precisely the exits the guest caused, plus only those the profile causes
 on its own (VMX-preemption timer expiries, which the guest cannot count).
 Tick values are never pass/fail material, only their presence."""
 import re
-import subprocess
-import sys
 
 import pytest
 import yaml
@@ -107,33 +105,10 @@ RUNS = {
 
 def build_timing_variant(out):
     """profiles/default.yaml with `statistics: timing`, built into out."""
-    src = (REPO / "profiles" / "default.yaml").read_text()
-    text, n1 = re.subn(r"^profile:[ \t]*default[ \t]*$", f"profile: {TIMING_VARIANT}", src,
-                       count=1, flags=re.M)
-    text, n2 = re.subn(r"^statistics:[ \t]*counts[ \t]*$", "statistics: timing", text,
-                       count=1, flags=re.M)
-    assert n1 == 1 and n2 == 1, "profiles/default.yaml changed shape"
-    (out / "profiles").mkdir(parents=True, exist_ok=True)
-    yaml_path = out / "profiles" / f"{TIMING_VARIANT}.yaml"
-    yaml_path.write_text("# Test-only variant of profiles/default.yaml "
-                         "(tests/boot/test_vmx_stats.py).\n" + text)
-    gen_out = out / "gen"
-    p = subprocess.run([sys.executable, str(REPO / "gen" / "exitplan-gen"), "--root", str(REPO),
-                        "--out", str(gen_out), "gen", "-q", str(yaml_path)],
-                       cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert p.returncode == 0, p.stdout
-    gdir = gen_out / TIMING_VARIANT
-    build = out / "build"
-    common = " ".join(str(c) for c in sorted((REPO / "generated" / "common").glob("*.c")))
-    srcs = " ".join(str(c) for c in sorted(gdir.glob("*.c")))
-    cppflags = (f"-I runtime -I arch/vmx -I generated/common -I {gdir} "
-                f"-I {build}/{TIMING_VARIANT}/include -MMD -MP")
-    p = subprocess.run(["make", "--no-print-directory", "-s", f"BUILD={build}",
-                        f"PROFILE={TIMING_VARIANT}", f"GEN_COMMON_SRCS={common}",
-                        f"GEN_PROFILE_SRCS={srcs}", f"HV_CPPFLAGS={cppflags}", "build"],
-                       cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert p.returncode == 0, p.stdout[-4000:]
-    return build / TIMING_VARIANT / "exitplan.elf"
+    return bootlib.build_profile_variant(
+        "default", TIMING_VARIANT,
+        [(r"^statistics:[ \t]*counts[ \t]*$", "statistics: timing")],
+        out, "tests/boot/test_vmx_stats.py")
 
 
 @pytest.fixture(scope="module")
