@@ -164,6 +164,14 @@ def make_variant(repo: Path, out: Path, base: str, dispatch: Optional[str], timi
             "# into profiles/.\n"
             + yaml.safe_dump(variant_doc(doc, base, dispatch, timing, order),
                              sort_keys=False, default_flow_style=None, width=100))
+    return write_and_generate(repo, out, name, text, gen_out)
+
+
+def write_and_generate(repo: Path, out: Path, name: str, text: str,
+                       gen_out: Path) -> Tuple[Path, Path]:
+    """Write @text to OUT/profiles/NAME.yaml (only when it changed, so the
+    generated files keep their timestamps) and generate GEN_OUT/NAME with
+    the generator of the tree @repo.  Returns (yaml path, generated dir)."""
     ydir = out / "profiles"
     ydir.mkdir(parents=True, exist_ok=True)
     ypath = ydir / f"{name}.yaml"
