@@ -68,26 +68,6 @@ test-unit: unit-build
 	fi; \
 	echo "test-unit: all $(words $(UNIT_PROGRAMS)) programs passed"
 
-# Tests that show known bugs (each test's comment says which) are skipped
-# by test-unit unless the environment's UNIT_KNOWN_BUGS names them (a
-# known_bug_enabled() guard in the test); this runs each on its own (ASan
-# or UBSan may abort the program) and lists those that still fail.  Once a
-# bug is fixed, its test passes here: drop its guard and its line below.
-# None now: every bug found so far is fixed and its test runs in test-unit.
-UNIT_KNOWN_BUGS :=
-
-.PHONY: test-unit-known-bugs
-test-unit-known-bugs: $(addprefix $(UNIT_OUT)/,$(sort $(foreach b,$(UNIT_KNOWN_BUGS),$(firstword $(subst :, ,$(b))))))
-	@$(if $(UNIT_KNOWN_BUGS),,echo "test-unit-known-bugs: no known bugs")
-	@for b in $(UNIT_KNOWN_BUGS); do \
-		prog=$${b%%:*}; test=$${b#*:}; \
-		if UNIT_KNOWN_BUGS=$$test $(UNIT_OUT)/$$prog >/dev/null 2>&1; then \
-			echo "fixed: $$prog $$test"; \
-		else \
-			echo "still failing: $$prog $$test (UNIT_KNOWN_BUGS=$$test $(UNIT_OUT)/$$prog)"; \
-		fi; \
-	done
-
 $(UNIT_CAPS_C): $(UNIT_SRC)/caps2c.py $(VMX_CAPS_YAML) spec/msrs.yaml spec/features.yaml
 	@test -d $(VMX_CAPS_DIR) || { \
 		echo "test-unit: $(VMX_CAPS_DIR) is missing: the unit tests need the" >&2; \
