@@ -6,7 +6,7 @@ Checks what a typo in the architectural data would break: duplicate names
 and numbers, bit positions out of range, VMCS encodings whose width/type
 bits disagree with the declared width/kind, references between the files
 (controls, features, VMCS fields, MSRs, exit reasons), and the control
-bits against the real capability MSR values in shared/data/vmx-caps: the
+bits against the real capability MSR values in tests/data/vmx-caps: the
 must-be-one bits of every model must be exactly the bits marked default1,
 and no model may allow a bit the spec does not define.
 
@@ -29,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SPEC_FILES = ("exit_reasons.yaml", "vmx_controls.yaml", "vmcs_fields.yaml", "msrs.yaml",
               "features.yaml", "arch.yaml", "handlers.yaml", "runtime.yaml", "hypercalls.yaml")
 spec_dir = HERE
-DEFAULT_CAPS = "/work/shared/data/vmx-caps"
+DEFAULT_CAPS = os.path.join(os.path.dirname(HERE), "tests", "data", "vmx-caps")
 C_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 FEATURE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 MECHANISMS = {"atomic", "vmcs_always", "load_list", "manual", "passthrough", "trap"}
@@ -593,8 +593,10 @@ def main():
     args = ap.parse_args()
     if args.self_test:
         return self_test(args.caps)
-    if not os.path.isdir(args.caps):
-        print(f"spec: note: {args.caps} not found; capability MSRs not cross-checked", file=sys.stderr)
+    if not glob.glob(os.path.join(args.caps, "*.yaml")):
+        print(f"spec: {args.caps}: no capability-MSR recordings (MODEL.yaml) to check against",
+              file=sys.stderr)
+        return 1
     found = run_checks(HERE, args.caps, args.matrix)
     for e in found:
         print("spec: " + e, file=sys.stderr)

@@ -3,7 +3,7 @@
  * Event injection (SDM Vol. 3C 27.6): exceptions, external interrupts, the
  * interrupt window.
  *
- * Two rules from the SDM and from Bochs (shared/design/PLATFORM.md):
+ * Two rules from the SDM and from Bochs (docs/PLATFORM.md):
  * an external interrupt is injected only when the guest could take it
  * (RFLAGS.IF = 1, no STI or MOV-SS blocking), otherwise the entry fails;
  * such an interrupt waits in vcpu->arch with interrupt-window exiting on.

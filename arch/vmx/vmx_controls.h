@@ -6,7 +6,7 @@
  * record of every gate decision.
  *
  * Pure code: no VMREAD, no RDMSR.  The caller fills struct vmx_caps (the
- * runtime from RDMSR/CPUID, unit tests from shared/data/vmx-caps), so the
+ * runtime from RDMSR/CPUID, unit tests from tests/data/vmx-caps), so the
  * same function is tested on the host against every emulated CPU model.
  */
 #ifndef EXITPLAN_VMX_CONTROLS_H

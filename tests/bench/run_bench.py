@@ -82,7 +82,7 @@ REASON_KINDS: List[Tuple[str, str]] = [
 WAITING_REASONS = ("HLT",)
 
 # Reference values (ticks, measured from the guest in the same emulator),
-# copied from /work/shared/design/PLATFORM.md: not measured by this run.
+# copied from docs/PLATFORM.md: not measured by this run.
 # kind regex -> value, so they land in the column of the matching kind.
 REFERENCES = [
     ("reference: KVM (Linux 6.1 kvm_intel)",
@@ -945,7 +945,7 @@ def render_markdown(res: Results) -> str:
     if refs:
         L.append("")
         L.append("Rows in *italics* are reference values copied from "
-                 "/work/shared/design/PLATFORM.md, not measured by this run: "
+                 "docs/PLATFORM.md, not measured by this run: "
                  + "; ".join(f"*{r.label}*: {r.note}" for r in refs) + ".")
     L.append("")
 

@@ -4,14 +4,13 @@ project targets; every handler check passes, and the gate lines (or the
 refusal) are what the profile and the model imply.
 
 The expectations are derived, not copied: which features a model has
-comes from its capability MSRs (shared/data/vmx-caps/MODEL.yaml)
+comes from its capability MSRs (tests/data/vmx-caps/MODEL.yaml)
 evaluated with the detection rules of spec/features.yaml; which gates a
 profile has and which features it requires come from profiles/*.yaml
 and spec/runtime.yaml.  A model missing a required feature must refuse
 the profile naming a missing feature; otherwise each gate line must name
 features the model has, or after "no" one it lacks."""
 import re
-from pathlib import Path
 
 import pytest
 import yaml
@@ -19,9 +18,7 @@ import yaml
 import bootlib
 
 REPO = bootlib.REPO
-CAPS_DIR = REPO.parent / "shared" / "data" / "vmx-caps"
-if not CAPS_DIR.is_dir():
-    CAPS_DIR = Path("/work/shared/data/vmx-caps")
+CAPS_DIR = REPO / "tests" / "data" / "vmx-caps"
 MODELS = ["corei7_skylake_x", "corei7_sandy_bridge_2600k", "corei7_haswell_4770",
           "corei7_icelake_u"]
 PROFILES = sorted(p.stem for p in (REPO / "profiles").glob("*.yaml"))

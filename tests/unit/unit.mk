@@ -7,7 +7,7 @@
 #
 # Programs (all in $(BUILD)/unit):
 #   test_engine             vmx_compute_controls() on hand-made setups and
-#                           on every recorded CPU model (shared/data/vmx-caps)
+#                           on every recorded CPU model (tests/data/vmx-caps)
 #   test_policy             MSR and I/O bitmap construction
 #   PROFILE/test_controls   the profile's generated setup on every CPU model
 #   PROFILE/test_dispatch   the generated dispatch, for all 65536 reasons
@@ -20,9 +20,9 @@
 
 UNIT_OUT      := $(BUILD)/unit
 UNIT_SRC      := tests/unit
-# CI clones the repository beside shared/; the recordings live there.
-VMX_CAPS_DIR  := $(abspath ../shared/data/vmx-caps)
-VMX_CAPS_YAML  = $(sort $(wildcard $(VMX_CAPS_DIR)/*.yaml))
+# The capability MSRs recorded on each Bochs CPU model (their README).
+VMX_CAPS_DIR  := tests/data/vmx-caps
+VMX_CAPS_YAML := $(sort $(wildcard $(VMX_CAPS_DIR)/*.yaml))
 
 UNIT_CC       := gcc
 UNIT_CFLAGS   := -std=gnu11 -Wall -Wextra -Werror -g -O1 \
@@ -69,10 +69,6 @@ test-unit: unit-build
 	echo "test-unit: all $(words $(UNIT_PROGRAMS)) programs passed"
 
 $(UNIT_CAPS_C): $(UNIT_SRC)/caps2c.py $(VMX_CAPS_YAML) spec/msrs.yaml spec/features.yaml
-	@test -d $(VMX_CAPS_DIR) || { \
-		echo "test-unit: $(VMX_CAPS_DIR) is missing: the unit tests need the" >&2; \
-		echo "test-unit: recorded capability MSRs (shared/data/vmx-caps beside the clone)" >&2; \
-		exit 1; }
 	@mkdir -p $(@D)
 	$(PYTHON) $(UNIT_SRC)/caps2c.py $@ --spec spec $(VMX_CAPS_YAML)
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The capability MSRs of every Bochs CPU model, as recorded in
- * shared/data/vmx-caps and turned into C by caps2c.py at build time.
+ * tests/data/vmx-caps and turned into C by caps2c.py at build time.
  * The recordings hold no CPUID values: cpuid_1_ecx has VMX for every
  * model and x2APIC/TSC deadline only where PLATFORM.md verified them
  * (see caps2c.py); cpuid_1_edx is 0.
