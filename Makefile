@@ -8,20 +8,84 @@ GUEST    ?= handlers
 BUILD    := build
 PROFILES := $(sort $(basename $(notdir $(wildcard profiles/*.yaml))))
 
+# Output as Kbuild prints it: one "  TAG     target" line per step, the
+# full command lines with V=1.  Compiler errors and warnings show either
+# way.  In a recipe: $(call msg,CC,$@)$(CC) ... (msg ends in ';', so the
+# command follows on the same shell line) and $(Q) before the other
+# commands that would be echoed.
+V ?= 0
+ifeq ($(V),1)
+Q   :=
+msg  =
+else ifneq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
+Q   := @
+msg  = @
+else
+Q   := @
+msg  = @printf '  %-7s %s\n' '$(1)' '$(2)';
+endif
+MAKEFLAGS += --no-print-directory
+
 .PHONY: all help deps-build deps-run deps-test deps-bench gen check-gen diff explain \
-	build iso run test check-spec test-gen test-unit test-boot bench clean
+	build iso run test check test-quick check-clone test-make check-spec test-gen test-unit \
+	test-boot bench clean
 
 all: build
 
 help:
-	@echo "make run   [PROFILE=default] [GUEST=handlers] [CPU=corei7_skylake_x]  boot in Bochs"
-	@echo "make test                      generator, unit and boot tests"
-	@echo "make gen / check-gen           regenerate generated/ / fail when it is stale"
-	@echo "make diff A=hrtimer B=overcommit   compare two profiles' generated code"
-	@echo "make explain [PROFILE=...]     the profile's decisions in words"
-	@echo "make bench                     exit costs per profile (Bochs ticks = instructions)"
-	@echo "make profile FROM=serial.log NAME=x BASE=default   a profile from measured statistics"
-	@echo "make guests / run-qemu         build the test guests / boot the ISO in QEMU (no VT-x)"
+	@echo 'exitplan: make TARGET [VARIABLE=value ...]'
+	@echo
+	@echo 'Boot'
+	@echo '  run             build, then boot exitplan with a guest in Bochs; ends with a verdict line'
+	@echo '  run-qemu        the same ISO in QEMU (no VT-x: exitplan refuses, the guest never runs)'
+	@echo '  build           build/PROFILE/exitplan.elf (the default target)'
+	@echo '  iso             build/PROFILE/GUEST.iso: GRUB, exitplan, the guest as a module'
+	@echo '  guests          build every test guest (build/guest/NAME.elf)'
+	@echo '  guest-qemu      run one test guest directly under QEMU, without exitplan'
+	@echo
+	@echo 'Test'
+	@echo '  check           the host-only tests (spec, check-gen, generator, unit): about a minute'
+	@echo '  test-quick      the same as check'
+	@echo '  test            everything: check, test-make, check-clone, test-bench, test-guests-qemu, test-boot'
+	@echo '  check-spec      spec/*.yaml against itself and the recorded capability MSRs'
+	@echo '  check-gen       fail, listing them, when generated/ files are stale'
+	@echo '  test-gen        the generator tests (pytest, tests/gen)'
+	@echo '  test-unit       the host unit tests (cmocka, ASan/UBSan)'
+	@echo '  test-make       the build output and this help (tests/make)'
+	@echo '  test-bench      the bench report formats (no timing)'
+	@echo '  test-guests-qemu  every test guest under QEMU, checks judged by their output'
+	@echo '  test-boot       the Bochs boot tests (pytest, tests/boot): minutes'
+	@echo '  check-clone     clone the repository into an empty temporary folder and run make check there'
+	@echo
+	@echo 'Generate and compare'
+	@echo '  gen             regenerate generated/ from profiles/ and spec/'
+	@echo '  diff            unified diff of two profiles'"'"' generated code (A=, B=)'
+	@echo '  explain         the profile'"'"'s decisions in words'
+	@echo '  profile         profiles/NAME.yaml from the statistics a run printed (FROM=, NAME=)'
+	@echo '  bench           exit costs of every profile on Bochs (long; docs/BENCH.md)'
+	@echo '  bench-host      the host microbenchmark of the generated dispatch alone'
+	@echo '  clean           remove build/'
+	@echo '  deps-build, deps-run, deps-test, deps-bench   install the Debian packages each needs'
+	@echo
+	@echo 'Variables'
+	@echo '  PROFILE=default         profile (profiles/NAME.yaml); for run, build, iso, explain, test-boot'
+	@echo '  CPU=corei7_skylake_x    Bochs CPU model (bochs --help cpu; tests/data/vmx-caps)'
+	@echo '  GUEST=handlers          test guest for run: $(GUEST_NAMES)'
+	@echo '  GUEST_ARGS=             the test guest'"'"'s command line (docs/GUESTS.md)'
+	@echo '  KERNEL=path             run any multiboot v1 kernel instead of GUEST'
+	@echo '  CMDLINE="..."           its command line (after the path, as QEMU -append)'
+	@echo '  MODULES="a b"           further multiboot modules, in order (as QEMU -initrd a,b)'
+	@echo '  HV_ARGS=                exitplan'"'"'s own command line'
+	@echo '  NCPU=1                  CPUs of the emulated machine'
+	@echo '  RUN_TIMEOUT=300         seconds before run gives up'
+	@echo '  BOOT_TIMEOUT=120        seconds per boot in test-boot'
+	@echo '  BOOT_TESTS=tests/boot   which boot tests (a file, or file::test)'
+	@echo '  PYTEST_ARGS=            extra pytest arguments for test-boot (e.g. -x, -k NAME)'
+	@echo '  A=, B=                  the two profiles of diff'
+	@echo '  FROM=, NAME=, BASE=, CPU_MODEL=, DATE=, NOTE=   profile: log, new name, base profile, source fields'
+	@echo '  BENCH_PASSES=15, BENCH_ARGS=   bench-host passes; extra run_bench.py arguments'
+	@echo '  BUILD=build             output folder'
+	@echo '  V=1                     print full command lines instead of "  CC      file"'
 
 deps-build deps-run deps-test deps-bench: deps-%:
 	@scripts/ensure-deps.sh $*
@@ -35,19 +99,34 @@ include tests/bench/bench.mk
 
 # Quick, host-only checks first; the Bochs boot suite last.
 test: deps-test
-	$(MAKE) check-spec
-	$(MAKE) check-gen
-	$(MAKE) test-gen
-	$(MAKE) test-unit
-	$(MAKE) test-bench
-	$(MAKE) test-guests-qemu
-	$(MAKE) test-boot
+	$(Q)$(MAKE) check
+	$(Q)$(MAKE) test-make
+	$(Q)$(MAKE) check-clone
+	$(Q)$(MAKE) test-bench
+	$(Q)$(MAKE) test-guests-qemu
+	$(Q)$(MAKE) test-boot
+
+# The edit-compile loop: everything that needs no emulator.
+check test-quick: deps-test
+	$(Q)$(MAKE) check-spec
+	$(Q)$(MAKE) check-gen
+	$(Q)$(MAKE) test-gen
+	$(Q)$(MAKE) test-unit
+
+# The repository is self-contained: make check in a fresh clone of HEAD
+# in an empty temporary folder.
+check-clone: deps-test
+	$(Q)scripts/check-clone.sh
+
+# The build output and `make help` (tests/make).
+test-make: deps-test
+	$(call msg,TEST,tests/make)$(PYTHON) -m pytest -q -p no:cacheprovider tests/make
 
 # spec/ is consistent with itself and with the recorded capability MSRs,
 # and its checker still catches the mistakes it is meant to catch.
 check-spec:
-	$(PYTHON) spec/check_spec.py
-	$(PYTHON) spec/check_spec.py --self-test
+	$(call msg,CHECK,spec/)$(PYTHON) spec/check_spec.py
+	$(call msg,CHECK,spec/check_spec.py --self-test)$(PYTHON) spec/check_spec.py --self-test >/dev/null
 
 clean:
 	rm -rf $(BUILD)

@@ -36,24 +36,24 @@ GEN_FILES := $(GEN_COMMON_HDRS) $(GEN_COMMON_SRCS) \
 # the empty recipe below lets make see which generated files really moved.
 $(GEN_STAMP): $(GEN_INPUTS)
 	@mkdir -p $(dir $@)
-	$(PYTHON) $(GEN) gen
+	$(call msg,GEN,generated/)$(PYTHON) $(GEN) gen
 	@touch $@
 
 $(GEN_FILES): $(GEN_STAMP) ;
 
 gen:
-	$(PYTHON) $(GEN) gen
+	$(call msg,GEN,generated/)$(PYTHON) $(GEN) gen
 	@mkdir -p $(dir $(GEN_STAMP)) && touch $(GEN_STAMP)
 
 check-gen:
-	$(PYTHON) $(GEN) check
+	$(call msg,CHECK,generated/)$(PYTHON) $(GEN) check
 
 diff:
 	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make diff A=PROFILE B=PROFILE" >&2; exit 2; }
-	$(PYTHON) $(GEN) diff $(A) $(B)
+	$(Q)$(PYTHON) $(GEN) diff $(A) $(B)
 
 explain:
-	$(PYTHON) $(GEN) explain $(PROFILE)
+	$(Q)$(PYTHON) $(GEN) explain $(PROFILE)
 
 # A make variable as one single-quoted shell word.
 gen_sq = '$(subst ','\'',$(1))'
@@ -65,8 +65,8 @@ gen_from_stats_args = $(call gen_sq,$(FROM)) --base $(call gen_sq,$(or $(BASE),$
 profile:
 	@test -n "$(FROM)" -a -n "$(NAME)" || { echo "usage: make profile FROM=serial.log NAME=x" \
 		"[BASE=profile] [CPU_MODEL=model] [DATE=YYYY-MM-DD] [NOTE=text]" >&2; exit 2; }
-	$(PYTHON) $(GEN) from-stats $(gen_from_stats_args)
-	$(PYTHON) $(GEN) gen $(call gen_sq,$(NAME))
+	$(call msg,GEN,profiles/$(NAME).yaml)$(PYTHON) $(GEN) from-stats $(gen_from_stats_args)
+	$(call msg,GEN,generated/$(NAME)/)$(PYTHON) $(GEN) gen $(call gen_sq,$(NAME))
 
 test-gen:
-	$(PYTHON) -m pytest -q tests/gen
+	$(call msg,TEST,tests/gen)$(PYTHON) -m pytest -q -p no:cacheprovider tests/gen

@@ -31,6 +31,31 @@ static void copy_string(char *dst, size_t size, uint32_t pa)
 	strlcpy(dst, phys(pa), size);
 }
 
+/*
+ * A command line is passed on whole or not at all: a guest given the
+ * first BOOT_CMDLINE_MAX - 1 bytes of its line would run with options
+ * nobody gave it.  module < 0 is the hypervisor's own command line.
+ */
+static void copy_cmdline(char *dst, uint32_t pa, int module)
+{
+	size_t len;
+
+	if (!pa) {
+		dst[0] = '\0';
+		return;
+	}
+	len = strlcpy(dst, phys(pa), BOOT_CMDLINE_MAX);
+	if (len < BOOT_CMDLINE_MAX)
+		return;
+	if (module < 0)
+		panic("exitplan's command line is %llu bytes long: at most %u bytes "
+		      "(BOOT_CMDLINE_MAX - 1) are supported", (unsigned long long)len,
+		      BOOT_CMDLINE_MAX - 1);
+	panic("module %d's command line is %llu bytes long: at most %u bytes "
+	      "(BOOT_CMDLINE_MAX - 1) are passed on, and a cut one is not", module,
+	      (unsigned long long)len, BOOT_CMDLINE_MAX - 1);
+}
+
 static void copy_mmap(struct boot_info *bi, const struct multiboot_info *mbi)
 {
 	uint32_t off = 0;
@@ -60,7 +85,7 @@ static void copy_modules(struct boot_info *bi, const struct multiboot_info *mbi)
 
 		bm->start = m[i].mod_start;
 		bm->end = m[i].mod_end;
-		copy_string(bm->cmdline, sizeof(bm->cmdline), m[i].cmdline);
+		copy_cmdline(bm->cmdline, m[i].cmdline, (int)i);
 	}
 	bi->module_count = mbi->mods_count;
 }
@@ -164,7 +189,7 @@ const struct boot_info *boot_info_init(uint32_t mb_magic, uint32_t mb_info_pa)
 	bi->image_end = (uintptr_t)__image_end;
 
 	if (mbi->flags & MULTIBOOT_INFO_CMDLINE)
-		copy_string(bi->cmdline, sizeof(bi->cmdline), mbi->cmdline);
+		copy_cmdline(bi->cmdline, mbi->cmdline, -1);
 	if (mbi->flags & MULTIBOOT_INFO_BOOT_LOADER_NAME)
 		copy_string(bi->loader_name, sizeof(bi->loader_name), mbi->boot_loader_name);
 	if (mbi->flags & MULTIBOOT_INFO_MEMORY) {

@@ -11,7 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BOOT_CMDLINE_MAX	256
+/*
+ * Command lines longer than BOOT_CMDLINE_MAX - 1 bytes are refused at
+ * boot, never cut (boot_info_init()).  A page: longer than any kernel's
+ * own limit that a guest is likely to assume (Linux's x86 COMMAND_LINE_SIZE
+ * is 2048).
+ */
+#define BOOT_CMDLINE_MAX	4096
 #define BOOT_MMAP_MAX		64
 #define BOOT_MODULES_MAX	8
 

@@ -12,7 +12,26 @@ HV_LDS    := $(HV_DIR)/exitplan.lds
 HV_ARGS    ?=
 GUEST_ARGS ?=
 GUEST_ELF  := $(BUILD)/guest/$(GUEST).elf
-ISO        := $(HV_DIR)/$(GUEST).iso
+
+# KERNEL=path: any multiboot v1 kernel instead of a test guest, booted as
+# QEMU's `-kernel KERNEL -append CMDLINE -initrd a,b` would: its command
+# line is its path, then CMDLINE; MODULES follow it, each with its path
+# as its command line.
+KERNEL  ?=
+CMDLINE ?=
+MODULES ?=
+ifneq ($(KERNEL),)
+RUN_NAME      := kernel-$(basename $(notdir $(KERNEL)))
+RUN_ELF       := $(KERNEL)
+RUN_CMDLINE   := $(strip $(KERNEL) $(CMDLINE))
+RUN_MODULES   := $(MODULES)
+else
+RUN_NAME      := $(GUEST)
+RUN_ELF       := $(GUEST_ELF)
+RUN_CMDLINE   := $(GUEST_ARGS)
+RUN_MODULES   :=
+endif
+ISO        := $(HV_DIR)/$(RUN_NAME).iso
 
 HV_CC := gcc
 HV_LD := ld
@@ -61,11 +80,11 @@ build: $(HV_ELF)
 iso: $(ISO)
 
 $(HV_ELF): $(HV_OBJS) $(HV_LDS)
-	$(HV_LD) $(HV_LDFLAGS) -T $(HV_LDS) -o $@ $(HV_OBJS)
+	$(call msg,LD,$@)$(HV_LD) $(HV_LDFLAGS) -T $(HV_LDS) -o $@ $(HV_OBJS)
 
 $(HV_LDS): runtime/exitplan.ld runtime/layout.h
 	@mkdir -p $(@D)
-	$(HV_CC) -E -P -x c -D__ASSEMBLER__ -I runtime $< -o $@
+	$(call msg,CPP,$@)$(HV_CC) -E -P -x c -D__ASSEMBLER__ -I runtime $< -o $@
 
 $(HV_INCDIR)/version.h: FORCE
 	@mkdir -p $(@D)
@@ -75,7 +94,7 @@ $(HV_INCDIR)/version.h: FORCE
 # Constants for assembly, computed by the compiler from C headers.
 $(HV_INCDIR)/asm-offsets.h: runtime/asm-offsets.c
 	@mkdir -p $(@D) $(HV_OBJDIR)/runtime
-	$(HV_CC) $(HV_CFLAGS) $(HV_CPPFLAGS) -MT $@ -MF $(HV_OBJDIR)/runtime/asm-offsets.d \
+	$(call msg,GEN,$@)$(HV_CC) $(HV_CFLAGS) $(HV_CPPFLAGS) -MT $@ -MF $(HV_OBJDIR)/runtime/asm-offsets.d \
 		-S -o $(HV_OBJDIR)/runtime/asm-offsets.s $<
 	@{ echo '/* Generated from runtime/asm-offsets.c; do not edit. */'; \
 	   sed -n 's/^[[:space:]]*\.ascii "->\([A-Za-z0-9_]*\) \$$\{0,1\}\(-\{0,1\}[0-9]*\)"$$/#define \1 \2/p' \
@@ -84,17 +103,18 @@ $(HV_INCDIR)/asm-offsets.h: runtime/asm-offsets.c
 
 $(HV_OBJDIR)/%.o: %.c
 	@mkdir -p $(@D)
-	$(HV_CC) $(HV_CFLAGS) $(HV_CPPFLAGS) -c -o $@ $<
+	$(call msg,CC,$*.o)$(HV_CC) $(HV_CFLAGS) $(HV_CPPFLAGS) -c -o $@ $<
 
 $(HV_OBJDIR)/%.o: %.S $(HV_INCDIR)/asm-offsets.h
 	@mkdir -p $(@D)
-	$(HV_CC) $(HV_CPPFLAGS) $(HV_ASFLAGS) -c -o $@ $<
+	$(call msg,AS,$*.o)$(HV_CC) $(HV_CPPFLAGS) $(HV_ASFLAGS) -c -o $@ $<
 
 $(HV_OBJDIR)/runtime/main.o: $(HV_INCDIR)/version.h
 $(HV_OBJDIR)/runtime/main.o: HV_CPPFLAGS += -include $(HV_INCDIR)/version.h
 
 -include $(HV_OBJS:.o=.d) $(HV_OBJDIR)/runtime/asm-offsets.d
 
-# The boot ISO: GRUB, the hypervisor, the guest as a module.
-$(ISO): $(HV_ELF) $(GUEST_ELF) tests/boot/mkiso.sh tests/boot/grub.cfg.in FORCE
-	@tests/boot/mkiso.sh $@ $(HV_ELF) $(GUEST_ELF) "$(HV_ARGS)" "$(GUEST_ARGS)"
+# The boot ISO: GRUB, the hypervisor, the guest (or KERNEL) as the first
+# module, MODULES after it.
+$(ISO): $(HV_ELF) $(RUN_ELF) $(RUN_MODULES) tests/boot/mkiso.sh tests/boot/grub.cfg.in FORCE
+	$(Q)tests/boot/mkiso.sh $@ $(HV_ELF) $(RUN_ELF) "$(HV_ARGS)" "$(RUN_CMDLINE)" $(RUN_MODULES)

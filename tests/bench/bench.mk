@@ -65,43 +65,43 @@ bench: deps-bench
 bench-host-build: $(BENCH_HOST_BIN)
 
 bench-host: $(BENCH_HOST_BIN)
-	$(BENCH_HOST_BIN) --passes $(BENCH_PASSES) --csv $(BENCH_OUT)/host.csv > $(BENCH_OUT)/host.md.tmp
+	$(Q)$(BENCH_HOST_BIN) --passes $(BENCH_PASSES) --csv $(BENCH_OUT)/host.csv > $(BENCH_OUT)/host.md.tmp
 	@mv $(BENCH_OUT)/host.md.tmp $(BENCH_OUT)/host.md
 	@cat $(BENCH_OUT)/host.md
 	@echo "bench-host: $(BENCH_OUT)/host.md, $(BENCH_OUT)/host.csv"
 
 # No timing: only formats, and that the microbenchmark runs (--smoke).
 test-bench: deps-test
-	EXITPLAN_BUILD=$(BUILD) $(PYTHON) -m pytest -q -p no:cacheprovider $(BENCH_SRC)/test_bench_format.py
+	$(call msg,TEST,$(BENCH_SRC)/test_bench_format.py)EXITPLAN_BUILD=$(BUILD) $(PYTHON) -m pytest -q -p no:cacheprovider $(BENCH_SRC)/test_bench_format.py
 
 $(BENCH_HOST_BIN): $(BENCH_COMMON_O) $(BENCH_VARIANT_O)
-	$(BENCH_CC) $(BENCH_LDFLAGS) -o $@ $^
+	$(call msg,HOSTLD,$@)$(BENCH_CC) $(BENCH_LDFLAGS) -o $@ $^
 
 # Always run: it rewrites its outputs only when they change, and the list
 # of profiles is part of its input.
 $(BENCH_DATA_C): $(BENCH_HOST_SRC)/bench_data.py $(BENCH_SRC)/exitmix.py FORCE
-	$(PYTHON) $(BENCH_HOST_SRC)/bench_data.py --root . --seq-len $(BENCH_SEQ_LEN) \
+	$(call msg,GEN,$@)$(PYTHON) $(BENCH_HOST_SRC)/bench_data.py --root . --seq-len $(BENCH_SEQ_LEN) \
 		--out-c $(BENCH_DATA_C) $(PROFILES)
 
 $(BENCH_HOST_OUT)/obj/%.o: $(BENCH_HOST_SRC)/%.c
 	@mkdir -p $(@D)
-	$(BENCH_CC) $(BENCH_CFLAGS) $(BENCH_INC) -c -o $@ $<
+	$(call msg,HOSTCC,$@)$(BENCH_CC) $(BENCH_CFLAGS) $(BENCH_INC) -c -o $@ $<
 
 $(BENCH_HOST_OUT)/obj/bench_data.o: $(BENCH_DATA_C)
 	@mkdir -p $(@D)
-	$(BENCH_CC) $(BENCH_CFLAGS) $(BENCH_INC) -c -o $@ $<
+	$(call msg,HOSTCC,$@)$(BENCH_CC) $(BENCH_CFLAGS) $(BENCH_INC) -c -o $@ $<
 
 # Per profile and retpoline setting: the generated dispatch and its loop,
 # both with the profile's headers, the variant's renames and flags.
 define BENCH_VARIANT_RULES
 $(BENCH_HOST_OUT)/obj/$(1)-$(2)/exit_dispatch.o: generated/$(1)/exit_dispatch.c
 	@mkdir -p $$(@D)
-	$$(BENCH_CC) $$(BENCH_CFLAGS) $$(BENCH_INC) -iquote generated/$(1) \
+	$$(call msg,HOSTCC,$$@)$$(BENCH_CC) $$(BENCH_CFLAGS) $$(BENCH_INC) -iquote generated/$(1) \
 		$$(call bench_variant_flags,$(1),$(2)) -c -o $$@ $$<
 
 $(BENCH_HOST_OUT)/obj/$(1)-$(2)/variant.o: $(BENCH_HOST_SRC)/variant.c
 	@mkdir -p $$(@D)
-	$$(BENCH_CC) $$(BENCH_CFLAGS) $$(BENCH_INC) -iquote generated/$(1) \
+	$$(call msg,HOSTCC,$$@)$$(BENCH_CC) $$(BENCH_CFLAGS) $$(BENCH_INC) -iquote generated/$(1) \
 		$$(call bench_variant_flags,$(1),$(2)) -c -o $$@ $$<
 endef
 

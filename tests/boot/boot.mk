@@ -4,6 +4,7 @@
 #
 #   make run [PROFILE=default] [GUEST=handlers] [CPU=corei7_skylake_x]
 #            [NCPU=1] [RUN_TIMEOUT=300] [GUEST_ARGS=...] [HV_ARGS=...]
+#   make run KERNEL=path [CMDLINE="..."] [MODULES="a b"]   any multiboot kernel
 #   make run-qemu                     the same ISO in QEMU (no VT-x)
 #   make test-boot [BOOT_TESTS=tests/boot/test_boot_basic.py] [PYTEST_ARGS=-x]
 
@@ -13,40 +14,40 @@ BOOT_TIMEOUT ?= 120
 BOOT_TESTS   ?= tests/boot
 PYTEST_ARGS  ?=
 
-RUN_SERIAL  := $(HV_DIR)/run-$(GUEST)-$(CPU).serial
-QEMU_SERIAL := $(HV_DIR)/run-$(GUEST)-qemu.serial
+RUN_SERIAL  := $(HV_DIR)/run-$(RUN_NAME)-$(CPU).serial
+QEMU_SERIAL := $(HV_DIR)/run-$(RUN_NAME)-qemu.serial
 
-# How a run ended, from the last lines the hypervisor printed.
-define run_status
-	if [ "$$status" = 124 ]; then \
-		echo "run: TIMEOUT after $(2) s; serial: $(1)"; exit 1; \
-	elif line=$$(tr -d '\r' < $(1) | grep -E '^exitplan: (exit status|PANIC)' | tail -n 1) \
-	     && [ -n "$$line" ]; then \
-		echo "run: $$line"; echo "run: serial: $(1)"; \
-	else \
-		echo "run: no exit-status line; serial: $(1)"; exit 1; \
-	fi
-endef
+# The verdict line (scripts/run-verdict.py): the guest's summary, the exit
+# status and what it means, where the serial log and statistics are.
+# $(call run_verdict,SERIAL,EMULATOR,CPU); the boot's status is in $$status.
+run_verdict = $(PYTHON) scripts/run-verdict.py --serial $(1) --emulator $(2) --cpu $(3) \
+	--timeout $(RUN_TIMEOUT) $$([ "$$status" = 124 ] && echo --timed-out)
+
+# A KERNEL or MODULES file that does not exist, said before anything is built.
+run_check_files = $(foreach f,$(KERNEL) $(MODULES),[ -f $(f) ] || \
+	{ echo "run: $(f): no such file" >&2; exit 2; };)
 
 .PHONY: run run-qemu test-boot
 
 # deps first, then the ISO, then boot: sequential even under make -j.
 run: deps-run
-	@$(MAKE) --no-print-directory iso
+	@$(run_check_files)
+	@$(MAKE) iso
 	@echo "run: booting $(ISO) on Bochs $(CPU) ($(NCPU) CPU), serial $(RUN_SERIAL)"
 	@RUN_BOCHS_STREAM=1 tests/boot/run-bochs.sh $(ISO) $(CPU) $(RUN_SERIAL) \
 		$(RUN_TIMEOUT) $(NCPU); status=$$?; \
-	$(call run_status,$(RUN_SERIAL),$(RUN_TIMEOUT))
+	$(call run_verdict,$(RUN_SERIAL),bochs,$(CPU))
 
 run-qemu: deps-test
-	@$(MAKE) --no-print-directory iso
+	@$(run_check_files)
+	@$(MAKE) iso
 	@echo "run: booting $(ISO) on QEMU (TCG), serial $(QEMU_SERIAL)"
 	@tests/boot/run-qemu.sh $(ISO) $(QEMU_SERIAL) $(RUN_TIMEOUT); status=$$?; \
 	tr -d '\r' < $(QEMU_SERIAL); \
-	$(call run_status,$(QEMU_SERIAL),$(RUN_TIMEOUT))
+	$(call run_verdict,$(QEMU_SERIAL),qemu,qemu64)
 
 # The boot tests build what they need through make themselves (bootlib).
 test-boot: deps-test
-	EXITPLAN_BUILD=$(BUILD) EXITPLAN_PROFILE=$(PROFILE) EXITPLAN_CPU=$(CPU) \
+	$(call msg,TEST,$(BOOT_TESTS))EXITPLAN_BUILD=$(BUILD) EXITPLAN_PROFILE=$(PROFILE) EXITPLAN_CPU=$(CPU) \
 	EXITPLAN_BOOT_TIMEOUT=$(BOOT_TIMEOUT) \
 		$(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS) $(BOOT_TESTS)

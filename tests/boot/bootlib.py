@@ -232,6 +232,13 @@ def _result(emulator: str, cpu: str, serial: Path, log: Optional[Path],
                       log=_read(log) if log else "", lines=text.splitlines())
 
 
+def read_result(emulator: str, cpu: str, serial: Path, log: Optional[Path] = None,
+                timed_out: bool = False) -> BootResult:
+    """A BootResult from the files a run left (scripts/run-verdict.py
+    judges `make run` with it)."""
+    return _result(emulator, cpu, Path(serial), Path(log) if log else None, timed_out)
+
+
 def run_bochs(iso: Path, cpu: str = DEFAULT_CPU, serial: Optional[Path] = None,
               timeout: int = BOOT_TIMEOUT, ncpu: int = 1) -> BootResult:
     """Boot iso in Bochs with the given CPU model; COM1 to serial

@@ -40,22 +40,22 @@ guests: $(GUEST_ELFS)
 
 $(GUEST_OUT)/%.c.o: $(GUEST_DIR)/%.c $(GUEST_DIR)/guest.mk
 	@mkdir -p $(dir $@)
-	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
+	$(call msg,CC,$(GUEST_DIR)/$*.o)$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
 
 $(GUEST_OUT)/generated/%.c.o: generated/common/%.c $(GUEST_DIR)/guest.mk
 	@mkdir -p $(dir $@)
-	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
+	$(call msg,CC,generated/common/$*.o (32-bit))$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
 
 $(GUEST_OUT)/%.S.o: $(GUEST_DIR)/%.S $(GUEST_DIR)/guest.mk
 	@mkdir -p $(dir $@)
-	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
+	$(call msg,AS,$(GUEST_DIR)/$*.o)$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
 
 # Each guest's own objects are added as prerequisites without a recipe;
 # the pattern rule below links them.
 $(foreach g,$(GUEST_NAMES),$(eval $(GUEST_OUT)/$(g).elf: $(call guest_objs,$(g))))
 
 $(GUEST_OUT)/%.elf: $(GUEST_LIB_OBJS) $(GUEST_DIR)/lib/guest.ld
-	$(GUEST_CC) $(GUEST_LDFLAGS) -o $@ $(filter %.o,$^)
+	$(call msg,LD,$@)$(GUEST_CC) $(GUEST_LDFLAGS) -o $@ $(filter %.o,$^)
 
 -include $(shell find $(GUEST_OUT) -name '*.d' 2>/dev/null)
 
@@ -70,4 +70,4 @@ guest-qemu: $(GUEST_OUT)/$(GUEST).elf
 	echo "qemu exit status $$?"
 
 test-guests-qemu: guests
-	$(GUEST_DIR)/qemu-check.sh $(GUEST_OUT)
+	$(Q)$(GUEST_DIR)/qemu-check.sh $(GUEST_OUT)

@@ -70,17 +70,17 @@ test-unit: unit-build
 
 $(UNIT_CAPS_C): $(UNIT_SRC)/caps2c.py $(VMX_CAPS_YAML) spec/msrs.yaml spec/features.yaml
 	@mkdir -p $(@D)
-	$(PYTHON) $(UNIT_SRC)/caps2c.py $@ --spec spec $(VMX_CAPS_YAML)
+	$(call msg,GEN,$@)$(PYTHON) $(UNIT_SRC)/caps2c.py $@ --spec spec $(VMX_CAPS_YAML)
 
 $(UNIT_OUT)/obj/common/%.o: %.c
 	@mkdir -p $(@D)
-	$(UNIT_CC) $(UNIT_CFLAGS) $(UNIT_INC) -c -o $@ $<
+	$(call msg,HOSTCC,$*.o)$(UNIT_CC) $(UNIT_CFLAGS) $(UNIT_INC) -c -o $@ $<
 
 $(UNIT_OUT)/test_engine: $(call UNIT_OBJ,common,$(UNIT_SRC)/test_engine.c) $(UNIT_LIB_O)
-	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
+	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
 
 $(UNIT_OUT)/test_policy: $(call UNIT_OBJ,common,$(UNIT_SRC)/test_policy.c) $(UNIT_LIB_O)
-	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
+	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
 
 # The runtime's pure parts, each with the sources it tests and the fakes
 # of what those call.  format.c defines snprintf/vsnprintf: renamed here so
@@ -103,7 +103,7 @@ UNIT_SRCS_test_guest_loader  := runtime/guest_loader.c $(UNIT_SRC)/fakes/fake_ru
 
 define UNIT_RUNTIME_RULE
 $(UNIT_OUT)/$(1): $(call UNIT_OBJ,common,$(UNIT_SRC)/$(1).c) $$(foreach f,$$(UNIT_SRCS_$(1)),$$(call UNIT_OBJ,common,$$(f)))
-	$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
+	$$(call msg,HOSTLD,$$@)$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
 endef
 $(foreach t,$(UNIT_RUNTIME_TESTS),$(eval $(call UNIT_RUNTIME_RULE,$(t))))
 
@@ -113,24 +113,24 @@ $(foreach t,$(UNIT_RUNTIME_TESTS),$(eval $(call UNIT_RUNTIME_RULE,$(t))))
 define UNIT_PROFILE_RULES
 $(UNIT_OUT)/obj/$(1)/%.o: %.c $(UNIT_OUT)/$(1)/profile_facts.h
 	@mkdir -p $$(@D)
-	$$(UNIT_CC) $$(UNIT_CFLAGS) $$(UNIT_INC) -iquote generated/$(1) -iquote $(UNIT_OUT)/$(1) -c -o $$@ $$<
+	$$(call msg,HOSTCC,$$*.o [$(1)])$$(UNIT_CC) $$(UNIT_CFLAGS) $$(UNIT_INC) -iquote generated/$(1) -iquote $(UNIT_OUT)/$(1) -c -o $$@ $$<
 
 $(UNIT_OUT)/$(1)/profile_facts.h: $(UNIT_SRC)/profile_facts.py profiles/$(1).yaml gen/exitplan_gen/costmodel.py $$(wildcard spec/*.yaml)
 	@mkdir -p $$(@D)
-	$$(PYTHON) $(UNIT_SRC)/profile_facts.py $$@ profiles/$(1).yaml spec
+	$$(call msg,GEN,$$@)$$(PYTHON) $(UNIT_SRC)/profile_facts.py $$@ profiles/$(1).yaml spec
 
 # The dispatch calls the handlers: only test_dispatch links it, with fakes.
 UNIT_GEN_O_$(1) = $$(foreach f,generated/$(1)/vmcs_setup.c generated/$(1)/msr_policy.c,$$(call UNIT_OBJ,$(1),$$(f)))
 
 $(UNIT_OUT)/$(1)/test_controls: $$(call UNIT_OBJ,$(1),$(UNIT_SRC)/test_controls.c) $$(UNIT_GEN_O_$(1)) $$(UNIT_LIB_O)
-	$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
+	$$(call msg,HOSTLD,$$@)$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
 
 $(UNIT_OUT)/$(1)/test_dispatch: $$(call UNIT_OBJ,$(1),$(UNIT_SRC)/test_dispatch.c) \
 		$$(call UNIT_OBJ,$(1),generated/$(1)/exit_dispatch.c) $$(UNIT_GEN_O_$(1)) $$(UNIT_LIB_O)
-	$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
+	$$(call msg,HOSTLD,$$@)$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
 
 $(UNIT_OUT)/$(1)/test_msrs: $$(call UNIT_OBJ,$(1),$(UNIT_SRC)/test_msrs.c) $$(UNIT_GEN_O_$(1)) $$(UNIT_LIB_O)
-	$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
+	$$(call msg,HOSTLD,$$@)$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
 endef
 
 $(foreach p,$(PROFILES),$(eval $(call UNIT_PROFILE_RULES,$(p))))

@@ -6,7 +6,9 @@
  * exitplan FAIL (the signature) or SKIP; all others pass.
  *
  * Options: quick (fewer iterations), expect_cmdline=W1,W2,... (the words
- * of the command line other than the image name and this option itself).
+ * of the command line other than the image name and this option itself),
+ * expect_modules=N (the number of multiboot modules the guest gets; each
+ * is printed with its size, FNV-1a hash and command line).
  */
 #include "acpi.h"
 #include "apic.h"
@@ -103,7 +105,7 @@ static void check_multiboot(void)
 			MULTIBOOT_INFO_MEM_MAP;
 	uint64_t image_lo = (uintptr_t)__image_start, image_hi = (uintptr_t)__image_end;
 	bool image_covered = false, hv_overlap = false;
-	char words[256], expect[256];
+	char words[1024], expect[1024];
 
 	if (!check("multiboot-magic", multiboot_magic == MULTIBOOT_BOOTLOADER_MAGIC,
 		   "EAX 0x%08x", multiboot_magic)) {
@@ -153,6 +155,54 @@ static void check_multiboot(void)
 	else
 		skip("multiboot-cmdline", "no expect_cmdline= option; words \"%s\"",
 		     words);
+}
+
+/* 32-bit FNV-1a: tests/boot compares it with the module file's. */
+static uint32_t fnv1a(const uint8_t *p, uint32_t n)
+{
+	uint32_t h = 0x811c9dc5u;
+
+	while (n--) {
+		h ^= *p++;
+		h *= 0x01000193u;
+	}
+	return h;
+}
+
+/*
+ * The modules after the kernel, as a boot loader passes them: in order,
+ * each with its command line (QEMU's -initrd, GRUB's module lines).
+ */
+static void check_modules(void)
+{
+	const struct multiboot_info *mbi = multiboot_info;
+	const struct multiboot_module *mods = phys_ptr(mbi->mods_addr);
+	uint32_t count = (mbi->flags & MULTIBOOT_INFO_MODS) ? mbi->mods_count : 0;
+	bool sane = true;
+	char want[16];
+
+	if (multiboot_magic != MULTIBOOT_BOOTLOADER_MAGIC) {
+		skip("multiboot-modules", "no multiboot information");
+		return;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		const struct multiboot_module *m = &mods[i];
+		const char *line = m->cmdline ? phys_ptr(m->cmdline) : "";
+
+		if (m->mod_end < m->mod_start) {
+			sane = false;
+			continue;
+		}
+		printf("multiboot: module %u: %u bytes, fnv1a 0x%08x, command line \"%s\"\n",
+		       i, m->mod_end - m->mod_start,
+		       fnv1a(phys_ptr(m->mod_start), m->mod_end - m->mod_start), line);
+	}
+	check("multiboot-modules-sane", sane, "a module ends before it starts");
+	if (cmdline_value("expect_modules", want, sizeof(want)))
+		check("multiboot-modules", count == cmdline_u32("expect_modules", 0),
+		      "%u modules, expected %s", count, want);
+	else
+		skip("multiboot-modules", "no expect_modules= option; %u modules", count);
 }
 
 /* ---- exceptions (the guest's own IDT works at all) ---- */
@@ -872,6 +922,7 @@ void guest_main(void)
 
 	check_cpuid();
 	check_multiboot();
+	check_modules();
 	check_exceptions();
 	check_hypercalls();
 	check_msrs();

@@ -9,6 +9,7 @@
 
 #define MULTIBOOT_INFO_MEMORY		(1u << 0)	/* mem_lower/mem_upper */
 #define MULTIBOOT_INFO_CMDLINE		(1u << 2)
+#define MULTIBOOT_INFO_MODS		(1u << 3)	/* mods_count/mods_addr */
 #define MULTIBOOT_INFO_MEM_MAP		(1u << 6)
 
 #define MULTIBOOT_MEMORY_AVAILABLE	1
@@ -24,6 +25,14 @@ struct multiboot_info {
 	uint32_t syms[4];
 	uint32_t mmap_length;
 	uint32_t mmap_addr;
+} __attribute__((packed));
+
+/* One boot module: [mod_start, mod_end) and its command line. */
+struct multiboot_module {
+	uint32_t mod_start;
+	uint32_t mod_end;
+	uint32_t cmdline;
+	uint32_t reserved;
 } __attribute__((packed));
 
 /* `size` does not count itself: the next entry is at +size+4. */
