@@ -46,8 +46,8 @@ def meaning(status):
         code = status >> 1
         return code == 0, (f"the guest's isa-debug-exit code {code}"
                            f" ({'success' if code == 0 else 'failure'})")
-    return status == 0, (f"the guest stopped with status {status} (SHUTDOWN hypercall or"
-                         f" power-off; {'success' if status == 0 else 'failure'})")
+    return status == 0, (f"the guest stopped with status {status} by SHUTDOWN hypercall or"
+                         f" power-off ({'success' if status == 0 else 'failure'})")
 
 
 def stats_document(serial: str):
