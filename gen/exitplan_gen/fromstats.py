@@ -25,6 +25,7 @@ import textwrap
 from .decide import decide
 from .errors import GenError, suggest
 from .loader import load_text, read_source
+from .profiles import profile_paths
 from .schema import where
 from .spec import Obj
 from .validate import check_profile
@@ -375,7 +376,7 @@ def from_stats(gen, log, base_name, name, cpu=None, date=None, out=None, note=No
                                    f"exitplan_stats.cpu is {what}: name the CPU model with --cpu")
         cpu = st.cpu
 
-    (base_shown, base_fs), = _base_path(gen.root, base_name)
+    (base_shown, base_fs), = profile_paths(gen.root, [base_name])
     try:
         base = gen.plan(base_shown, base_fs).profile
     except GenError as e:
@@ -417,13 +418,6 @@ def from_stats(gen, log, base_name, name, cpu=None, date=None, out=None, note=No
         e.message += f" (with the exit mix measured in {log})"
         raise
     return out_shown, out_fs, text
-
-
-def _base_path(root, base_name):
-    # Resolved as `gen` resolves a PROFILE argument; imported here because
-    # main imports this module.
-    from .main import _profile_paths
-    return _profile_paths(root, [base_name])
 
 
 def write_profile(out_fs, text):

@@ -22,30 +22,12 @@ from .decide import decide
 from .errors import GenError
 from .explain import explain
 from .fromstats import cmd_from_stats
+from .profiles import profile_paths
 from .render import render_common, render_profile
 from .schema import load_schema
 from .spec import Spec
 from .validate import load_profile
 from . import output
-
-
-def _profile_paths(root, names):
-    """[(path as shown, filesystem path)] of the named profiles, or all."""
-    if not names:
-        pdir = os.path.join(root, "profiles")
-        try:
-            files = sorted(f for f in os.listdir(pdir) if f.endswith(".yaml"))
-        except OSError as e:
-            raise GenError("profiles", None, None, f"cannot list: {e.strerror}") from None
-        return [(os.path.join("profiles", f), os.path.join(pdir, f)) for f in files]
-    out = []
-    for n in names:
-        if n.endswith(".yaml") or os.sep in n:
-            out.append((n, n))
-        else:
-            shown = os.path.join("profiles", n + ".yaml")
-            out.append((shown, os.path.join(root, shown)))
-    return out
 
 
 class Generator:
@@ -64,7 +46,7 @@ class Generator:
     def plans(self, names):
         plans = []
         seen = {}
-        for shown, fs_path in _profile_paths(self.root, names):
+        for shown, fs_path in profile_paths(self.root, names):
             try:
                 plan = self.plan(shown, fs_path)
             except GenError as e:
