@@ -7,48 +7,23 @@
  */
 
 /*
- * Manual MSR switching of profile 'hrtimer', called by the exit path:
- * profile_msrs_on_exit() right after the VM exit, before anything in the
- * host may depend on these MSRs, and profile_msrs_before_entry() right
- * before VMRESUME/VMLAUNCH.  Separate from msr_policy.h because it needs
- * struct vcpu, and vcpu.h includes msr_policy.h.
+ * Which MSRs profile 'hrtimer' switches by hand, and which bits of
+ * them; the switching code itself, profile_msrs_on_exit() and the others,
+ * is arch/vmx/manual_msrs.h, the same for every profile.  Separate from
+ * msr_policy.h because that code needs struct vcpu, and vcpu.h includes
+ * msr_policy.h.
  */
 #ifndef EXITPLAN_GEN_PROFILE_MSR_SWITCH_H
 #define EXITPLAN_GEN_PROFILE_MSR_SWITCH_H
 
-#include <stdint.h>
-
 #include "arch_bits.h"
-#include "cpu.h"
 #include "msr_index.h"
-#include "msr_policy.h"
 #include "profile.h"
-#include "vcpu.h"
-#include "vmx_controls.h"
 
-/* This profile switches no MSR by hand: these do nothing. */
+/* This profile switches no MSR by hand: the functions do nothing. */
+#define PROFILE_MANUAL_MSRS(X)
 
-static inline void profile_msrs_save_host(struct vcpu *vcpu)
-{
-	(void)vcpu;
-}
-
-static inline void profile_msrs_on_exit(struct vcpu *vcpu)
-{
-	(void)vcpu;
-}
-
-static inline void profile_msrs_before_entry(struct vcpu *vcpu)
-{
-	(void)vcpu;
-}
-
-/* No MSR's guest value lives in vcpu->msrs: always -1. */
-static inline int profile_msr_manual_slot(const struct vcpu *vcpu, uint32_t msr)
-{
-	(void)vcpu;
-	(void)msr;
-	return -1;
-}
+/* The code, the same for every profile. */
+#include "manual_msrs.h"
 
 #endif /* EXITPLAN_GEN_PROFILE_MSR_SWITCH_H */

@@ -7,31 +7,18 @@
  */
 
 /*
- * Manual MSR switching of profile 'overcommit', called by the exit path:
- * profile_msrs_on_exit() right after the VM exit, before anything in the
- * host may depend on these MSRs, and profile_msrs_before_entry() right
- * before VMRESUME/VMLAUNCH.  Separate from msr_policy.h because it needs
- * struct vcpu, and vcpu.h includes msr_policy.h.
+ * Which MSRs profile 'overcommit' switches by hand, and which bits of
+ * them; the switching code itself, profile_msrs_on_exit() and the others,
+ * is arch/vmx/manual_msrs.h, the same for every profile.  Separate from
+ * msr_policy.h because that code needs struct vcpu, and vcpu.h includes
+ * msr_policy.h.
  */
 #ifndef EXITPLAN_GEN_PROFILE_MSR_SWITCH_H
 #define EXITPLAN_GEN_PROFILE_MSR_SWITCH_H
 
-#include <stdint.h>
-
 #include "arch_bits.h"
-#include "cpu.h"
 #include "msr_index.h"
-#include "msr_policy.h"
 #include "profile.h"
-#include "vcpu.h"
-#include "vmx_controls.h"
-
-/* Is IA32_EFER switched by hand on this CPU (gate efer fell back)? */
-static inline int profile_efer_manual(const struct vcpu *vcpu)
-{
-	return vcpu->controls->gate_choice[PROFILE_GATE_EFER] ==
-	       PROFILE_GATE_EFER_MANUAL;
-}
 
 /*
  * The bits of each MSR this code switches.  Bits that VM entry and VM exit
@@ -45,63 +32,15 @@ static inline int profile_efer_manual(const struct vcpu *vcpu)
 #define PROFILE_SWITCHED_IA32_EFER			(~(EFER_LME | EFER_LMA))
 
 /*
- * A WRMSR is skipped when guest and host agree on the switched bits, as
- * KVM does for EFER: WRMSR to EFER flushes the TLB, and any WRMSR
- * serialises.
+ * X(NAME, INDEX, SWITCHED, GATE, MANUAL, SAVE) for each MSR switched by
+ * hand; the arguments are explained in manual_msrs.h.
  */
-static inline void profile_msr_load_host(struct profile_msr_state *s, unsigned int slot,
-					 uint32_t msr, uint64_t switched)
-{
-	if ((s->guest[slot] ^ s->host[slot]) & switched)
-		wrmsr(msr, s->host[slot]);
-}
+#define PROFILE_MANUAL_MSRS(X) \
+	/* IA32_EFER: when gate efer falls back; guest writes exit (trap) */ \
+	X(IA32_EFER, MSR_IA32_EFER, PROFILE_SWITCHED_IA32_EFER, \
+	  PROFILE_GATE_EFER, PROFILE_GATE_EFER_MANUAL, 0)
 
-static inline void profile_msr_load_guest(struct profile_msr_state *s, unsigned int slot,
-					  uint32_t msr, uint64_t switched)
-{
-	if ((s->guest[slot] ^ s->host[slot]) & switched)
-		wrmsr(msr, (s->guest[slot] & switched) | (s->host[slot] & ~switched));
-}
-
-/* The host's values, read once per vCPU before its first entry. */
-static inline void profile_msrs_save_host(struct vcpu *vcpu)
-{
-	vcpu->msrs.host[PROFILE_MANUAL_MSR_IA32_EFER] = rdmsr(MSR_IA32_EFER);
-}
-
-/*
- * After a VM exit: save what the guest may have written without exiting,
- * then give the host its values back.
- */
-static inline void profile_msrs_on_exit(struct vcpu *vcpu)
-{
-	/* IA32_EFER: guest writes exit (trap) and update guest[]. */
-	if (profile_efer_manual(vcpu))
-		profile_msr_load_host(&vcpu->msrs, PROFILE_MANUAL_MSR_IA32_EFER,
-				      MSR_IA32_EFER, PROFILE_SWITCHED_IA32_EFER);
-}
-
-/* Before VM entry: load the guest's values. */
-static inline void profile_msrs_before_entry(struct vcpu *vcpu)
-{
-	if (profile_efer_manual(vcpu))
-		profile_msr_load_guest(&vcpu->msrs, PROFILE_MANUAL_MSR_IA32_EFER,
-				       MSR_IA32_EFER, PROFILE_SWITCHED_IA32_EFER);
-}
-
-/*
- * The slot in vcpu->msrs that holds the guest's value of @msr when this
- * profile switches it by hand on this CPU, for the RDMSR/WRMSR handlers;
- * -1 when the guest's value is elsewhere (VMCS, hardware, load list).
- */
-static inline int profile_msr_manual_slot(const struct vcpu *vcpu, uint32_t msr)
-{
-	switch (msr) {
-	case MSR_IA32_EFER:
-		return profile_efer_manual(vcpu) ? PROFILE_MANUAL_MSR_IA32_EFER : -1;
-	default:
-		return -1;
-	}
-}
+/* The code, the same for every profile. */
+#include "manual_msrs.h"
 
 #endif /* EXITPLAN_GEN_PROFILE_MSR_SWITCH_H */

@@ -192,7 +192,8 @@ def test_efer_gate_keeps_entry_exit_pair(fresh):
     assert "SAVE_IA32_EFER" not in atomic
     assert '.description = "manual WRMSR"' in s
     sw = read(fresh, "default", "msr_switch.h")
-    assert "vcpu->controls->gate_choice[PROFILE_GATE_EFER] ==\n\t       PROFILE_GATE_EFER_MANUAL" in sw
+    assert ("\tX(IA32_EFER, MSR_IA32_EFER, PROFILE_SWITCHED_IA32_EFER, \\\n"
+            "\t  PROFILE_GATE_EFER, PROFILE_GATE_EFER_MANUAL, 0)\n") in sw
 
 
 def test_efer_passthrough_saves_on_exit(write_profile, tmp_path):
@@ -204,9 +205,38 @@ def test_efer_passthrough_saves_on_exit(write_profile, tmp_path):
     s = (tmp_path / "out" / "efer" / "vmcs_setup.c").read_text()
     assert "[VMX_EXIT] = VM_EXIT_SAVE_IA32_EFER | VM_EXIT_LOAD_IA32_EFER" in s
     sw = (tmp_path / "out" / "efer" / "msr_switch.h").read_text()
-    on_exit = sw[sw.index("void profile_msrs_on_exit"):sw.index("void profile_msrs_before_entry")]
-    assert "vcpu->msrs.guest[PROFILE_MANUAL_MSR_IA32_EFER] = rdmsr(MSR_IA32_EFER);" in on_exit
+    # SAVE = 1: profile_msrs_on_exit() reads the guest's value back.
+    assert ("\tX(IA32_EFER, MSR_IA32_EFER, PROFILE_SWITCHED_IA32_EFER, \\\n"
+            "\t  PROFILE_GATE_EFER, PROFILE_GATE_EFER_MANUAL, 1)\n") in sw
     compile_profile(tmp_path / "out", "efer")
+
+
+def test_msr_switch_lists_only_what_differs(fresh, write_profile, tmp_path):
+    """msr_switch.h holds the profile's MSRs, not code: the switching code is
+    arch/vmx/manual_msrs.h.  Several MSRs, gated or not, saved or not, make
+    one X() list that compiles, and a profile without manual MSRs an empty
+    one."""
+    path = write_profile("twomsrs", "MSR_WRITE: 1",
+                         "dispatch:\n  policy: table\n"
+                         "msrs:\n  IA32_EFER: {switch: atomic, fallback: manual, access: trap}\n"
+                         "  IA32_STAR: {switch: manual, access: passthrough}\n"
+                         "  IA32_LSTAR: {switch: manual, access: trap}\n")
+    r = run_gen("--out", tmp_path / "out", "gen", path)
+    assert r.returncode == 0, r.stderr
+    sw = (tmp_path / "out" / "twomsrs" / "msr_switch.h").read_text()
+    xs = re.findall(r"^\tX\((\w+), (\w+), (\w+), \\?\s*(\S+), (\S+), ([01])\)( \\)?$", sw, re.M)
+    by_name = {x[0]: x for x in xs}
+    assert set(by_name) == {"IA32_EFER", "IA32_STAR", "IA32_LSTAR"}, sw
+    assert by_name["IA32_STAR"][3:6] == ("-1", "0", "1")      # always by hand, saved on exit
+    assert by_name["IA32_LSTAR"][3:6] == ("-1", "0", "0")     # writes exit
+    assert by_name["IA32_EFER"][3:6] == ("PROFILE_GATE_EFER", "PROFILE_GATE_EFER_MANUAL", "0")
+    assert [x[6] for x in xs] == [" \\"] * (len(xs) - 1) + [""]
+    assert "static inline" not in sw and '#include "manual_msrs.h"' in sw
+    compile_profile(tmp_path / "out", "twomsrs")
+
+    none = read(fresh, "hrtimer", "msr_switch.h")
+    assert re.search(r"^#define PROFILE_MANUAL_MSRS\(X\)$", none, re.M), none
+    assert "static inline" not in none
 
 
 def test_efer_atomic_without_fallback_is_required(fresh):
@@ -350,8 +380,14 @@ def compile_profile(out, profile):
     for src in sources:
         r = subprocess.run(["gcc", *CFLAGS, *inc, str(src)], capture_output=True, text=True)
         assert r.returncode == 0, f"{src}:\n{r.stderr}"
-    # msr_switch.h is a header of static inlines: compile it on its own.
-    r = subprocess.run(["gcc", *CFLAGS, *inc, "-x", "c", "-"], input='#include "msr_switch.h"\n',
+    # msr_switch.h and manual_msrs.h are static inlines: compile a caller of
+    # each, so that the profile's X() list is expanded into code.
+    caller = ('#include "msr_switch.h"\n'
+              "int f(struct vcpu *v, uint32_t msr);\n"
+              "int f(struct vcpu *v, uint32_t msr)\n{\n"
+              "\tprofile_msrs_save_host(v);\n\tprofile_msrs_on_exit(v);\n"
+              "\tprofile_msrs_before_entry(v);\n\treturn profile_msr_manual_slot(v, msr);\n}\n")
+    r = subprocess.run(["gcc", *CFLAGS, *inc, "-x", "c", "-"], input=caller,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 
