@@ -63,8 +63,11 @@ def check_exit_reasons(doc):
     out = {}
     for i, e in enumerate(doc["exit_reasons"]):
         w = f"exit_reasons.yaml[{i}]"
-        if set(e) != {"number", "name", "sdm", "qualification", "instruction_length"}:
+        if not {"number", "name", "sdm", "qualification", "instruction_length"} <= set(e) <= \
+                {"number", "name", "sdm", "qualification", "instruction_length", "entry_failure"}:
             err(w, f"keys {sorted(e)}")
+        if e.get("entry_failure", True) is not True:
+            err(w, "entry_failure is given only where true")
         if not C_IDENT.match(str(e.get("name"))):
             err(w, f"name {e.get('name')!r} is not a C identifier")
         if not isinstance(e.get("number"), int) or not 0 <= e["number"] <= 0xffff:
@@ -350,6 +353,9 @@ def check_handlers(doc, reasons):
             err("handlers.yaml", f"{reason}: handler {fn!r} must be a handle_* C identifier")
         if fn == "handle_unexpected_exit":
             err("handlers.yaml", f"{reason}: unhandled reasons are simply not listed")
+        if reasons.get(reason, {}).get("entry_failure"):
+            err("handlers.yaml", f"{reason}: a VM-entry failure reason must have no handler "
+                "(the exit stub relies on it reaching handle_unexpected_exit)")
 
 
 def check_runtime(doc, features, controls, msrs):
@@ -539,6 +545,10 @@ MUTATIONS = [
     ("generated C name collision", "arch.yaml",
      '  - {name: X86_EXC_DE, value: 0,', '  - {name: EXIT_REASON_CPUID, value: 10, sdm: "x"}\n  - {name: X86_EXC_DE, value: 0,',
      "EXIT_REASON_CPUID is both"),
+    ("handler for a VM-entry failure reason", "handlers.yaml",
+     "  CPUID:                handle_cpuid\n",
+     "  CPUID:                handle_cpuid\n  INVALID_STATE:        handle_cpuid\n",
+     "a VM-entry failure reason must have no handler"),
     ("handler for an unknown exit reason", "handlers.yaml",
      "  CPUID:                handle_cpuid", "  CPUID_LEAF:           handle_cpuid", "unknown exit reason"),
     ("unknown required feature", "runtime.yaml",

@@ -162,6 +162,8 @@ class Spec:
                 sdm=sf.field(p, e, "sdm", (str,)),
                 qualification=sf.field(p, e, "qualification", (bool,)),
                 instruction_length=sf.field(p, e, "instruction_length", (bool,)),
+                entry_failure=sf.field(p, e, "entry_failure", (bool,), required=False,
+                                       default=False),
                 enum="EXIT_REASON_" + name))
             r = self.exit_reasons[-1]
             r.info_flags = ((["EXIT_INFO_QUALIFICATION"] if r.qualification else []) +
@@ -495,6 +497,13 @@ class Spec:
                 raise sf.err(p, f"unknown exit reason '{name}'{suggest(name, self.reason)}", key=True)
             if not isinstance(fn, str) or not C_IDENT.match(fn):
                 raise sf.err(p, f"handler of {name} must be a C function name")
+            # arch/vmx/exit_entry.S does not test exit-reason bit 31: a failed
+            # VM entry is reported because its basic reason has no handler.
+            if self.reason[name].entry_failure:
+                raise sf.err(p, f"{name} ({self.reason[name].number}) is reported only by a failed "
+                             f"VM entry (SDM Vol. 3C 26.8) and must have no handler: the exit "
+                             f"stub relies on it reaching handle_unexpected_exit(), which "
+                             f"reports the failed entry", key=True)
             # One function may serve several reasons (handle_invalid_op).
             self.handlers[name] = fn
         self.unexpected_handlers = {"handle_unexpected_exit"}

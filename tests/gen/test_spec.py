@@ -48,3 +48,27 @@ def test_spec_inconsistency_fails_hard(root, name, old, new, message):
     line = int(r.stderr.split(":")[1])
     assert new in path.read_text().splitlines()[line - 1]
     assert not (root / "out").exists()
+
+
+@pytest.mark.parametrize("reason, number", [("INVALID_STATE", 33), ("MSR_LOAD_FAIL", 34),
+                                            ("MCE_DURING_VMENTRY", 41)])
+def test_entry_failure_reason_with_a_handler_is_refused(root, reason, number):
+    """The exit stub does not test exit-reason bit 31: a failed VM entry is
+    reported because its basic reason (33, 34, 41) has no handler."""
+    path = break_spec(root, "handlers.yaml", "  CPUID:                handle_cpuid\n",
+                      f"  CPUID:                handle_cpuid\n  {reason}: handle_cpuid\n")
+    r = run_gen("--root", root, "--out", root / "out", "gen")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("spec/handlers.yaml:"), r.stderr
+    assert (f"{reason} ({number}) is reported only by a failed VM entry (SDM Vol. 3C 26.8) "
+            "and must have no handler") in r.stderr
+    line = int(r.stderr.split(":")[1])
+    assert path.read_text().splitlines()[line - 1].startswith(f"  {reason}:")
+    assert not (root / "out").exists()
+
+
+def test_entry_failure_reasons_are_33_34_41():
+    """The SDM's three (Vol. 3C 26.8), marked in spec/exit_reasons.yaml."""
+    import yaml
+    doc = yaml.safe_load((ROOT / "spec" / "exit_reasons.yaml").read_text())
+    assert sorted(e["number"] for e in doc["exit_reasons"] if e.get("entry_failure")) == [33, 34, 41]
