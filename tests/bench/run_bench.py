@@ -433,26 +433,6 @@ def make_dispatch_variants(profiles: List[str], out: Path, root: Path = REPO,
     return variants
 
 
-def source_fingerprint(root: Optional[Path] = None) -> str:
-    """A hash of the hypervisor's hand-written sources (and the generated
-    common headers).  The builds of one run must see the same sources, or
-    P and its variants differ in more than the dispatch; others edit
-    arch/vmx while make bench builds."""
-    import hashlib
-    h = hashlib.sha256()
-    root = root or BUILD_ROOT
-    for top in ("arch", "runtime", "generated/common"):
-        for f in sorted((root / top).rglob("*")):
-            if f.is_file() and f.suffix in (".c", ".h", ".S", ".lds", ".mk"):
-                h.update(str(f.relative_to(root)).encode() + b"\0")
-                h.update(f.read_bytes())
-    return h.hexdigest()
-
-
-# Builds whose sources did not hold still (set by _boot_variants): the
-# report warns about them at the top of the dispatch comparison.
-SOURCES_MOVED: List[str] = []
-
 # The tree the hypervisors are built in (run_all): the checkout, or a
 # snapshot of HEAD under OUT/tree; and the words for the report.
 BUILD_ROOT: Path = REPO
@@ -472,58 +452,29 @@ def build_hv(bootlib, make_profile: str) -> Path:
         raise bootlib.BootError(f"{' '.join(cmd)} in {BUILD_ROOT} failed:\n{p.stdout[-6000:]}")
     return elf
 
-# How often a profile's builds are redone when the sources changed under them.
-BUILD_TRIES = 3
-
-
-def build_group(v: Variant) -> str:
-    """The profile a build belongs to: its builds must see one source tree."""
-    p = dispatchcmp.parse_label(v.label)
-    if p:
-        return p[0]
-    return "default" if v.label in EFER_VARIANTS else v.label
-
-
-def _build_group(bootlib, vs: List[Variant], out: Path):
-    """Build one profile's builds (P and its variants) until the sources
-    held still from the first build to the last, at most BUILD_TRIES times;
-    copy each ELF to OUT/elf/LABEL.elf at once, since build/PROFILE is
-    shared with everyone's `make build`.  Returns ({label: elf},
-    {label: error}, held_still)."""
-    for _ in range(BUILD_TRIES):
-        fp = source_fingerprint()
-        elfs, errors = {}, {}
-        for v in vs:
-            try:
-                hv = build_hv(bootlib, v.make_profile)
-                dst = out / "elf" / f"{v.label}.elf"
-                dst.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(hv, dst)
-                elfs[v.label] = dst
-            except bootlib.BootError as e:
-                errors[v.label] = e
-        if source_fingerprint() == fp:
-            return elfs, errors, True
-        print(f"run_bench: sources changed while building {build_group(vs[0])}'s builds; "
-              "building them again", file=sys.stderr)
-    return elfs, errors, False
+def build_all(bootlib, variants: List[Variant], out: Path):
+    """Build every variant, copying each ELF to OUT/elf/LABEL.elf at once,
+    since build/PROFILE is shared with everyone's `make build`.  All of
+    them come from one tree (BUILD_ROOT: a snapshot of HEAD unless --tree
+    worktree), so a profile and its variants differ only where they are
+    meant to.  Returns ({label: elf}, {label: error})."""
+    elfs, errors = {}, {}
+    for v in variants:
+        try:
+            hv = build_hv(bootlib, v.make_profile)
+        except bootlib.BootError as e:
+            errors[v.label] = e
+            continue
+        dst = out / "elf" / f"{v.label}.elf"
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(hv, dst)
+        elfs[v.label] = dst
+    return elfs, errors
 
 
 def _boot_variants(args, out: Path, bootlib, variants: List[Variant]) -> List[Run]:
     guest_elfs = {g: bootlib.build_guest(g) for g in GUESTS}
-    groups: Dict[str, List[Variant]] = {}
-    for v in variants:
-        groups.setdefault(build_group(v), []).append(v)
-    elfs, errors = {}, {}
-    for name, vs in groups.items():
-        e, err, still = _build_group(bootlib, vs, out)
-        elfs.update(e)
-        errors.update(err)
-        if not still:
-            SOURCES_MOVED.append(name)
-    if SOURCES_MOVED:
-        print(f"run_bench: warning: {', '.join(SOURCES_MOVED)}: {SOURCES_MOVED_WHY}",
-              file=sys.stderr)
+    elfs, errors = build_all(bootlib, variants, out)
     jobs, meta = [], []
     for v in variants:
         if v.label in errors:
@@ -548,12 +499,6 @@ def _boot_variants(args, out: Path, bootlib, variants: List[Variant]) -> List[Ru
         runs.append(classify(v, g, r, serial))
         print(f"run_bench: {v.label} / {g}: {runs[-1].status}", file=sys.stderr)
     return runs
-
-
-SOURCES_MOVED_WHY = ("arch/, runtime/ or generated/common kept changing while these "
-                     f"builds ran ({BUILD_TRIES} tries; others edit them): a profile's "
-                     "builds may differ in more than the dispatch. Run make bench again "
-                     "on a quiet tree.")
 
 
 def _failed_job(status: str):
@@ -1111,8 +1056,6 @@ def central_rows(res: Results):
 def render_central(res: Results) -> List[str]:
     L = ["## Each profile's dispatch against the table and KVM's chain, everything else equal",
          ""]
-    if SOURCES_MOVED:
-        L += [f"**Warning: {', '.join(SOURCES_MOVED)}: {SOURCES_MOVED_WHY}**", ""]
     if not res.comparisons:
         L += ["No profile was compared (run without --no-dispatch-variants).", ""]
         return L
