@@ -163,8 +163,6 @@ SUMMARY_RE = re.compile(r"^guest (\S+): (\d+) passed, (\d+) failed[ \t]*$", re.M
 GATE_RE = re.compile(r"^gate ([A-Za-z0-9_]+): (.*?)[ \t]*$", re.M)
 REFUSED_RE = re.compile(r"^exitplan: profile '[^']*' refused: .*$", re.M)
 PANIC_RE = re.compile(r"^exitplan: PANIC: .*$", re.M)
-STATS_RE = re.compile(r"^exitplan: exits by reason \(profile '([^']*)'\):\n((?:[ \t]+\S.*\n?)+)", re.M)
-STATS_LINE_RE = re.compile(r"^[ \t]*(\d+)[ \t]+([A-Z0-9_]+)[ \t]+(\d+)[ \t]*$")
 HRT_HEAD_RE = re.compile(r"^hrtimer: (\d+) timers, (\d+) ticks apart, (.*)$", re.M)
 HRT_FIRED_RE = re.compile(r"^hrtimer: (\d+) timers fired[ \t]*$", re.M)
 HRT_TOTAL_RE = re.compile(r"^hrtimer: (\d+) ticks in all[ \t]*$", re.M)
@@ -201,14 +199,15 @@ def parse_serial(text: str) -> GuestOutput:
     out.refused = m.group(0) if m else None
     m = PANIC_RE.search(text)
     out.panic = m.group(0) if m else None
-    m = STATS_RE.search(text)
-    if m:
-        out.stats_profile = m.group(1)
-        for line in m.group(2).splitlines():
-            s = STATS_LINE_RE.match(line)
-            if s:
-                out.exit_counts[s.group(2)] = int(s.group(3))
+    # Exit counts from the statistics document (docs/STATS.md), summed
+    # over vCPUs; the table the hypervisor prints before it is for people.
     out.stats_docs = dispatchcmp.parse_stats_docs(text)
+    for d in out.stats_docs:
+        out.stats_profile = out.stats_profile or d.get("profile")
+        for v in d.get("vcpus") or []:
+            for reason, e in ((v or {}).get("reasons") or {}).items():
+                if isinstance(e, dict) and e.get("count"):
+                    out.exit_counts[reason] = out.exit_counts.get(reason, 0) + int(e["count"])
     _parse_hrtimer(text, out)
     return out
 
