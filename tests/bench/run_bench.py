@@ -518,19 +518,14 @@ def classify(v: Variant, guest: str, r, serial: Optional[Path]) -> Run:
     if isinstance(r, str):
         return Run(v, guest, r, GuestOutput(), serial)
     out = parse_serial(r.serial)
-    if out.refused:
-        status = "refused"
-    elif out.panic:
-        status = "panic"
-    elif r.timed_out:
-        status = "timeout"
-    elif not out.complete:
-        status = "incomplete"
-    elif out.failed:
-        status = "failed checks"
-    else:
-        status = "ok"
-    return Run(v, guest, status, out, serial)
+    return Run(v, guest, run_status(out, r.timed_out), out, serial)
+
+
+def run_status(out: GuestOutput, timed_out: bool = False) -> str:
+    """How a run ended, first cause first."""
+    return ("refused" if out.refused else "panic" if out.panic else
+            "timeout" if timed_out else "incomplete" if not out.complete else
+            "failed checks" if out.failed else "ok")
 
 
 def runs_from_serial(dir_: Path, profiles: List[str]) -> List[Run]:
@@ -583,10 +578,7 @@ def runs_from_serial(dir_: Path, profiles: List[str]) -> List[Run]:
                 runs.append(Run(v, g, "error: no recorded output", GuestOutput(), serial))
                 continue
             out = parse_serial(serial.read_text(errors="replace"))
-            status = ("refused" if out.refused else "panic" if out.panic else
-                      "incomplete" if not out.complete else
-                      "failed checks" if out.failed else "ok")
-            runs.append(Run(v, g, status, out, serial))
+            runs.append(Run(v, g, run_status(out), out, serial))
     return runs
 
 
