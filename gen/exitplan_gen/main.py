@@ -10,13 +10,16 @@
                                     a profile from the statistics a run printed (docs/STATS.md)
 
 A PROFILE is a name (profiles/NAME.yaml) or a path to a .yaml file.
-Exit status: 0 done, 1 check found differences, 2 invalid input.
+Exit status: 0 done, 1 check found differences, 2 invalid input (one line,
+FILE:LINE:COL: message; FILE: message when a file cannot be read or
+written), 3 an internal error of the generator (a bug: the traceback).
 """
 
 import argparse
 import difflib
 import os
 import sys
+import traceback
 
 from .decide import decide
 from .errors import GenError
@@ -48,6 +51,16 @@ def _profile_paths(root, names):
     return out
 
 
+def source_name(root, fs_path):
+    """How the banners name a profile: its path in the checkout, or its
+    absolute path when it lies outside (never a name it does not have)."""
+    full = os.path.abspath(fs_path)
+    top = os.path.abspath(root)
+    if os.path.commonpath([full, top]) == top:
+        return os.path.relpath(full, top)
+    return full
+
+
 class Generator:
     def __init__(self, root):
         self.root = root
@@ -58,7 +71,7 @@ class Generator:
         p = load_profile(fs_path, self.spec, self.schema)
         p.path = shown
         p.doc.path = shown
-        p.source_rel = "profiles/" + os.path.basename(fs_path)
+        p.source_rel = source_name(self.root, fs_path)
         return decide(p, self.spec)
 
     def plans(self, names):
@@ -72,7 +85,8 @@ class Generator:
                     e.path = shown
                 raise
             if plan.profile.name in seen:
-                raise GenError(shown, None, None, f"profile '{plan.profile.name}' is also {seen[plan.profile.name]}")
+                raise plan.profile.doc.error(("profile",), f"profile '{plan.profile.name}' is also "
+                                                          f"{seen[plan.profile.name]}")
             seen[plan.profile.name] = shown
             plans.append(plan)
         return plans
@@ -195,3 +209,8 @@ def main(argv=None):
         return 2
     except BrokenPipeError:
         return 0
+    except Exception:		# noqa: BLE001: a bug, not bad input: not status 1 or 2
+        traceback.print_exc()
+        print("exitplan-gen: internal error (a bug in the generator; the traceback is above)",
+              file=sys.stderr)
+        return 3
