@@ -24,7 +24,7 @@ import textwrap
 
 from .decide import decide
 from .errors import GenError, suggest
-from .loader import load_text, read_source
+from .loader import MAX_LOG_BYTES, load_text, read_source
 from .profiles import profile_paths
 from .schema import where
 from .spec import Obj
@@ -46,7 +46,7 @@ def read_documents(path):
     whose marks are lines and columns of that file: every marked block of
     a serial log (exitplan prints one per vCPU when several ran), or the
     whole file when it is a bare YAML document."""
-    raw = read_source(path)
+    raw = read_source(path, MAX_LOG_BYTES)
     text = raw.decode("utf-8", errors="replace")
     # Serial logs end lines with CR LF; a CR inside a line is noise too.
     lines = [line.replace("\r", "") for line in text.split("\n")]

@@ -8,6 +8,13 @@ with a duplicate key is an error instead of silently keeping the last value.
 Scalars resolve as in YAML 1.2's core schema for booleans: only true/false
 are booleans, so `statistics: off` is the string "off", not False (YAML 1.1
 also reads on/off/yes/no/y/n as booleans).  Dates stay strings.
+
+Inputs are bounded before anything is built from them: at most
+MAX_INPUT_BYTES, UTF-8, nesting at most MAX_DEPTH deep, and no aliases
+(`*name`): an alias makes a node reachable twice, so a few hundred bytes
+of nested aliases expand to billions of values ("billion laughs").  Each
+is checked on libyaml's event stream, which is flat (nothing recurses on
+the depth of the input), so a hostile file costs one linear pass.
 """
 
 import re
@@ -27,6 +34,14 @@ TAG_TIMESTAMP = "tag:yaml.org,2002:timestamp"
 TAG_MERGE = "tag:yaml.org,2002:merge"
 
 _SCALAR_TAGS = (TAG_STR, TAG_INT, TAG_FLOAT, TAG_BOOL, TAG_NULL)
+
+# A profile is a few KiB and nests five levels; spec/ files and statistics
+# documents are within the same bounds with room to spare.
+# A profile of 256 KiB parses in about a second.  A serial log holding a
+# statistics document may be larger, but the document in it may not.
+MAX_INPUT_BYTES = 256 << 10
+MAX_LOG_BYTES = 64 << 20
+MAX_DEPTH = 32
 
 
 class _Loader(yaml.CSafeLoader):
@@ -121,27 +136,74 @@ def _convert(node, path, doc_path, marks, key_marks, int_keys=False):
     raise GenError(doc_path, *_mark(node), "unsupported YAML node")
 
 
+def _yaml_error(path, e):
+    """The GenError of a libyaml error (scanner, parser or composer)."""
+    if not isinstance(e, yaml.MarkedYAMLError):
+        return GenError(path, 1, 1, f"invalid YAML: {e}")
+    mark = e.problem_mark or e.context_mark
+    problem = e.problem or e.context or "syntax error"
+    if e.context and e.problem:
+        # libyaml says "while scanning X" / "found Y", or "expected X" /
+        # "but found Y": put them in reading order.
+        if e.problem.startswith("but "):
+            problem = f"{e.context}, {e.problem}"
+        else:
+            problem = f"{e.problem} ({e.context})"
+    line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    return GenError(path, line, col, f"invalid YAML: {problem}")
+
+
+def _check_events(path, text):
+    """Refuse aliases and nesting deeper than MAX_DEPTH, in one pass over
+    the event stream (before yaml.compose, whose C code recurses on the
+    depth, and before _convert, which would expand every alias)."""
+    # One entry per open collection: [is a mapping, nodes seen in it].
+    open_nodes = []
+    after_merge_key = None
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.CollectionEndEvent):
+            open_nodes.pop()
+            continue
+        if not isinstance(event, yaml.NodeEvent):
+            continue
+        is_key = False
+        if open_nodes:
+            parent = open_nodes[-1]
+            is_key = parent[0] and parent[1] % 2 == 0
+            parent[1] += 1
+        line, col = event.start_mark.line + 1, event.start_mark.column + 1
+        if isinstance(event, yaml.AliasEvent):
+            if after_merge_key is not None:
+                # `<<: *base`: say what the construct is, not how it is spelt.
+                raise GenError(path, *after_merge_key, "merge keys (<<) are not supported")
+            raise GenError(path, line, col,
+                           f"YAML aliases (*{event.anchor}) are not supported: write the value out")
+        after_merge_key = None
+        if isinstance(event, yaml.ScalarEvent):
+            if is_key and event.value == "<<" and event.implicit[0]:
+                after_merge_key = (line, col)
+            continue
+        if len(open_nodes) == MAX_DEPTH:
+            raise GenError(path, line, col,
+                           f"nested more than {MAX_DEPTH} levels deep")
+        open_nodes.append([isinstance(event, yaml.MappingStartEvent), 0])
+
+
 def load_text(path, text, int_keys=False):
     """Parse text (the contents of the file named path) into a Document.
     int_keys: integers may also be mapping keys (the statistics document's
     breakdowns by MSR index, port and leaf); profiles allow strings only."""
+    # Leading blank lines (from-stats pads a document cut from a log with
+    # them, to keep the log's line numbers) cost nothing and do not count.
+    start = len(text) - len(text.lstrip("\n"))
+    if len(text) - start > MAX_INPUT_BYTES:
+        line, col = _position(text, start + MAX_INPUT_BYTES)
+        raise GenError(path, line, col, _too_large("a YAML document"))
     try:
+        _check_events(path, text)
         node = yaml.compose(text, Loader=_Loader)
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        problem = e.problem or e.context or "syntax error"
-        if e.context and e.problem:
-            # libyaml says "while scanning X" / "found Y", or "expected X" /
-            # "but found Y": put them in reading order.
-            if e.problem.startswith("but "):
-                problem = f"{e.context}, {e.problem}"
-            else:
-                problem = f"{e.problem} ({e.context})"
-        if mark is None:
-            raise GenError(path, None, None, f"invalid YAML: {problem}") from None
-        raise GenError(path, mark.line + 1, mark.column + 1, f"invalid YAML: {problem}") from None
     except yaml.YAMLError as e:
-        raise GenError(path, None, None, f"invalid YAML: {e}") from None
+        raise _yaml_error(path, e) from None
     marks, key_marks = {}, {}
     if node is None:
         return Document(path, text, None, {(): (1, 1)}, key_marks)
@@ -149,20 +211,44 @@ def load_text(path, text, int_keys=False):
     return Document(path, text, value, marks, key_marks)
 
 
-def read_source(path):
-    """The bytes of an input file, as a GenError when it cannot be read."""
+def _position(text, offset):
+    """1-based (line, column) of character offset in text."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _too_large(what, limit=MAX_INPUT_BYTES):
+    return f"{what} is larger than {limit >> 10} KiB ({limit} bytes), the most an input may hold"
+
+
+def read_source(path, limit=MAX_INPUT_BYTES):
+    """The bytes of an input file, as a GenError when it cannot be read or
+    holds more than limit bytes (only limit + 1 are read, so /dev/zero or a
+    huge file costs nothing)."""
     try:
         with open(path, "rb") as f:
-            return f.read()
+            raw = f.read(limit + 1)
     except OSError as e:
         raise GenError(path, None, None, f"cannot read: {e.strerror}") from None
+    if len(raw) > limit:
+        head = raw[:limit].decode("utf-8", "replace")
+        line, col = _position(head, len(head))
+        raise GenError(path, line, col, _too_large("the file", limit))
+    return raw
+
+
+def decode_source(path, raw):
+    """raw decoded as UTF-8, or a GenError at the first byte that is not."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        head = raw[:e.start].decode("utf-8")
+        line, col = _position(head, len(head))
+        raise GenError(path, line, col,
+                       f"the file is not UTF-8 (byte 0x{raw[e.start]:02x}: {e.reason})") from None
 
 
 def load_file(path):
     """(Document, raw bytes) of the YAML file path."""
     raw = read_source(path)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise GenError(path, None, None, f"not UTF-8 (byte {e.start})") from None
-    return load_text(path, text), raw
+    return load_text(path, decode_source(path, raw)), raw

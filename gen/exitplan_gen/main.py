@@ -10,19 +10,22 @@
                                     a profile from the statistics a run printed (docs/STATS.md)
 
 A PROFILE is a name (profiles/NAME.yaml) or a path to a .yaml file.
-Exit status: 0 done, 1 check found differences, 2 invalid input.
+Exit status: 0 done, 1 check found differences, 2 invalid input (one line,
+FILE:LINE:COL: message; FILE: message when a file cannot be read or
+written), 3 an internal error of the generator (a bug: the traceback).
 """
 
 import argparse
 import difflib
 import os
 import sys
+import traceback
 
 from .decide import decide
 from .errors import GenError
 from .explain import explain
 from .fromstats import cmd_from_stats
-from .profiles import profile_paths
+from .profiles import profile_paths, source_name
 from .render import render_common, render_profile
 from .schema import load_schema
 from .spec import Spec
@@ -40,7 +43,7 @@ class Generator:
         p = load_profile(fs_path, self.spec, self.schema)
         p.path = shown
         p.doc.path = shown
-        p.source_rel = "profiles/" + os.path.basename(fs_path)
+        p.source_rel = source_name(self.root, fs_path)
         return decide(p, self.spec)
 
     def plans(self, names):
@@ -54,7 +57,8 @@ class Generator:
                     e.path = shown
                 raise
             if plan.profile.name in seen:
-                raise GenError(shown, None, None, f"profile '{plan.profile.name}' is also {seen[plan.profile.name]}")
+                raise plan.profile.doc.error(("profile",), f"profile '{plan.profile.name}' is also "
+                                                          f"{seen[plan.profile.name]}")
             seen[plan.profile.name] = shown
             plans.append(plan)
         return plans
@@ -177,3 +181,8 @@ def main(argv=None):
         return 2
     except BrokenPipeError:
         return 0
+    except Exception:		# noqa: BLE001: a bug, not bad input: not status 1 or 2
+        traceback.print_exc()
+        print("exitplan-gen: internal error (a bug in the generator; the traceback is above)",
+              file=sys.stderr)
+        return 3

@@ -26,3 +26,13 @@ def profile_paths(root, names):
             shown = os.path.join("profiles", n + ".yaml")
             out.append((shown, os.path.join(root, shown)))
     return out
+
+
+def source_name(root, fs_path):
+    """How the banners name a profile: its path in the checkout, or its
+    absolute path when it lies outside (never a name it does not have)."""
+    full = os.path.abspath(fs_path)
+    top = os.path.abspath(root)
+    if os.path.commonpath([full, top]) == top:
+        return os.path.relpath(full, top)
+    return full

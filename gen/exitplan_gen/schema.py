@@ -56,7 +56,7 @@ def describe(value):
     if isinstance(value, int):
         return f"the number {value}"
     if isinstance(value, float):
-        return f"the number {value:g}"
+        return f"the number {value!r}"		# 1000000.0, not 1e+06: visibly a float
     if isinstance(value, dict):
         return "a mapping"
     if isinstance(value, list):
@@ -72,6 +72,38 @@ def literal(value):
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+# A number as YAML 1.2 writes it that YAML 1.1 (PyYAML) reads as a string:
+# an exponent without a decimal point or without a sign (1e3, 2.5e3).
+_NUMBER_LIKE = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)$")
+
+
+def _number_hint(value, types):
+    """Why a string that looks like a number is one, and how to write it."""
+    if not (isinstance(value, str) and _NUMBER_LIKE.match(value)) or \
+            not {"number", "integer"} & set(types):
+        return ""
+    x = float(value)
+    if x.is_integer() and abs(x) < 1e18:
+        spelt = f"write {int(x)}"
+    elif "number" in types:
+        spelt = repr(x)		# 0.001, 1.5e-07, 1e-07: YAML 1.1 needs 1.0e-07
+        if "e" in spelt and "." not in spelt:
+            spelt = spelt.replace("e", ".0e")
+        spelt = f"write {spelt}"
+    else:
+        spelt = "and it is not a whole number"
+    return (f" (YAML 1.1 reads an exponent without a decimal point and a sign as a string; "
+            f"{spelt})")
+
+
+# "integer" is a whole number as written: 1000.0 is a float (JSON Schema
+# would take it, and the C it reached would say 1000.0u).
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda checker, v: isinstance(v, int) and not isinstance(v, bool)))
 
 
 def load_schema(path):
@@ -143,7 +175,7 @@ def _explain(doc, error):
         wanted = " or ".join(_TYPE_WORDS.get(t, t) for t in types)
         if not path:
             return line, col, f"a profile must be a mapping, not {describe(value)}"
-        return line, col, f"{at} must be {wanted}, not {describe(value)}"
+        return line, col, f"{at} must be {wanted}, not {describe(value)}{_number_hint(value, types)}"
     if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         bound = literal(error.validator_value)
         words = {"minimum": "at least", "exclusiveMinimum": "more than",
@@ -193,7 +225,7 @@ def _explain(doc, error):
 
 def validate(doc, schema):
     """Raise a GenError for the first schema violation in document order."""
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _Validator(schema)
     found = []
     for error in validator.iter_errors(doc.value):
         line, col, msg = _explain(doc, error)
