@@ -50,6 +50,8 @@ struct vcpu_arch_state {
 	 */
 	uint64_t irr[4];
 	bool irq_pending;
+	/* NMIs that arrived in VMX root operation and were given to the guest. */
+	uint64_t nmis_in_root;
 
 	/* Guest-visible MSR state the hypervisor emulates. */
 	uint64_t apic_base;		/* IA32_APIC_BASE as the guest sees it */
@@ -134,6 +136,10 @@ bool vmx_try_inject_pending(struct vcpu *vcpu);
 bool vmx_guest_interruptible(void);
 /* Re-inject the event an exit interrupted the delivery of (IDT-vectoring information). */
 void vmx_reinject_idt_vectoring(void);
+/* An NMI for the guest (NMI exit): injected before the next VMRESUME when it can be. */
+void vmx_queue_nmi(struct vcpu *vcpu);
+/* The exit stub's call when vcpu->nmi_pending is set. */
+void vmx_deliver_pending_nmi(struct vcpu *vcpu);
 
 /*
  * Advance GUEST_RIP past the instruction that exited, and end any STI or
@@ -174,6 +180,8 @@ void vmx_program_preemption_timer(struct vcpu *vcpu);
  */
 uint64_t vcpu_gpr_read(struct vcpu *vcpu, unsigned int n);
 void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v);
+/* The guest is in 64-bit mode (IA-32e mode and CS.L), not compatibility mode. */
+bool vcpu_in_64bit_mode(void);
 
 /*
  * Copy the guest's RBP and R10-R15, live in the registers during an exit
