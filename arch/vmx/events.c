@@ -7,6 +7,18 @@
  * an external interrupt is injected only when the guest could take it
  * (RFLAGS.IF = 1, no STI or MOV-SS blocking), otherwise the entry fails;
  * such an interrupt waits in vcpu->arch with interrupt-window exiting on.
+ *
+ * Interrupts that arrive while one is queued coalesce in the virtual IRR
+ * (one bit per vector), as in the APIC's own IRR.  And an interrupt storm
+ * (a periodic APIC timer with a tiny count) cannot starve the guest: the
+ * time an exit takes is time the APIC counts too, so the next interrupt
+ * is always already pending when the last handler returns.  When one is
+ * to be injected where the previous one was (same RIP: the guest has run
+ * nothing but handlers since), the guest first gets one instruction of
+ * its own -- an entry in the STI shadow with interrupt-window exiting,
+ * the same one-instruction delay STI itself gives -- and the interrupt
+ * comes after it.  Hardware could have delivered it one instruction later
+ * too; the guest always makes progress.
  */
 #include "arch_bits.h"
 #include "compiler.h"
@@ -85,6 +97,7 @@ static int irr_highest(const struct vcpu_arch_state *a)
 bool vmx_try_inject_pending(struct vcpu *vcpu)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
+	uint64_t rip;
 	int vector;
 
 	if (!a->irq_pending)
@@ -94,6 +107,20 @@ bool vmx_try_inject_pending(struct vcpu *vcpu)
 		vmx_set_intr_window(vcpu, true);
 		return false;
 	}
+	rip = vmcs_read(GUEST_RIP);
+	if (a->last_inject_valid && rip == a->last_inject_rip && !a->inject_stepped &&
+	    vmcs_read32(GUEST_ACTIVITY_STATE) == GUEST_ACTIVITY_ACTIVE) {
+		/* One instruction first (the STI shadow needs RFLAGS.IF, which is set). */
+		vmcs_write(GUEST_INTERRUPTIBILITY_INFO,
+			   vmcs_read32(GUEST_INTERRUPTIBILITY_INFO) | GUEST_INTR_STATE_STI);
+		vmx_set_intr_window(vcpu, true);
+		a->inject_stepped = true;
+		a->storm_steps++;
+		return false;
+	}
+	a->inject_stepped = false;
+	a->last_inject_rip = rip;
+	a->last_inject_valid = true;
 	vector = irr_highest(a);
 	vmcs_write(VM_ENTRY_INTR_INFO_FIELD,
 		   INTR_INFO_VALID | INTR_INFO_TYPE_EXT_INTR | (uint32_t)vector);

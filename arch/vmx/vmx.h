@@ -53,6 +53,14 @@ struct vcpu_arch_state {
 	bool irq_pending;
 	/* NMIs that arrived in VMX root operation and were given to the guest. */
 	uint64_t nmis_in_root;
+	/*
+	 * Interrupt storms (events.c): where the last interrupt was injected,
+	 * whether the guest has since been given one instruction of its own
+	 * (an STI-shadow step), and how many such steps were needed.
+	 */
+	uint64_t last_inject_rip;
+	bool last_inject_valid, inject_stepped;
+	uint64_t storm_steps;
 
 	/* Guest-visible MSR state the hypervisor emulates. */
 	uint64_t apic_base;		/* IA32_APIC_BASE as the guest sees it */

@@ -472,6 +472,7 @@ static const struct attack attacks[] = {
 	{ "mmio-exec-vga", attack_mmio_exec_vga, true },
 	{ "mmio-exec-ioapic", attack_mmio_exec_ioapic, true },
 	{ "reserved-xcr0", attack_reserved_xcr0, false },
+	{ "interrupt-storm", attack_interrupt_storm, false },
 	{ "nmi-root", attack_nmi_root, false },
 };
 
