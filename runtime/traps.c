@@ -10,6 +10,7 @@
 #include "panic.h"
 #include "percpu.h"
 #include "traps.h"
+#include "vmm.h"
 #include "x86_arch.h"
 
 extern const uint64_t interrupt_stubs[IDT_VECTORS];
@@ -124,11 +125,51 @@ void interrupt_frame_dump(const struct interrupt_frame *f)
 	       (unsigned long long)read_cr3(), (unsigned long long)read_cr4());
 }
 
+/* NMIs the hypervisor took for itself, by CPU (reported once each). */
+static uint64_t host_nmis[HV_MAX_CPUS];
+
+void nmi_host(struct interrupt_frame *f)
+{
+	unsigned int cpu = this_cpu_id();
+
+	/*
+	 * Nothing in the hypervisor sends or expects an NMI: one with no
+	 * guest to give it to (before the guest starts, after it stopped)
+	 * is reported and dropped.  Never a panic: a guest can aim NMIs at
+	 * any CPU through the APIC it owns.  printk() is safe here: the
+	 * console lock lets the CPU that holds it print again.
+	 */
+	if (cpu < HV_MAX_CPUS && host_nmis[cpu]++ == 0)
+		printk("exitplan: NMI on CPU %u in the hypervisor (RIP %#llx, no guest on this CPU): "
+		       "dropped\n", cpu, (unsigned long long)f->rip);
+}
+
+/*
+ * NMI: the guest's when a vCPU runs on this CPU (queued for it by the
+ * VMM), else a registered handler's (parked CPUs), else the host's.
+ */
+static void nmi_dispatch(struct interrupt_frame *f)
+{
+	interrupt_handler_t handler;
+
+	if (vmm_nmi_in_root(f))
+		return;
+	handler = READ_ONCE(handlers[X86_EXC_NMI]);
+	if (handler)
+		handler(f);
+	else
+		nmi_host(f);
+}
+
 void interrupt_dispatch(struct interrupt_frame *f)
 {
 	unsigned int vector = f->vector & (IDT_VECTORS - 1);
 	interrupt_handler_t handler = READ_ONCE(handlers[vector]);
 
+	if (vector == X86_EXC_NMI) {
+		nmi_dispatch(f);
+		return;
+	}
 	if (handler) {
 		handler(f);
 		return;

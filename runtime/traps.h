@@ -4,7 +4,8 @@
  * registers into a struct interrupt_frame and calls interrupt_dispatch():
  * a handler registered with idt_set_handler() runs; otherwise an
  * exception (vector < 32) is reported with its state and panics, and any
- * other vector panics as an unexpected interrupt.  Nothing is ignored.
+ * other vector panics as an unexpected interrupt.  The NMI is the one
+ * exception: it never panics (nmi_host()).
  */
 #ifndef EXITPLAN_TRAPS_H
 #define EXITPLAN_TRAPS_H
@@ -37,6 +38,12 @@ void idt_set_handler(unsigned int vector, interrupt_handler_t handler);
 
 /* Called by entry.S. */
 void interrupt_dispatch(struct interrupt_frame *frame);
+
+/*
+ * An NMI that is nobody's (no guest on this CPU): reported once per CPU
+ * and dropped, never a panic.  NMIs reach the VMM first (vmm.h).
+ */
+void nmi_host(struct interrupt_frame *frame);
 
 /* "#PF" etc., or NULL above 31. */
 const char *exception_name(unsigned int vector);

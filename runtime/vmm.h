@@ -6,6 +6,8 @@
 #ifndef EXITPLAN_VMM_H
 #define EXITPLAN_VMM_H
 
+#include <stdbool.h>
+
 struct boot_info;
 
 /*
@@ -20,5 +22,14 @@ struct boot_info;
 #define VMM_GUEST_FAULT		(-3)	/* the guest was stopped: fault, violation */
 
 int vmm_run(const struct boot_info *bi);
+
+struct interrupt_frame;
+
+/*
+ * An NMI in the hypervisor (runtime/traps.c): true when it is the guest's
+ * (a vCPU runs on this CPU) and has been queued for it; @frame may be
+ * changed to re-run the exit stub's last check before VM entry.
+ */
+bool vmm_nmi_in_root(struct interrupt_frame *frame);
 
 #endif /* EXITPLAN_VMM_H */

@@ -38,7 +38,7 @@ static bool cpu_parked[HV_MAX_CPUS];
  * The guest can send an NMI to a parked CPU too (the APIC is its): the
  * NMI ends the HLT and arrives through the IDT, which would otherwise
  * panic the whole hypervisor.  On a parked CPU it is dropped; anywhere
- * else it is reported as the default handler does, and fatal.
+ * else (no guest on the CPU) it goes to nmi_host(), which reports it.
  */
 static void ap_park_nmi(struct interrupt_frame *f)
 {
@@ -46,9 +46,7 @@ static void ap_park_nmi(struct interrupt_frame *f)
 
 	if (cpu < HV_MAX_CPUS && READ_ONCE(cpu_parked[cpu]))
 		return;
-	printk("exitplan: EXCEPTION NMI (vector %u) on CPU %u\n", X86_EXC_NMI, cpu);
-	interrupt_frame_dump(f);
-	panic("unhandled exception NMI at RIP %016llx", (unsigned long long)f->rip);
+	nmi_host(f);
 }
 
 /* How long the boot CPU waits for each AP to report (it takes microseconds). */

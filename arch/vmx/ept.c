@@ -93,6 +93,10 @@ bool ept_build(struct ept *ept, const struct ept_range *ranges, unsigned int n)
 			flags = EPT_RWX | EPT_MEMTYPE_WB;
 			break;
 		case EPT_RANGE_MMIO:
+			/* No execute: code is never fetched from a device (issue 7, item 9). */
+			flags = EPT_READ | EPT_WRITE | EPT_MEMTYPE_UC;
+			break;
+		case EPT_RANGE_ROM:
 			flags = EPT_RWX | EPT_MEMTYPE_UC;
 			break;
 		default:
@@ -135,6 +139,12 @@ static const struct ept_range ept_holes[] = {
 	{ PLATFORM_MMIO_TEST_PAGE, PLATFORM_MMIO_TEST_PAGE + PAGE_SIZE, EPT_RANGE_HOLE },
 };
 
+/* Firmware the guest may execute (ept.h). */
+static const struct ept_range ept_roms[] = {
+	{ EPT_LEGACY_ROM_START, EPT_LEGACY_ROM_END, EPT_RANGE_ROM },
+	{ EPT_BIOS_FLASH_START, EPT_BIOS_FLASH_END, EPT_RANGE_ROM },
+};
+
 static enum ept_range_kind ept_classify(uint64_t a, const struct guest_ram_range *ram,
 					unsigned int n_ram)
 {
@@ -145,6 +155,10 @@ static enum ept_range_kind ept_classify(uint64_t a, const struct guest_ram_range
 	for (unsigned int i = 0; i < n_ram; i++) {
 		if (a >= ram[i].start && a < ram[i].end)
 			return EPT_RANGE_RAM;
+	}
+	for (unsigned int i = 0; i < ARRAY_SIZE(ept_roms); i++) {
+		if (a >= ept_roms[i].start && a < ept_roms[i].end)
+			return EPT_RANGE_ROM;
 	}
 	/* Below 4 GiB, what is not RAM is devices and firmware: uncached. */
 	return a < HV_IDENTITY_MAP_END ? EPT_RANGE_MMIO : EPT_RANGE_HOLE;
@@ -164,6 +178,10 @@ static uint64_t ept_next_boundary(uint64_t a, uint64_t limit, const struct guest
 	for (unsigned int i = 0; i < n_ram; i++) {
 		CONSIDER(ram[i].start);
 		CONSIDER(ram[i].end);
+	}
+	for (unsigned int i = 0; i < ARRAY_SIZE(ept_roms); i++) {
+		CONSIDER(ept_roms[i].start);
+		CONSIDER(ept_roms[i].end);
 	}
 	CONSIDER((uint64_t)HV_IDENTITY_MAP_END);
 #undef CONSIDER

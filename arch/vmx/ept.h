@@ -19,8 +19,21 @@
 enum ept_range_kind {
 	EPT_RANGE_HOLE,		/* not present: EPT violation */
 	EPT_RANGE_RAM,		/* write-back */
-	EPT_RANGE_MMIO,		/* uncacheable: devices, firmware, the APICs */
+	EPT_RANGE_MMIO,		/* uncacheable, not executable: devices, the APICs, VGA */
+	EPT_RANGE_ROM,		/* uncacheable, executable: the BIOS and option ROMs */
 };
+
+/*
+ * The firmware the guest may run (real-mode BIOS calls, option ROMs):
+ * the legacy ROM area below 1 MiB and the BIOS flash below 4 GiB
+ * (shared/design/PLATFORM.md).  Every other non-RAM address below 4 GiB
+ * is a device: an instruction fetch there is an EPT violation, reported,
+ * never an instruction stream the emulator has to make sense of.
+ */
+#define EPT_LEGACY_ROM_START	0xc0000ull
+#define EPT_LEGACY_ROM_END	0x100000ull
+#define EPT_BIOS_FLASH_START	0xfff00000ull
+#define EPT_BIOS_FLASH_END	0x100000000ull
 
 struct ept_range {
 	uint64_t start, end;	/* [start, end), 4-KiB aligned */
@@ -46,9 +59,9 @@ struct boot_info;
 /*
  * The identity map's ranges for boot memory map @bi: guest RAM
  * (guest_ram_ranges(): the available entries minus the hypervisor)
- * write-back; the rest of the first 4 GiB (legacy VGA and BIOS, the PCI
- * hole, the APICs, firmware) uncached; the hypervisor region and the MMIO
- * test page not present.  Sorted, contiguous from 0 to the end of the
+ * write-back; the firmware ROMs uncached and executable; the rest of the
+ * first 4 GiB (legacy VGA, the PCI hole, the APICs) uncached and not
+ * executable; the hypervisor region and the MMIO test page not present.  Sorted, contiguous from 0 to the end of the
  * highest RAM range (at least 4 GiB), adjacent ranges of different kinds.
  * Returns the count, 0 when more than @max would be needed.
  */

@@ -85,6 +85,15 @@ static enum vmx_exit_action mmio_test_page(struct vcpu *vcpu, uint64_t gpa, uint
 	if (q & EXIT_QUAL_EPT_FETCH)
 		return vcpu_stop(vcpu, "instruction fetch from the MMIO test page at %#llx",
 				 (unsigned long long)gpa);
+	/*
+	 * The access was the delivery of an event (its IDT or stack on the
+	 * page), not the instruction at RIP: nothing to emulate, and
+	 * re-injecting it would only fault again.  Reported, never dropped.
+	 */
+	if (vmcs_read32(IDT_VECTORING_INFO_FIELD) & INTR_INFO_VALID)
+		return vcpu_stop(vcpu, "delivery of event %#x touched the MMIO test page at %#llx "
+				 "(RIP %#llx)", vmcs_read32(IDT_VECTORING_INFO_FIELD),
+				 (unsigned long long)gpa, (unsigned long long)vmcs_read(GUEST_RIP));
 	if ((vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_IA32E_MODE) ||
 	    !(vmcs_read32(GUEST_CS_AR_BYTES) & VMX_AR_DB))
 		return vcpu_stop(vcpu, "MMIO test page access outside 32-bit code at RIP %#llx",
@@ -104,7 +113,7 @@ static enum vmx_exit_action mmio_test_page(struct vcpu *vcpu, uint64_t gpa, uint
 	if (!insn.store)
 		vcpu_gpr_write(vcpu, insn.reg, PLATFORM_MMIO_TEST_VALUE);
 	/* Stores are ignored, like a write to a ROM register. */
-	vmcs_write(GUEST_RIP, vmcs_read(GUEST_RIP) + insn.len);
+	vmx_advance_rip(insn.len);
 	return VMX_EXIT_RESUME;
 }
 
@@ -136,6 +145,15 @@ enum vmx_exit_action handle_ept_violation(struct vcpu *vcpu)
 		return vcpu_stop(vcpu, "EPT violation: %s of hypervisor memory at GPA %#llx (RIP %#llx)",
 				 ept_access_name(q), (unsigned long long)gpa,
 				 (unsigned long long)rip);
+	/*
+	 * MMIO is mapped without execute permission (ept.c): the guest
+	 * jumped into a device window (the local APIC page, VGA memory).
+	 * There is no instruction stream there to emulate.
+	 */
+	if ((q & EXIT_QUAL_EPT_FETCH) && (q & EXIT_QUAL_EPT_READABLE))
+		return vcpu_stop(vcpu, "EPT violation: instruction fetch from MMIO at GPA %#llx "
+				 "(RIP %#llx): device memory is not executable",
+				 (unsigned long long)gpa, (unsigned long long)rip);
 	return vcpu_stop(vcpu, "EPT violation: %s of unmapped GPA %#llx (RIP %#llx)",
 			 ept_access_name(q), (unsigned long long)gpa, (unsigned long long)rip);
 }

@@ -7,12 +7,28 @@
  * an external interrupt is injected only when the guest could take it
  * (RFLAGS.IF = 1, no STI or MOV-SS blocking), otherwise the entry fails;
  * such an interrupt waits in vcpu->arch with interrupt-window exiting on.
+ *
+ * Interrupts that arrive while one is queued coalesce in the virtual IRR
+ * (one bit per vector), as in the APIC's own IRR.  And an interrupt storm
+ * (a periodic APIC timer with a tiny count) cannot starve the guest: the
+ * time an exit takes is time the APIC counts too, so the next interrupt
+ * is always already pending when the last handler returns.  When one is
+ * to be injected where the previous one was (same RIP: the guest has run
+ * nothing but handlers since), the guest first gets one instruction of
+ * its own -- an entry in the STI shadow with interrupt-window exiting,
+ * the same one-instruction delay STI itself gives -- and the interrupt
+ * comes after it.  Hardware could have delivered it one instruction later
+ * too; the guest always makes progress.
  */
 #include "arch_bits.h"
 #include "compiler.h"
 #include "console.h"
 #include "exit_handlers.h"
+#include "percpu.h"
+#include "traps.h"
+#include "vcpu_asm.h"
 #include "vmcs_fields.h"
+#include "vmm.h"
 #include "vmx.h"
 #include "vmx_controls_bits.h"
 
@@ -81,6 +97,7 @@ static int irr_highest(const struct vcpu_arch_state *a)
 bool vmx_try_inject_pending(struct vcpu *vcpu)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
+	uint64_t rip;
 	int vector;
 
 	if (!a->irq_pending)
@@ -90,6 +107,20 @@ bool vmx_try_inject_pending(struct vcpu *vcpu)
 		vmx_set_intr_window(vcpu, true);
 		return false;
 	}
+	rip = vmcs_read(GUEST_RIP);
+	if (a->last_inject_valid && rip == a->last_inject_rip && !a->inject_stepped &&
+	    vmcs_read32(GUEST_ACTIVITY_STATE) == GUEST_ACTIVITY_ACTIVE) {
+		/* One instruction first (the STI shadow needs RFLAGS.IF, which is set). */
+		vmcs_write(GUEST_INTERRUPTIBILITY_INFO,
+			   vmcs_read32(GUEST_INTERRUPTIBILITY_INFO) | GUEST_INTR_STATE_STI);
+		vmx_set_intr_window(vcpu, true);
+		a->inject_stepped = true;
+		a->storm_steps++;
+		return false;
+	}
+	a->inject_stepped = false;
+	a->last_inject_rip = rip;
+	a->last_inject_valid = true;
 	vector = irr_highest(a);
 	vmcs_write(VM_ENTRY_INTR_INFO_FIELD,
 		   INTR_INFO_VALID | INTR_INFO_TYPE_EXT_INTR | (uint32_t)vector);
@@ -138,6 +169,109 @@ void vmx_reinject_idt_vectoring(void)
 		vmcs_write(VM_ENTRY_INSTRUCTION_LEN, vmcs_read32(VM_EXIT_INSTRUCTION_LEN));
 	vmcs_write(VM_ENTRY_INTR_INFO_FIELD, idt & (INTR_INFO_VALID | INTR_INFO_TYPE_MASK |
 						    INTR_INFO_VECTOR_MASK | INTR_INFO_DELIVER_CODE));
+}
+
+/* --- NMIs ---------------------------------------------------------------- */
+
+/*
+ * An NMI that reaches the hypervisor (an NMI arriving in VMX root
+ * operation, or an NMI exit) is the guest's: the hypervisor sends none
+ * itself, and the local APIC and LINT1 belong to the guest.  It is
+ * delivered to the guest as a virtual NMI on the next VM entry, or as
+ * soon as the guest can take one (SDM Vol. 3C 27.6.1.2 and the VM-entry
+ * checks of 27.3.1.5: not while "blocking by NMI", STI or MOV-SS blocking
+ * is in force, nor together with another injected event).  Like the
+ * CPU's own NMI latch it holds one: more NMIs meanwhile coalesce into it.
+ */
+extern const char vmx_nmi_check[], vmx_nmi_check_end[];
+extern const char vmx_nmi_recheck[], vmx_nmi_recheck_end[];
+
+static bool rip_in(uint64_t rip, const char *first, const char *last)
+{
+	return rip >= (uintptr_t)first && rip <= (uintptr_t)last;
+}
+
+bool vmm_nmi_in_root(struct interrupt_frame *f)
+{
+	struct vcpu *vcpu;
+
+	if (!percpu_bsp_ready || !(vcpu = this_cpu()->vcpu) || !vcpu->arch ||
+	    vcpu->arch->stop != VCPU_RUNNING)
+		return false;
+	__atomic_or_fetch(&vcpu->nmi_pending, VCPU_NMI_ARRIVED, __ATOMIC_RELAXED);
+	/*
+	 * Between the stub's last test and VMRESUME (exit_entry.S): test
+	 * again, or the NMI would wait for the next exit.  Both tests are
+	 * a CMP or TEST and a jump: nothing to undo.
+	 */
+	if (rip_in(f->rip, vmx_nmi_check, vmx_nmi_check_end))
+		f->rip = (uintptr_t)vmx_nmi_check;
+	else if (rip_in(f->rip, vmx_nmi_recheck, vmx_nmi_recheck_end))
+		f->rip = (uintptr_t)vmx_nmi_recheck;
+	vcpu->arch->nmis_in_root++;
+	return true;
+}
+
+static void vmx_set_nmi_window(struct vcpu *vcpu, bool on)
+{
+	uint32_t ctl = vmcs_read32(CPU_BASED_VM_EXEC_CONTROL);
+	uint32_t want = on ? ctl | CPU_BASED_NMI_WINDOW_EXITING
+			   : ctl & ~(uint32_t)CPU_BASED_NMI_WINDOW_EXITING;
+
+	/* NMI-window exiting exists only with virtual NMIs (SDM 26.2.1.1). */
+	if (on && !(vcpu->controls->field[VMX_PIN_BASED] & PIN_BASED_VIRTUAL_NMIS))
+		return;
+	if (want != ctl)
+		vmcs_write(CPU_BASED_VM_EXEC_CONTROL, want);
+}
+
+/* Inject the queued NMI if the guest can take it now; true when it was. */
+static bool vmx_try_inject_nmi(struct vcpu *vcpu)
+{
+	uint32_t intr = vmcs_read32(GUEST_INTERRUPTIBILITY_INFO);
+
+	if ((vmcs_read32(VM_ENTRY_INTR_INFO_FIELD) & INTR_INFO_VALID) ||
+	    (intr & (GUEST_INTR_STATE_NMI | GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS))) {
+		/*
+		 * With virtual NMIs the NMI-window exit says when; without,
+		 * the NMI is tried again at every exit until it goes in.
+		 */
+		vmx_set_nmi_window(vcpu, true);
+		return false;
+	}
+	vmcs_write(VM_ENTRY_INTR_INFO_FIELD, INTR_INFO_VALID | INTR_INFO_TYPE_NMI | X86_EXC_NMI);
+	/* An NMI ends HLT (SDM Vol. 3C 27.6.1.2 does not keep the activity state for it). */
+	if (vmcs_read32(GUEST_ACTIVITY_STATE) == GUEST_ACTIVITY_HLT)
+		vmcs_write(GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_ACTIVE);
+	vmx_set_nmi_window(vcpu, false);
+	return true;
+}
+
+/* Called by the exit stub just before VMRESUME when vcpu->nmi_pending is set. */
+void vmx_deliver_pending_nmi(struct vcpu *vcpu)
+{
+	/* ARRIVED becomes QUEUED: one NMI, however many arrived. */
+	__atomic_or_fetch(&vcpu->nmi_pending, VCPU_NMI_QUEUED, __ATOMIC_RELAXED);
+	__atomic_and_fetch(&vcpu->nmi_pending, ~(uint32_t)VCPU_NMI_ARRIVED, __ATOMIC_RELAXED);
+	if (vmx_try_inject_nmi(vcpu))
+		__atomic_and_fetch(&vcpu->nmi_pending, ~(uint32_t)VCPU_NMI_QUEUED,
+				   __ATOMIC_RELAXED);
+}
+
+/* NMI-window exit (virtual NMIs only): the guest can take its NMI now. */
+enum vmx_exit_action handle_nmi_window(struct vcpu *vcpu)
+{
+	vmx_set_nmi_window(vcpu, false);
+	/* The stub's test before VMRESUME injects it. */
+	if (vcpu->nmi_pending & VCPU_NMI_QUEUED)
+		__atomic_or_fetch(&vcpu->nmi_pending, VCPU_NMI_ARRIVED, __ATOMIC_RELAXED);
+	return VMX_EXIT_RESUME;
+}
+
+/* An NMI exit (NMI exiting): queue it like one that arrived in root. */
+void vmx_queue_nmi(struct vcpu *vcpu)
+{
+	__atomic_or_fetch(&vcpu->nmi_pending, VCPU_NMI_ARRIVED, __ATOMIC_RELAXED);
 }
 
 /* External interrupt, acknowledged on exit (SDM 25.7.1, 28.2.2). */

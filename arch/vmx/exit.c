@@ -42,6 +42,7 @@ BUILD_BUG_ON(offsetof(struct vcpu, regs.r14) != VCPU_R14);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.r15) != VCPU_R15);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.cr2) != VCPU_CR2);
 BUILD_BUG_ON(offsetof(struct vcpu, host_rsp) != VCPU_HOST_RSP);
+BUILD_BUG_ON(offsetof(struct vcpu, nmi_pending) != VCPU_NMI_PENDING);
 /* The stub returns the action as vmx_enter_guest()'s result. */
 BUILD_BUG_ON(VMX_EXIT_STOP != VMX_ENTER_STOPPED);
 

@@ -152,6 +152,19 @@ vmx_exit_stub:
 	pop	%rdi
 	pop	%r8
 	pop	%r9
+	/*
+	 * An NMI that arrived in VMX root operation is the guest's
+	 * (runtime/traps.c, vmx_nmi_in_root()): test for it last, with no
+	 * register but RFLAGS touched (VMRESUME loads the guest's RFLAGS).
+	 * An NMI between this CMP and VMRESUME is sent back to the CMP by
+	 * the NMI handler, so none is left behind until the next exit.
+	 */
+	.globl vmx_nmi_check, vmx_nmi_check_end
+vmx_nmi_check:
+	cmpl	$0, VCPU_NMI_PENDING - VCPU_PUSHED_END(%rsp)
+	jne	.Lnmi
+vmx_nmi_check_end:
+.Lvmresume:
 	vmresume
 	/*
 	 * VMRESUME failed (RFLAGS.CF: no valid VMCS, ZF: VM_INSTRUCTION_ERROR
@@ -171,6 +184,28 @@ vmx_exit_stub:
 .Lhooks:
 	call	vmx_handle_exit		/* exit.c: reason, MSRs, timing, dispatch */
 	jmp	.Lhandled
+.Lnmi:
+	/*
+	 * Save the eight again and inject the NMI (events.c).  If the guest
+	 * cannot take it yet it stays queued for the next exit: only a new
+	 * arrival (VCPU_NMI_ARRIVED) comes back here, so this is no loop.
+	 */
+	SAVE_GUEST_REGS
+	call	vmx_deliver_pending_nmi
+	pop	%rax
+	pop	%rcx
+	pop	%rdx
+	pop	%rbx
+	pop	%rsi
+	pop	%rdi
+	pop	%r8
+	pop	%r9
+	.globl vmx_nmi_recheck, vmx_nmi_recheck_end
+vmx_nmi_recheck:
+	testl	$VCPU_NMI_ARRIVED, VCPU_NMI_PENDING - VCPU_PUSHED_END(%rsp)
+	jnz	.Lnmi
+vmx_nmi_recheck_end:
+	jmp	.Lvmresume
 .Lstop:
 	/*
 	 * The guest stopped: leave all of its registers in vcpu->regs for

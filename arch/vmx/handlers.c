@@ -9,6 +9,7 @@
  * guest with a reason.  Nothing is silently skipped.
  */
 #include "arch_bits.h"
+#include "arch_checks.h"
 #include "compiler.h"
 #include "console.h"
 #include "cpu.h"
@@ -107,21 +108,36 @@ static bool gpr_is_rsp(unsigned int n)
 	return (n & 15) == 4;
 }
 
+/* IA-32e mode with CS.L: the only mode with 64-bit operands (SDM Vol. 1 3.2.1). */
+bool vcpu_in_64bit_mode(void)
+{
+	return (vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_IA32E_MODE) &&
+	       (vmcs_read32(GUEST_CS_AR_BYTES) & VMX_AR_L);
+}
+
+/*
+ * The register as the exiting instruction read it: outside 64-bit mode
+ * (compatibility mode included) its operand is 32 bits wide, and
+ * whatever a 64-bit stretch of code left in bits 63:32 is not part of it.
+ */
 uint64_t vcpu_gpr_read(struct vcpu *vcpu, unsigned int n)
 {
 	uint64_t *p = gpr_slot(vcpu, n);
+	uint64_t v;
 
 	if (p)
-		return *p;
-	return gpr_is_rsp(n) ? vmcs_read(GUEST_RSP) : fixed_gpr_read(n);
+		v = *p;
+	else
+		v = gpr_is_rsp(n) ? vmcs_read(GUEST_RSP) : fixed_gpr_read(n);
+	return vcpu_in_64bit_mode() ? v : v & 0xffffffffull;
 }
 
 void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v)
 {
 	uint64_t *p = gpr_slot(vcpu, n);
 
-	/* Outside 64-bit mode only the low 32 bits exist. */
-	if (!(vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_IA32E_MODE))
+	/* A 32-bit result (any mode but 64-bit) zero-extends (SDM Vol. 1 3.4.1.1). */
+	if (!vcpu_in_64bit_mode())
 		v &= 0xffffffffull;
 	if (p)
 		*p = v;
@@ -173,6 +189,14 @@ enum vmx_exit_action handle_cpuid(struct vcpu *vcpu)
 			   !(vcpu->controls->field[VMX_PROC_BASED2] & SECONDARY_EXEC_ENABLE_RDTSCP)) {
 			/* Without "enable RDTSCP" the instruction is #UD in the guest. */
 			d &= ~(uint64_t)CPUID_80000001_EDX_RDTSCP;
+		} else if (unlikely(leaf == CPUID_LEAF_EXT_STRUCT_FEATURES) && (uint32_t)r->rcx == 0 &&
+			   !(vcpu->controls->field[VMX_PROC_BASED2] & SECONDARY_EXEC_ENABLE_INVPCID)) {
+			/* Likewise INVPCID without "enable INVPCID" (SDM Vol. 3C 26.3). */
+			b &= ~(uint64_t)CPUID_7_EBX_INVPCID;
+		} else if (unlikely(leaf == CPUID_LEAF_XSTATE) && (uint32_t)r->rcx == 1 &&
+			   !(vcpu->controls->field[VMX_PROC_BASED2] & SECONDARY_EXEC_ENABLE_XSAVES)) {
+			/* And XSAVES/XRSTORS without "enable XSAVES/XRSTORS". */
+			a &= ~(uint64_t)CPUID_D_1_EAX_XSAVES;
 		}
 	}
 	r->rax = a;
@@ -327,7 +351,15 @@ enum vmx_exit_action handle_cr_access(struct vcpu *vcpu)
 			break;
 		}
 		if (cr == 8) {
-			/* The guest owns the local APIC: CR8 is its TPR. */
+			/*
+			 * The guest owns the local APIC: CR8 is its TPR.  Bits
+			 * 63:4 are reserved: executed here, they would be the
+			 * hypervisor's #GP (SDM Vol. 3A 2.5).
+			 */
+			if (!cr8_valid(v)) {
+				vmx_inject_gp(vcpu);
+				return VMX_EXIT_RESUME;
+			}
 			asm volatile("mov %0, %%cr8" : : "r"(v));
 			break;
 		}
@@ -460,12 +492,12 @@ enum vmx_exit_action handle_xsetbv(struct vcpu *vcpu)
 
 	cpuid_count(CPUID_LEAF_XSTATE, 0, &a, &b, &c, &d);
 	supported = ((uint64_t)d << 32) | a;
-	/* The checks XSETBV itself makes (SDM Vol. 2C XSETBV; 13.3). */
-	if ((uint32_t)r->rcx != 0 || !(xcr0 & XCR0_X87) || (xcr0 & ~supported) ||
-	    ((xcr0 & XCR0_AVX) && !(xcr0 & XCR0_SSE)) ||
-	    ((xcr0 & XCR0_AVX512) &&
-	     ((xcr0 & XCR0_AVX512) != XCR0_AVX512 ||
-	      !(xcr0 & XCR0_AVX)))) {
+	/*
+	 * The checks XSETBV itself makes (SDM Vol. 2C XSETBV; 13.3), all
+	 * before the value reaches the host's XCR0, where a #GP would be
+	 * the hypervisor's.
+	 */
+	if ((uint32_t)r->rcx != 0 || !xcr0_valid(xcr0, supported)) {
 		vmx_inject_gp(vcpu);
 		return VMX_EXIT_RESUME;
 	}
@@ -488,6 +520,64 @@ enum vmx_exit_action handle_wbinvd(struct vcpu *vcpu)
 enum vmx_exit_action handle_invd(struct vcpu *vcpu)
 {
 	return handle_wbinvd(vcpu);
+}
+
+/* --- task switches ------------------------------------------------------ */
+
+/*
+ * A task switch (CALL, JMP, IRET or a task gate in the IDT to a TSS;
+ * SDM Vol. 3A 8.3, Vol. 3C 26.4.2).  The new TSS descriptor is checked
+ * as the processor checks it, with its faults: outside the GDT or with
+ * TI set #GP (#TS for IRET), not a TSS of the right kind (available for
+ * CALL/JMP/gates, busy for IRET) #GP (#TS for IRET), not present #NP,
+ * a limit below 67H (2BH for a 16-bit TSS) #TS, each with the selector
+ * as error code.  A switch that passes these is not emulated: the guest
+ * is stopped with a report saying so, rather than left half switched.
+ */
+enum vmx_exit_action handle_task_switch(struct vcpu *vcpu)
+{
+	uint64_t q = vmcs_read(EXIT_QUALIFICATION);
+	uint16_t sel = (uint16_t)(q & EXIT_QUAL_TS_SELECTOR_MASK);
+	uint64_t source = q & EXIT_QUAL_TS_SOURCE_MASK;
+	bool iret = source == EXIT_QUAL_TS_SOURCE_IRET;
+	unsigned int bad_sel_fault = iret ? X86_EXC_TS : X86_EXC_GP;
+	uint32_t err = sel & 0xfffc;
+	uint64_t desc, type, limit;
+
+	/* Through a task gate in the IDT, the fault is in the delivery of an external event. */
+	if (source == EXIT_QUAL_TS_SOURCE_IDT_GATE &&
+	    (vmcs_read32(IDT_VECTORING_INFO_FIELD) & INTR_INFO_TYPE_MASK) == INTR_INFO_TYPE_EXT_INTR)
+		err |= 1;	/* EXT (SDM Vol. 3A 6.13) */
+	if ((sel & 4) || (uint32_t)(sel | 7) > vmcs_read32(GUEST_GDTR_LIMIT)) {
+		vmx_inject_exception(vcpu, bad_sel_fault, true, err);
+		return VMX_EXIT_RESUME;
+	}
+	if (!guest_read_linear(vmcs_read(GUEST_GDTR_BASE) + (sel & ~7u), &desc, sizeof(desc)))
+		return vcpu_stop(vcpu, "task switch to TSS %#x: the GDT at %#llx is not readable",
+				 sel, (unsigned long long)vmcs_read(GUEST_GDTR_BASE));
+	type = desc & X86_DESC_TYPE_MASK;
+	if (iret ? type != X86_DESC_TYPE_TSS32_BUSY && type != X86_DESC_TYPE_TSS16_BUSY
+		 : type != X86_DESC_TYPE_TSS32_AVAIL && type != X86_DESC_TYPE_TSS16_AVAIL) {
+		vmx_inject_exception(vcpu, bad_sel_fault, true, err);
+		return VMX_EXIT_RESUME;
+	}
+	if (!(desc & X86_DESC_P)) {
+		vmx_inject_exception(vcpu, X86_EXC_NP, true, err);
+		return VMX_EXIT_RESUME;
+	}
+	limit = (desc & X86_DESC_LIMIT_LOW_MASK) |
+		((desc & X86_DESC_LIMIT_HIGH_MASK) >> X86_DESC_LIMIT_HIGH_SHIFT << 16);
+	if (desc & X86_DESC_G)
+		limit = (limit << 12) | 0xfff;
+	if (limit < ((type == X86_DESC_TYPE_TSS32_AVAIL || type == X86_DESC_TYPE_TSS32_BUSY)
+		     ? TSS32_MIN_LIMIT : TSS16_MIN_LIMIT)) {
+		vmx_inject_exception(vcpu, X86_EXC_TS, true, err);
+		return VMX_EXIT_RESUME;
+	}
+	return vcpu_stop(vcpu, "hardware task switch (%s) to TSS %#x at RIP %#llx: not emulated",
+			 iret ? "IRET" : source == EXIT_QUAL_TS_SOURCE_JMP ? "JMP" :
+			 source == EXIT_QUAL_TS_SOURCE_CALL ? "CALL" : "task gate", sel,
+			 (unsigned long long)vmcs_read(GUEST_RIP));
 }
 
 /* --- events that end the guest ---------------------------------------- */
@@ -570,7 +660,9 @@ enum vmx_exit_action handle_exception_nmi(struct vcpu *vcpu)
 	if (!(info & INTR_INFO_VALID))
 		return handle_unexpected_exit(vcpu, EXIT_REASON_EXCEPTION_NMI);
 	if (type == INTR_INFO_TYPE_NMI) {
-		vmcs_write(VM_ENTRY_INTR_INFO_FIELD, INTR_INFO_VALID | INTR_INFO_TYPE_NMI | X86_EXC_NMI);
+		/* Injected before VMRESUME if the guest can take it (events.c). */
+		vmx_reinject_idt_vectoring();
+		vmx_queue_nmi(vcpu);
 		return VMX_EXIT_RESUME;
 	}
 	if (type == INTR_INFO_TYPE_HW_EXCEPTION) {

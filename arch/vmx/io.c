@@ -6,6 +6,7 @@
  * without REP, on the ports the profile traps (platform.c emulates them).
  */
 #include "arch_bits.h"
+#include "arch_checks.h"
 #include "compiler.h"
 #include "exit_handlers.h"
 #include "platform.h"
@@ -13,9 +14,17 @@
 #include "vmx.h"
 #include "vmx_controls_bits.h"
 
-/* Segment bases by the instruction-information encoding (0 ES .. 5 GS). */
+/* Segment bases, limits, access rights by the instruction-information encoding (0 ES .. 5 GS). */
 static const enum vmcs_field segment_base[6] = {
 	GUEST_ES_BASE, GUEST_CS_BASE, GUEST_SS_BASE, GUEST_DS_BASE, GUEST_FS_BASE, GUEST_GS_BASE,
+};
+static const enum vmcs_field segment_limit[6] = {
+	GUEST_ES_LIMIT, GUEST_CS_LIMIT, GUEST_SS_LIMIT, GUEST_DS_LIMIT, GUEST_FS_LIMIT,
+	GUEST_GS_LIMIT,
+};
+static const enum vmcs_field segment_ar[6] = {
+	GUEST_ES_AR_BYTES, GUEST_CS_AR_BYTES, GUEST_SS_AR_BYTES, GUEST_DS_AR_BYTES,
+	GUEST_FS_AR_BYTES, GUEST_GS_AR_BYTES,
 };
 
 static enum vmx_exit_action io_write(struct vcpu *vcpu, uint16_t port, unsigned int size,
@@ -44,7 +53,11 @@ static enum vmx_exit_action io_write(struct vcpu *vcpu, uint16_t port, unsigned 
 /*
  * INS/OUTS.  The address size and, for OUTS, the segment come from the
  * instruction information; INS always writes ES:(E/R)DI.  Each element
- * goes through the guest's paging; a fault part-way stops the guest (the
+ * is checked against its segment first, as the CPU checks it (type and
+ * limit outside 64-bit mode, canonical addresses in it; SDM Vol. 3A 5.3):
+ * a violation is the guest's #GP(0), or #SS(0) through SS, with the
+ * elements before it done, as a REP instruction leaves them.  Then it
+ * goes through the guest's paging; a fault there stops the guest (the
  * hypervisor does not emulate a #PF in the middle of a string
  * instruction).  Not inlined: its frame and its register pressure would
  * otherwise be paid by every IN/OUT exit (with R10/R11 fixed, gcc has
@@ -63,17 +76,30 @@ static noinline enum vmx_exit_action io_string(struct vcpu *vcpu, uint64_t q, ui
 	uint64_t *idx = in ? &r->rdi : &r->rsi;
 	uint64_t count = rep ? (r->rcx & amask) : 1;
 	unsigned int batch = IO_STRING_BATCH;
+	bool long_mode = vcpu_in_64bit_mode();
+	bool pe = vmcs_read(CR0_READ_SHADOW) & X86_CR0_PE;
+	uint32_t ar, limit;
 	uint64_t base;
 
 	if (seg > 5)
 		return vcpu_stop(vcpu, "string I/O with segment %u", seg);
 	base = vmcs_read(segment_base[seg]);
+	ar = vmcs_read32(segment_ar[seg]);
+	limit = vmcs_read32(segment_limit[seg]);
 	while (count) {
 		uint64_t gla = base + (*idx & amask);
 		uint32_t v = 0;
 
 		if (!batch--)
 			return VMX_EXIT_RESUME;	/* RIP unchanged: the REP goes on */
+		if (long_mode ? !is_canonical_address(gla) || !is_canonical_address(gla + size - 1)
+			      : seg_check_access(ar, limit, *idx & amask, size, in, pe) != SEG_OK) {
+			if (seg == VMX_SEG_SS)
+				vmx_inject_exception(vcpu, X86_EXC_SS, true, 0);
+			else
+				vmx_inject_gp(vcpu);
+			return VMX_EXIT_RESUME;
+		}
 
 		/* Outside 64-bit mode the linear address wraps at 4 GiB. */
 		if (asz != 2)

@@ -6,11 +6,16 @@
  * globally disabled, see apic_base_write()), IA32_FEATURE_CONTROL (locked,
  * VMX off), the IA32_VMX_* capability MSRs (#GP: the guest has no VMX),
  * IA32_EFER (validated like hardware), IA32_TSC_DEADLINE (with the
- * VMX-preemption timer when the profile activates it).  Others are
- * performed on the guest's behalf only from msr_allow[]; everything else
- * is #GP, and so is an access the CPU itself faults on.
+ * VMX-preemption timer when the profile activates it),
+ * IA32_TIME_STAMP_COUNTER and IA32_TSC_ADJUST (the VMCS TSC offset),
+ * IA32_PAT, the MTRRs and IA32_MISC_ENABLE (per-vCPU copies, checked as
+ * the CPU checks them).  Others are performed on the guest's behalf only
+ * from msr_allow[]; everything else is #GP, and so is an access the CPU
+ * itself faults on.  No guest value reaches a host register or a VMCS
+ * field the next VM entry would reject without the check the CPU makes.
  */
 #include "arch_bits.h"
+#include "arch_checks.h"
 #include "compiler.h"
 #include "console.h"
 #include "cpu.h"
@@ -113,11 +118,9 @@ static const struct msr_allow msr_allow[] = {
 	{ MSR_IA32_PRED_CMD, MSR_IA32_PRED_CMD, MSR_EXECUTE, 0 },
 	{ MSR_IA32_FLUSH_CMD, MSR_IA32_FLUSH_CMD, MSR_EXECUTE, 0 },
 	{ MSR_IA32_X2APIC_FIRST, MSR_IA32_X2APIC_LAST, MSR_EXECUTE, 0 },
-	{ MSR_IA32_TSC, MSR_IA32_TSC, MSR_READ_ONLY, 0 },
-	{ MSR_IA32_TSC_ADJUST, MSR_IA32_TSC_ADJUST, MSR_READ_ONLY, 0 },
-	{ MSR_IA32_MTRRCAP, MSR_IA32_MTRRCAP, MSR_READ_ONLY, 0 },
-	{ MSR_IA32_MTRR_DEF_TYPE, MSR_IA32_MTRR_DEF_TYPE, MSR_READ_ONLY, 0 },
-	{ MSR_IA32_MISC_ENABLE, MSR_IA32_MISC_ENABLE, MSR_READ_ONLY, 0 },
+	/* Machine-check reporting: the CPU's answer (a #GP where it has no such bank). */
+	{ MSR_IA32_MCG_CAP, MSR_IA32_MCG_STATUS, MSR_READ_ONLY, 0 },
+	{ MSR_IA32_MC_BANKS_FIRST, MSR_IA32_MC_BANKS_LAST, MSR_READ_ONLY, 0 },
 };
 
 static const struct msr_allow *msr_allowed(uint32_t msr)
@@ -239,29 +242,31 @@ void vmx_program_preemption_timer(struct vcpu *vcpu)
 	vmcs_write(VMX_PREEMPTION_TIMER_VALUE, ticks);
 }
 
-static uint8_t apic_timer_vector(bool *masked)
+/* The LVT timer entry is in TSC-deadline mode (SDM Vol. 3A 11.5.4.1). */
+static bool apic_timer_tsc_deadline_mode(void)
 {
-	uint32_t lvt = apic_read(XAPIC_REG_LVT_TIMER);
-
-	*masked = lvt & APIC_LVT_MASKED;
-	return lvt & APIC_LVT_VECTOR_MASK;
+	return (apic_read(XAPIC_REG_LVT_TIMER) & APIC_LVT_TIMER_MODE_MASK) ==
+	       APIC_LVT_TIMER_MODE_TSC_DEADLINE;
 }
 
 /*
  * The guest's TSC deadline passed: deliver its LVT timer vector as the
- * APIC would (nothing when the entry is masked) and disarm, as the SDM's
- * TSC-deadline mode does (11.5.4.1).
+ * APIC would and disarm, as TSC-deadline mode does (11.5.4.1).  Nothing
+ * when the entry is masked or left TSC-deadline mode meanwhile, and
+ * nothing for an illegal vector (0-15): the APIC only flags those as a
+ * receive error (11.5.3), it never delivers them.
  */
 enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 
 	if (a->tsc_deadline && rdtsc() >= a->tsc_deadline) {
-		bool masked;
-		uint8_t vector = apic_timer_vector(&masked);
+		uint32_t lvt = apic_read(XAPIC_REG_LVT_TIMER);
+		uint8_t vector = lvt & APIC_LVT_VECTOR_MASK;
 
 		a->tsc_deadline = 0;
-		if (!masked)
+		if (!(lvt & APIC_LVT_MASKED) && apic_timer_tsc_deadline_mode() &&
+		    vector >= APIC_VECTOR_MIN_LEGAL)
 			vmx_deliver_irq(vcpu, vector);
 	}
 	vmx_program_preemption_timer(vcpu);
@@ -275,14 +280,211 @@ static bool tsc_deadline_write(struct vcpu *vcpu, uint64_t v)
 	/* Without TSC-deadline mode (CPUID.1:ECX[24]) the MSR does not exist. */
 	if (!a->has_tsc_deadline)
 		return false;
+	/* The guest's deadline is in its own TSC's terms; the CPU's in the host's. */
+	if (v)
+		v -= a->tsc.offset;
 	if (!a->tsc_deadline_emulated) {
 		/* Any value is valid: no #GP to catch, and the hot path of hrtimer. */
 		wrmsr(MSR_IA32_TSC_DEADLINE, v);
 		return true;
 	}
-	a->tsc_deadline = v;
+	/* Outside TSC-deadline mode writes are ignored (SDM Vol. 3A 11.5.4.1). */
+	a->tsc_deadline = apic_timer_tsc_deadline_mode() ? v : 0;
 	vmx_program_preemption_timer(vcpu);
 	return true;
+}
+
+static bool manual_msr_write(struct vcpu *vcpu, uint32_t msr, int slot, uint64_t v);
+
+/* --- the TSC: IA32_TIME_STAMP_COUNTER, IA32_TSC_ADJUST ------------------- */
+
+static bool tsc_offsetting(const struct vcpu *vcpu)
+{
+	return vcpu->controls->field[VMX_PROC_BASED] & CPU_BASED_USE_TSC_OFFSETTING;
+}
+
+/* What the guest's RDTSC returns now. */
+static uint64_t guest_tsc_now(struct vcpu *vcpu)
+{
+	return tsc_offsetting(vcpu) ? guest_tsc_read(&vcpu->arch->tsc, rdtsc()) : rdtsc();
+}
+
+/*
+ * A WRMSR to either moves the guest's TSC by the VMCS offset, and the
+ * other follows (SDM Vol. 3B 17.17.3).  The host's own TSC is untouched.
+ */
+static bool tsc_write(struct vcpu *vcpu, uint32_t msr, uint64_t v)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+
+	if (!tsc_offsetting(vcpu) || (msr == MSR_IA32_TSC_ADJUST && !a->has_tsc_adjust))
+		return false;
+	if (msr == MSR_IA32_TSC)
+		guest_tsc_write(&a->tsc, rdtsc(), v);
+	else
+		guest_tsc_adjust_write(&a->tsc, v);
+	vmcs_write(TSC_OFFSET, a->tsc.offset);
+	/* The emulated deadline is kept in host TSC terms: it does not move. */
+	return true;
+}
+
+/* --- IA32_PAT, the MTRRs, IA32_MISC_ENABLE ---------------------------------- */
+
+/* The fixed-range MTRR slot of @msr, or -1. */
+static int mtrr_fixed_slot(uint32_t msr)
+{
+	if (msr == MSR_IA32_MTRR_FIX64K_00000)
+		return 0;
+	if (msr == MSR_IA32_MTRR_FIX16K_80000 || msr == MSR_IA32_MTRR_FIX16K_A0000)
+		return 1 + (int)(msr - MSR_IA32_MTRR_FIX16K_80000);
+	if (msr >= MSR_IA32_MTRR_FIX4K_FIRST && msr <= MSR_IA32_MTRR_FIX4K_LAST)
+		return 3 + (int)(msr - MSR_IA32_MTRR_FIX4K_FIRST);
+	return -1;
+}
+
+static bool msr_is_mtrr(uint32_t msr)
+{
+	return msr == MSR_IA32_MTRRCAP || msr == MSR_IA32_MTRR_DEF_TYPE ||
+	       (msr >= MSR_IA32_MTRR_PHYS_FIRST && msr <= MSR_IA32_MTRR_PHYS_LAST) ||
+	       mtrr_fixed_slot(msr) >= 0;
+}
+
+/*
+ * The MTRR's slot in vcpu->arch, or NULL where the CPU has no such MSR
+ * (beyond MTRRCAP.VCNT, fixed ranges without MTRRCAP.FIX, no MTRRs).
+ */
+static uint64_t *mtrr_reg(struct vcpu_arch_state *a, uint32_t msr)
+{
+	unsigned int vcnt = a->mtrr_cap & MTRRCAP_VCNT_MASK;
+	int fixed = mtrr_fixed_slot(msr);
+
+	if (msr == MSR_IA32_MTRR_DEF_TYPE)
+		return a->mtrr_cap || a->mtrr_def_type ? &a->mtrr_def_type : NULL;
+	if (msr >= MSR_IA32_MTRR_PHYS_FIRST && msr <= MSR_IA32_MTRR_PHYS_LAST)
+		return msr - MSR_IA32_MTRR_PHYS_FIRST < 2 * vcnt
+		       ? &a->mtrr_var[msr - MSR_IA32_MTRR_PHYS_FIRST] : NULL;
+	if (fixed >= 0)
+		return (a->mtrr_cap & MTRRCAP_FIX) ? &a->mtrr_fixed[fixed] : NULL;
+	return NULL;
+}
+
+static bool mtrr_write(struct vcpu_arch_state *a, uint32_t msr, uint64_t v)
+{
+	uint64_t *reg = mtrr_reg(a, msr);
+	bool wc = a->mtrr_cap & MTRRCAP_WC;
+	bool ok;
+
+	if (!reg)
+		return false;	/* MTRRCAP itself is read-only */
+	if (msr == MSR_IA32_MTRR_DEF_TYPE)
+		ok = mtrr_def_type_valid(v, wc);
+	else if (mtrr_fixed_slot(msr) >= 0)
+		ok = mtrr_fixed_valid(v, wc);
+	else if ((msr - MSR_IA32_MTRR_PHYS_FIRST) % 2 == 0)
+		ok = mtrr_physbase_valid(v, a->maxphyaddr, wc);
+	else
+		ok = mtrr_physmask_valid(v, a->maxphyaddr);
+	if (ok)
+		*reg = v;
+	return ok;
+}
+
+static bool mtrr_read(struct vcpu_arch_state *a, uint32_t msr, uint64_t *v)
+{
+	uint64_t *reg;
+
+	if (msr == MSR_IA32_MTRRCAP) {
+		*v = a->mtrr_cap;
+		return a->mtrr_cap != 0;
+	}
+	reg = mtrr_reg(a, msr);
+	if (reg)
+		*v = *reg;
+	return reg != NULL;
+}
+
+/* Read the firmware's MTRRs once: the guest's power-on values. */
+static void mtrr_setup(struct vcpu_arch_state *a)
+{
+	uint64_t cap = 0;
+	unsigned int vcnt;
+
+	a->mtrr_cap = 0;
+	a->mtrr_def_type = 0;
+	if (!msr_access_safe(MSR_IA32_MTRRCAP, &cap, false) || !cap)
+		return;
+	vcnt = cap & MTRRCAP_VCNT_MASK;
+	if (vcnt > MTRR_VAR_MAX)
+		vcnt = MTRR_VAR_MAX;
+	/* SMRR is the firmware's: not shown. */
+	a->mtrr_cap = (cap & (MTRRCAP_FIX | MTRRCAP_WC)) | vcnt;
+	msr_access_safe(MSR_IA32_MTRR_DEF_TYPE, &a->mtrr_def_type, false);
+	for (unsigned int i = 0; i < 2 * vcnt; i++)
+		msr_access_safe(MSR_IA32_MTRR_PHYS_FIRST + i, &a->mtrr_var[i], false);
+	if (cap & MTRRCAP_FIX) {
+		static const uint32_t fixed[] = {
+			MSR_IA32_MTRR_FIX64K_00000, MSR_IA32_MTRR_FIX16K_80000,
+			MSR_IA32_MTRR_FIX16K_A0000,
+		};
+
+		for (unsigned int i = 0; i < ARRAY_SIZE(fixed); i++)
+			msr_access_safe(fixed[i], &a->mtrr_fixed[i], false);
+		for (unsigned int i = 0; i < 8; i++)
+			msr_access_safe(MSR_IA32_MTRR_FIX4K_FIRST + i, &a->mtrr_fixed[3 + i], false);
+	}
+}
+
+/*
+ * IA32_MISC_ENABLE (Vol. 4 Table 2-2): the guest may change the bits
+ * software sets on hardware (fast strings, thermal control, SpeedStep,
+ * MONITOR, the CPUID limit, xTPR, XD disable); the read-only reporting
+ * bits keep their value whatever is written; any other change is #GP.
+ * The guest's copy only: the host's features stay as the host set them
+ * (so CPUID, still the host's, does not follow LIMIT_CPUID or XD_DISABLE).
+ */
+#define MISC_ENABLE_WRITABLE	(MISC_ENABLE_FAST_STRING | MISC_ENABLE_TCC | \
+				 MISC_ENABLE_ENHANCED_SPEEDSTEP | MISC_ENABLE_MONITOR | \
+				 MISC_ENABLE_LIMIT_CPUID | MISC_ENABLE_XTPR_DISABLE | \
+				 MISC_ENABLE_XD_DISABLE)
+#define MISC_ENABLE_READ_ONLY	(MISC_ENABLE_PERF_MON | MISC_ENABLE_BTS_UNAVAIL | \
+				 MISC_ENABLE_PEBS_UNAVAIL)
+
+static bool misc_enable_write(struct vcpu_arch_state *a, uint64_t v)
+{
+	uint64_t fixed = ~(uint64_t)(MISC_ENABLE_WRITABLE | MISC_ENABLE_READ_ONLY);
+
+	if ((v ^ a->misc_enable) & fixed)
+		return false;
+	a->misc_enable = (a->misc_enable & ~(uint64_t)MISC_ENABLE_WRITABLE) |
+			 (v & MISC_ENABLE_WRITABLE);
+	return true;
+}
+
+/* IA32_PAT: the VMCS field when VM entry loads it, else the manual slot, else a copy. */
+static bool pat_write(struct vcpu *vcpu, uint64_t v)
+{
+	int slot;
+
+	if (!pat_valid(v))
+		return false;
+	if (vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_LOAD_IA32_PAT)
+		vmcs_write(GUEST_IA32_PAT, v);
+	else if ((slot = profile_msr_manual_slot(vcpu, MSR_IA32_PAT)) >= 0)
+		return manual_msr_write(vcpu, MSR_IA32_PAT, slot, v);
+	else
+		vcpu->arch->pat = v;
+	return true;
+}
+
+static uint64_t pat_read(struct vcpu *vcpu)
+{
+	int slot;
+
+	if (vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_LOAD_IA32_PAT)
+		return vmcs_read(GUEST_IA32_PAT);
+	if ((slot = profile_msr_manual_slot(vcpu, MSR_IA32_PAT)) >= 0)
+		return vcpu->msrs.guest[slot];
+	return vcpu->arch->pat;
 }
 
 /* --- IA32_EFER ----------------------------------------------------------- */
@@ -344,6 +546,40 @@ static bool manual_msr_write(struct vcpu *vcpu, uint32_t msr, int slot, uint64_t
 
 /* --- the handlers -------------------------------------------------------- */
 
+/*
+ * An MSR whose guest copy is a VMCS field: the value must pass what the
+ * WRMSR itself checks, or the next VM entry fails on it (SDM Vol. 3C
+ * 27.3.1.1) and the guest is killed where hardware gives #GP.
+ */
+static bool vmcs_msr_write(const struct msr_allow *allow, uint64_t v)
+{
+	switch (allow->first) {
+	case MSR_IA32_SYSENTER_ESP:
+	case MSR_IA32_SYSENTER_EIP:
+	case MSR_IA32_FS_BASE:
+	case MSR_IA32_GS_BASE:
+		/* Addresses: canonical (SDM Vol. 4 Table 2-2, WRMSR #GP). */
+		if (!is_canonical_address(v))
+			return false;
+		break;
+	case MSR_IA32_DEBUGCTL: {
+		/* Tried on the CPU, which knows its reserved bits; the host's put back. */
+		uint64_t host = rdmsr(MSR_IA32_DEBUGCTL);
+
+		if (!msr_access_safe(MSR_IA32_DEBUGCTL, &v, true))
+			return false;
+		wrmsr(MSR_IA32_DEBUGCTL, host);
+		break;
+	}
+	case MSR_IA32_SYSENTER_CS:
+		/* A 32-bit field: bits 63:32 are ignored by the CPU... */
+		v &= 0xffffffffull;
+		break;
+	}
+	vmcs_write(allow->field, v);
+	return true;
+}
+
 static bool msr_is_vmx_capability(uint32_t msr)
 {
 	return msr >= MSR_IA32_VMX_CAPS_FIRST && msr <= MSR_IA32_VMX_CAPS_LAST;
@@ -368,7 +604,21 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 	} else if (msr == MSR_IA32_EFER) {
 		v = vcpu_guest_efer(vcpu);
 	} else if (msr == MSR_IA32_TSC_DEADLINE && vcpu->arch->tsc_deadline_emulated) {
-		v = vcpu->arch->tsc_deadline;
+		/* Kept in host TSC terms; 0 = disarmed. */
+		v = vcpu->arch->tsc_deadline ? vcpu->arch->tsc_deadline + vcpu->arch->tsc.offset : 0;
+	} else if (msr == MSR_IA32_PAT) {
+		v = pat_read(vcpu);
+	} else if (msr == MSR_IA32_TSC) {
+		v = guest_tsc_now(vcpu);
+	} else if (msr == MSR_IA32_TSC_ADJUST) {
+		if (!vcpu->arch->has_tsc_adjust)
+			goto gp;
+		v = vcpu->arch->tsc.adjust;
+	} else if (msr == MSR_IA32_MISC_ENABLE) {
+		v = vcpu->arch->misc_enable;
+	} else if (msr_is_mtrr(msr)) {
+		if (!mtrr_read(vcpu->arch, msr, &v))
+			goto gp;
 	} else if ((slot = profile_msr_manual_slot(vcpu, msr)) >= 0) {
 		v = vcpu->msrs.guest[slot];
 	} else if (msr == MSR_IA32_TSC_DEADLINE) {
@@ -411,12 +661,20 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 		ok = efer_write(vcpu, v);
 	else if (msr == MSR_IA32_TSC_DEADLINE)
 		ok = tsc_deadline_write(vcpu, v);
+	else if (msr == MSR_IA32_PAT)
+		ok = pat_write(vcpu, v);
+	else if (msr == MSR_IA32_TSC || msr == MSR_IA32_TSC_ADJUST)
+		ok = tsc_write(vcpu, msr, v);
+	else if (msr == MSR_IA32_MISC_ENABLE)
+		ok = misc_enable_write(vcpu->arch, v);
+	else if (msr_is_mtrr(msr))
+		ok = mtrr_write(vcpu->arch, msr, v);
 	else if ((slot = profile_msr_manual_slot(vcpu, msr)) >= 0)
 		ok = manual_msr_write(vcpu, msr, slot, v);
 	else if (!(allow = msr_allowed(msr)) || allow->how == MSR_READ_ONLY)
 		ok = false;
 	else if (allow->how == MSR_VIA_VMCS)
-		ok = (vmcs_write(allow->field, v), true);
+		ok = vmcs_msr_write(allow, v);
 	else
 		ok = msr_access_safe(msr, &v, true);
 	if (!ok) {
@@ -439,12 +697,35 @@ void vcpu_setup_msrs(struct vcpu *vcpu)
 	cpuid_count(1, 0, &eax, &ebx, &ecx, &edx);
 	a->has_x2apic = ecx & CPUID_1_ECX_X2APIC;
 	a->has_tsc_deadline = ecx & CPUID_1_ECX_TSC_DEADLINE;
+	cpuid_count(0, 0, &eax, &ebx, &ecx, &edx);
+	a->has_tsc_adjust = false;
+	if (eax >= CPUID_LEAF_EXT_STRUCT_FEATURES) {
+		cpuid_count(CPUID_LEAF_EXT_STRUCT_FEATURES, 0, &eax, &ebx, &ecx, &edx);
+		a->has_tsc_adjust = ebx & CPUID_7_EBX_TSC_ADJUST;
+	}
 	cpuid_count(CPUID_LEAF_EXT_BASE, 0, &eax, &ebx, &ecx, &edx);
 	a->has_nx = false;
+	a->maxphyaddr = 36;	/* the SDM's default without leaf 80000008H */
+	if (eax >= CPUID_LEAF_ADDR_SIZES) {
+		uint32_t max = eax;
+
+		cpuid_count(CPUID_LEAF_ADDR_SIZES, 0, &eax, &ebx, &ecx, &edx);
+		a->maxphyaddr = eax & 0xff;
+		eax = max;
+	}
 	if (eax >= CPUID_LEAF_EXT_FEATURES) {
 		cpuid_count(CPUID_LEAF_EXT_FEATURES, 0, &eax, &ebx, &ecx, &edx);
 		a->has_nx = edx & CPUID_80000001_EDX_NX;
 	}
+	/* The guest's TSC starts as the host's; its TSC_ADJUST as the host's. */
+	a->tsc.offset = 0;
+	a->tsc.adjust = 0;
+	if (a->has_tsc_adjust)
+		msr_access_safe(MSR_IA32_TSC_ADJUST, &a->tsc.adjust, false);
+	a->pat = rdmsr(MSR_IA32_PAT);
+	a->misc_enable = 0;
+	msr_access_safe(MSR_IA32_MISC_ENABLE, &a->misc_enable, false);
+	mtrr_setup(a);
 	a->tsc_deadline = 0;
 	vmx_program_preemption_timer(vcpu);
 

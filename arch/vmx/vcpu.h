@@ -46,6 +46,12 @@ struct vcpu {
 	 */
 	uint64_t host_rsp;
 	/*
+	 * An NMI arrived while this vCPU's CPU was in VMX root operation
+	 * (runtime/traps.c): the stub tests it just before VMRESUME and has
+	 * vmx_deliver_pending_nmi() inject it (offset in vcpu_asm.h).
+	 */
+	uint32_t nmi_pending;
+	/*
 	 * Set when exits need more than the dispatch: manual MSR switching
 	 * active on this CPU, or per-reason timing.  HOST_RIP is then the
 	 * stub that goes through vmx_handle_exit(); otherwise the stub calls

@@ -29,6 +29,10 @@
 #define VCPU_R15	112
 #define VCPU_CR2	120
 #define VCPU_HOST_RSP	128	/* vmx_enter_guest()'s RSP, for the stop path */
+#define VCPU_NMI_PENDING 136	/* an NMI for the guest arrived in VMX root operation */
+/* Its bits: arrived since the stub last looked; waiting for the guest to unblock NMIs. */
+#define VCPU_NMI_ARRIVED	1
+#define VCPU_NMI_QUEUED		2
 
 /* vmx_enter_guest()'s results. */
 #define VMX_ENTER_STOPPED	1	/* the guest stopped (VMX_EXIT_STOP) */

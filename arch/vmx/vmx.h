@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "arch_bits.h"
+#include "arch_checks.h"
 #include "compiler.h"
 #include "exit.h"
 #include "vcpu.h"
@@ -50,12 +51,35 @@ struct vcpu_arch_state {
 	 */
 	uint64_t irr[4];
 	bool irq_pending;
+	/* NMIs that arrived in VMX root operation and were given to the guest. */
+	uint64_t nmis_in_root;
+	/*
+	 * Interrupt storms (events.c): where the last interrupt was injected,
+	 * whether the guest has since been given one instruction of its own
+	 * (an STI-shadow step), and how many such steps were needed.
+	 */
+	uint64_t last_inject_rip;
+	bool last_inject_valid, inject_stepped;
+	uint64_t storm_steps;
 
 	/* Guest-visible MSR state the hypervisor emulates. */
 	uint64_t apic_base;		/* IA32_APIC_BASE as the guest sees it */
 	uint64_t tsc_deadline;		/* IA32_TSC_DEADLINE, 0 = disarmed */
 	uint64_t xcr0;			/* the guest's XCR0 */
 	bool has_x2apic, has_nx, has_tsc_deadline;	/* CPUID facts the MSR checks need */
+	bool has_tsc_adjust;		/* CPUID.(EAX=7,ECX=0):EBX[1] */
+	struct guest_tsc tsc;		/* TSC_OFFSET and the guest's IA32_TSC_ADJUST */
+	uint64_t pat;			/* IA32_PAT when neither the VMCS nor a slot holds it */
+	uint64_t misc_enable;		/* IA32_MISC_ENABLE as the guest sees it */
+	/*
+	 * The MTRRs, emulated per vCPU (never written to hardware: the
+	 * host's memory types are the host's): MTRRCAP as the CPU reports it,
+	 * capped to the architectural MSRs; initial values the firmware's.
+	 */
+	uint64_t mtrr_cap, mtrr_def_type;
+	uint64_t mtrr_var[2 * MTRR_VAR_MAX];
+	uint64_t mtrr_fixed[11];	/* FIX64K_00000, FIX16K_80000/A0000, FIX4K_C0000..F8000 */
+	unsigned int maxphyaddr;
 
 	/* The devices the guest sees (runtime/platform.c). */
 	struct platform_state platform;
@@ -134,13 +158,30 @@ bool vmx_try_inject_pending(struct vcpu *vcpu);
 bool vmx_guest_interruptible(void);
 /* Re-inject the event an exit interrupted the delivery of (IDT-vectoring information). */
 void vmx_reinject_idt_vectoring(void);
+/* An NMI for the guest (NMI exit): injected before the next VMRESUME when it can be. */
+void vmx_queue_nmi(struct vcpu *vcpu);
+/* The exit stub's call when vcpu->nmi_pending is set. */
+void vmx_deliver_pending_nmi(struct vcpu *vcpu);
 
 /*
  * Advance GUEST_RIP past the instruction that exited, and end any STI or
  * MOV-SS blocking it sat in: the instruction completed (SDM Vol. 3C
  * 26.4.1; KVM's skip_emulated_instruction).  Inline: every instruction
- * exit's hot path ends here.
+ * exit's hot path ends here.  vmx_advance_rip() is the same for an
+ * instruction the runtime decoded itself (EPT violations report no
+ * instruction length).
  */
+static inline void vmx_advance_rip(uint64_t len)
+{
+	uint64_t rip = vmcs_read(GUEST_RIP) + len;
+	uint32_t intr = vmcs_read32(GUEST_INTERRUPTIBILITY_INFO);
+
+	vmcs_write(GUEST_RIP, rip);
+	if (unlikely(intr & (GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS)))
+		vmcs_write(GUEST_INTERRUPTIBILITY_INFO,
+			   intr & ~(uint32_t)(GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS));
+}
+
 static inline void vmx_skip_instruction(void)
 {
 	/*
@@ -174,6 +215,8 @@ void vmx_program_preemption_timer(struct vcpu *vcpu);
  */
 uint64_t vcpu_gpr_read(struct vcpu *vcpu, unsigned int n);
 void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v);
+/* The guest is in 64-bit mode (IA-32e mode and CS.L), not compatibility mode. */
+bool vcpu_in_64bit_mode(void);
 
 /*
  * Copy the guest's RBP and R10-R15, live in the registers during an exit

@@ -4,8 +4,8 @@
  *   profiles/kvm-order.yaml (sha256: e0836fdf0fc7d2b3f6f5dff044f53d50546eb1955a1fcc3ef04b5c1d27df0790)
  *   spec/vmx_controls.yaml (sha256: c93b96698b5913b3e8977686021404221c4b3c0e6ece08796bb78b68e3bcdaea)
  *   spec/features.yaml (sha256: 683be4670c0a32b4331a8e56ec9e72944b7f647687bd29e7914c5851f1cfdf48)
- *   spec/msrs.yaml (sha256: af5de168c37d8470ffd0908c54d0ae4f67e7f6d5d55c75e1c2396f0f1b8924c0)
- *   spec/runtime.yaml (sha256: 22e7713e0f8d28cc8146da8b361f4c0614e2d06784e4e4662513b955bdf1eeaf)
+ *   spec/msrs.yaml (sha256: 5b6b28c6c5ecf0852c27e00aa5b0a2acdfb6697c8e8fbe4cbb8b3d03f9df4079)
+ *   spec/runtime.yaml (sha256: def8a3e853ad87c12371306ef8e229aed453640d3cbc7c49f8606c0aa6938d25)
  * Do not edit: change the sources and regenerate with `make gen`.
  */
 
@@ -144,6 +144,9 @@ const struct vmx_profile_setup profile_vmx_setup = {
 	},
 	/* Set when the CPU allows them, silently dropped otherwise. */
 	.optional = {
+		[VMX_PROC_BASED] =
+			/* runtime (spec/runtime.yaml) */
+			CPU_BASED_USE_TSC_OFFSETTING,
 		[VMX_PROC_BASED2] =
 			/* runtime (spec/runtime.yaml) */
 			SECONDARY_EXEC_ENABLE_RDTSCP |

@@ -36,6 +36,9 @@ STOP_REPORT = {
     "reset-kbc": RESET_REPORT + r"keyboard controller command 0xfe",
     "reset-92": RESET_REPORT + r"port 0x92 fast reset",
     "reset-cf9": RESET_REPORT + r"reset control register 0xcf9 \(0x6\)",
+    # tests/guest/isolation/cpu_attacks.c (test_vmx_isolation_cpu.py checks the details)
+    "mmio-exec-vga": r"^exitplan: guest stopped: EPT violation: instruction fetch from MMIO",
+    "mmio-exec-ioapic": r"^exitplan: guest stopped: EPT violation: instruction fetch from MMIO",
 }
 # Attacks that are the guest powering off: exit status 0 (runtime/platform.h).
 POWER_OFF_REPORT = {

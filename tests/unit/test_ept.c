@@ -105,6 +105,8 @@ static enum ept_range_kind expected_kind(uint64_t a)
 		if (e->type == BOOT_MEM_AVAILABLE && a >= lo && a < hi)
 			return EPT_RANGE_RAM;
 	}
+	if ((a >= 0xc0000 && a < 0x100000) || (a >= 0xfff00000 && a < 0x100000000ull))
+		return EPT_RANGE_ROM;
 	return a < HV_IDENTITY_MAP_END ? EPT_RANGE_MMIO : EPT_RANGE_HOLE;
 }
 
@@ -182,7 +184,8 @@ static const struct ept_range *range_of(uint64_t a)
 
 static const char *kind_name(enum ept_range_kind k)
 {
-	return k == EPT_RANGE_RAM ? "RAM (WB)" : k == EPT_RANGE_MMIO ? "MMIO (UC)" : "not present";
+	return k == EPT_RANGE_RAM ? "RAM (WB)" : k == EPT_RANGE_MMIO ? "MMIO (UC, RW)" :
+	       k == EPT_RANGE_ROM ? "ROM (UC)" : "not present";
 }
 
 static uint64_t page_size(unsigned int level)
@@ -209,7 +212,9 @@ static void check_addr(const struct ept *ept, uint64_t a)
 	assert_true(level <= 2);
 	size = page_size(level);
 	base = e & EPT_ADDR_MASK & ~(size - 1);
-	if ((e & EPT_RWX) != EPT_RWX || base + (a & (size - 1)) != a ||
+	/* Devices are never executable; RAM and the firmware ROMs are. */
+	if ((e & EPT_RWX) != (want == EPT_RANGE_MMIO ? (EPT_READ | EPT_WRITE) : EPT_RWX) ||
+	    base + (a & (size - 1)) != a ||
 	    (e & EPT_MEMTYPE_MASK) != (want == EPT_RANGE_RAM ? EPT_MEMTYPE_WB : EPT_MEMTYPE_UC) ||
 	    !!(e & EPT_LARGE_PAGE) != (level > 0) ||
 	    (e & EPT_ADDR_MASK & (size - 1)))
@@ -467,14 +472,25 @@ static void test_hypervisor_region_and_test_page_hidden(void **state)
 			 EPT_MEMTYPE_WB);
 	assert_int_equal(ept_lookup(&ept, HV_REGION_END, &level) & EPT_MEMTYPE_MASK,
 			 EPT_MEMTYPE_WB);
-	/* The local APIC and IO-APIC pages: uncached, present. */
+	/* The local APIC and IO-APIC pages: uncached, present, not executable. */
 	assert_int_equal(ept_lookup(&ept, 0xfee00000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
-			 EPT_MEMTYPE_UC | EPT_RWX);
+			 EPT_MEMTYPE_UC | EPT_READ | EPT_WRITE);
 	assert_int_equal(ept_lookup(&ept, 0xfec00000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
-			 EPT_MEMTYPE_UC | EPT_RWX);
-	/* The VGA window between the EBDA and the BIOS. */
+			 EPT_MEMTYPE_UC | EPT_READ | EPT_WRITE);
+	/* The VGA window between the EBDA and the BIOS: not executable either. */
+	assert_int_equal(ept_lookup(&ept, 0xa0000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
+			 EPT_MEMTYPE_UC | EPT_READ | EPT_WRITE);
 	assert_int_equal(ept_lookup(&ept, 0xb8000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
+			 EPT_MEMTYPE_UC | EPT_READ | EPT_WRITE);
+	/* The BIOS and option ROMs, and the BIOS flash: executable. */
+	assert_int_equal(ept_lookup(&ept, 0xc0000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
 			 EPT_MEMTYPE_UC | EPT_RWX);
+	assert_int_equal(ept_lookup(&ept, 0xfffff, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
+			 EPT_MEMTYPE_UC | EPT_RWX);
+	assert_int_equal(ept_lookup(&ept, 0xfffff000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
+			 EPT_MEMTYPE_UC | EPT_RWX);
+	assert_int_equal(ept_lookup(&ept, 0xffeff000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
+			 EPT_MEMTYPE_UC | EPT_READ | EPT_WRITE);
 	free_tables();
 }
 

@@ -18,6 +18,7 @@
 #include "acpi.h"
 #include "apic.h"
 #include "console.h"
+#include "cpu_attacks.h"
 #include "exitplan.h"
 #include "idt.h"
 #include "string.h"
@@ -468,6 +469,11 @@ static const struct attack attacks[] = {
 	{ "platform-ports", attack_platform_ports, false },
 	{ "init-sipi", attack_init_sipi, false },
 	{ "nmi-ap", attack_nmi_ap, false },
+	{ "mmio-exec-vga", attack_mmio_exec_vga, true },
+	{ "mmio-exec-ioapic", attack_mmio_exec_ioapic, true },
+	{ "reserved-xcr0", attack_reserved_xcr0, false },
+	{ "interrupt-storm", attack_interrupt_storm, false },
+	{ "nmi-root", attack_nmi_root, false },
 };
 
 void guest_main(void)

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The isolation guest's CPU attacks (tests/guest/isolation/cpu_attacks.c)
+are contained and reported, and the hypervisor's own report still ends
+the run (an exit-status line, no panic, no hang):
+
+- nmi-root: NMIs to the guest's own APIC through the trapped x2APIC ICR
+  arrive while the CPU is in VMX root operation; each reaches the guest's
+  NMI handler, none the hypervisor's panic (runtime/traps.c, events.c).
+- reserved-xcr0: XSETBV of reserved XCR0 combinations (half of the MPX or
+  AMX pair, x87 clear, XCR 1) is the guest's #GP, never the host's.
+- interrupt-storm: a periodic APIC timer with a tiny count; the guest's
+  own loop still ends (each injection where the last one was first lets
+  the guest retire an instruction, events.c), and the run ends by itself.
+- mmio-exec-vga, mmio-exec-ioapic: a jump into device memory is an EPT
+  violation (MMIO is mapped without execute permission) that stops the
+  guest with a report naming the fetch."""
+import pytest
+
+import bootlib
+
+NONFATAL = ["nmi-root", "reserved-xcr0", "interrupt-storm"]
+FATAL = {
+    "mmio-exec-vga": 0xa0000,
+    "mmio-exec-ioapic": 0xfec00000,
+}
+
+
+@pytest.fixture(scope="module")
+def cpu_runs(hv_elf, boot_out):
+    guest = bootlib.build_guest("isolation")
+    out = boot_out / "vmx-isolation-cpu"
+    names = NONFATAL + list(FATAL)
+    isos = [bootlib.build_iso(hv_elf, guest, out / f"{name}.iso", guest_args=f"attack={name}")
+            for name in names]
+    runs = bootlib.run_parallel([
+        lambda i=iso, name=name: bootlib.run_bochs(i, bootlib.DEFAULT_CPU, out / f"{name}.serial")
+        for iso, name in zip(isos, names)])
+    return dict(zip(names, runs))
+
+
+@pytest.mark.parametrize("attack", NONFATAL)
+def test_cpu_attack_refused(cpu_runs, attack):
+    r = cpu_runs[attack]
+    r.expect(rf"^isolation: attacking {attack}\b")
+    r.expect(rf"^PASS: {attack}$")
+    assert not r.find(r"^FAIL"), r.describe()
+    assert not r.find(r"^exitplan: PANIC"), r.describe()
+    if attack == "interrupt-storm":
+        # How many interrupts came depends on the emulator's timing: only that some did.
+        m = r.expect(r"^isolation: interrupt-storm: 500 loops done under (\d+) interrupts$")
+        assert int(m.group(1)) > 0, r.describe()
+    r.expect(r"^guest isolation: 1 passed, 0 failed$")
+    r.expect(r"^exitplan: guest exit status 1$")
+    r.expect_clean_exit()
+    assert not r.vmx_failures(), "\n".join(r.vmx_failures())
+
+
+@pytest.mark.parametrize("attack", sorted(FATAL))
+def test_mmio_execute_stopped(cpu_runs, attack):
+    r = cpu_runs[attack]
+    gpa = FATAL[attack]
+    r.expect(rf"^isolation: attacking {attack}\b")
+    r.expect(rf"^exitplan: EPT violation: guest fetch of GPA {gpa:#x} at RIP {gpa:#x}, ")
+    r.expect(rf"^exitplan: guest stopped: EPT violation: instruction fetch from MMIO at GPA "
+             rf"{gpa:#x} \(RIP {gpa:#x}\): device memory is not executable$")
+    assert not r.find(r"^exitplan: guest exit status"), r.describe()
+    assert not r.find(r"^FAIL"), r.describe()
+    r.expect_clean_exit()
+    assert not r.vmx_failures(), "\n".join(r.vmx_failures())
