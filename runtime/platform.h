@@ -19,7 +19,10 @@
  * Any other port reads all ones and ignores writes, as an unclaimed ISA
  * port does; the first write to a port that would reach SMM (APM 0xb2),
  * end the emulator (Bochs's 0x400-0x403, 0x8a00) or write the
- * hypervisor's verdict channel (0xE9) is reported.
+ * hypervisor's verdict channel (0xE9) is reported.  An access that covers
+ * both a granted byte and one that is not exits, and is answered here as
+ * a whole: its granted bytes read all ones too (the PM timer beside the
+ * PM1 block is read from the hardware).
  *
  * The port numbers and keys are QEMU's ABI (docs/specs/fw_cfg.rst,
  * hw/misc/debugexit.c), not the CPU's; spec/runtime.yaml traps the ports.
