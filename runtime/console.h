@@ -14,6 +14,8 @@
 
 void console_init(void);
 void console_write(const char *s, size_t len);
+/* Text from the guest (the PUTS hypercall): COM1 only, never port 0xE9. */
+void console_write_guest(const char *s, size_t len);
 /* Wait until the UART has shifted out its last bit (LSR.TEMT). */
 void console_flush(void);
 /* From panic(): stop waiting indefinitely for another CPU's console lock. */

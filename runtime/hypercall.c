@@ -25,7 +25,8 @@ static int64_t hc_puts(uint64_t gva, uint64_t len)
 	if (!guest_read_linear(gva, buf, (unsigned int)len))
 		return HYPERCALL_EFAULT;
 	buf[len] = '\0';
-	console_write(buf, strnlen(buf, len));
+	/* COM1 only: port 0xE9 carries the hypervisor's own words. */
+	console_write_guest(buf, strnlen(buf, len));
 	return (int64_t)len;
 }
 
@@ -73,7 +74,8 @@ struct hypercall_result hypercall_dispatch(struct vcpu *vcpu, uint64_t nr, uint6
 		break;
 	case HYPERCALL_SHUTDOWN:
 		r.stop = true;
-		r.status = (int)(uint32_t)a0;
+		/* Never negative: those are the hypervisor's VMM_* results. */
+		r.status = (int)((uint32_t)a0 & 0x7fffffffu);
 		break;
 	case HYPERCALL_STATS_READ:
 		r.value = hc_stats_read(vcpu, a0);

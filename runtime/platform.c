@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The emulated devices (isa-debug-exit, fw_cfg) and the filters on the
- * machine's reset and power-off ports (platform.h).
+ * The emulated devices (isa-debug-exit, fw_cfg), the filters on the
+ * machine's reset and power-off ports and on PCI configuration space
+ * (pci.c), and every other port the guest was not granted (platform.h).
  */
 #include <stdarg.h>
 
 #include "compiler.h"
 #include "console.h"
 #include "cpu.h"
+#include "pci.h"
 #include "platform.h"
 #include "string.h"
 
 void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus)
 {
 	*p = (struct platform_state){ .ram_size = ram_size, .nr_cpus = nr_cpus };
+	pci_init(&p->pci);
 }
 
 /* The byte at the current offset of the selected item; 0 past its end. */
@@ -76,7 +79,7 @@ static bool filtered_byte_port(uint16_t port)
 {
 	return port == PLATFORM_KBC_DATA_PORT || port == PLATFORM_KBC_CMD_PORT ||
 	       port == PLATFORM_SYSCTL_A_PORT || port == PLATFORM_BOCHS_SHUTDOWN_PORT ||
-	       (port >= PLATFORM_PCI_CONF_ADDR_PORT && port <= PLATFORM_PCI_CONF_ADDR_PORT + 3);
+	       port == PLATFORM_PCI_RST_CNT_PORT;
 }
 
 /* Does the access touch one of them?  (The I/O bitmap makes an access exit
@@ -89,14 +92,20 @@ static bool touches_filtered_port(uint16_t port, unsigned int size)
 	return false;
 }
 
-/*
- * Does the access lie inside the PM I/O space?  The PM timer is not
- * trapped: an access to it exits only when it also covers a trapped byte,
- * and is then forwarded whole.
- */
+/* Does the access lie inside the PM I/O space? */
 static bool in_pm_block(uint16_t port, unsigned int size)
 {
 	return port >= PLATFORM_PM_BASE && port + size - 1 <= PLATFORM_PM_LAST;
+}
+
+/*
+ * Reads of the PM1 event and control blocks and of the PM timer have no
+ * side effects: they come from the hardware (an access to the timer alone
+ * does not exit; one that also covers PM1 does, and is read whole).
+ */
+static bool pm_readable(uint16_t port, unsigned int size)
+{
+	return port >= PLATFORM_PM_BASE && port + size - 1 <= PLATFORM_PM_TMR_PORT + 3;
 }
 
 static uint8_t filtered_byte_read(uint16_t port)
@@ -109,12 +118,8 @@ static uint8_t filtered_byte_read(uint16_t port)
 		return SYSCTL_A_A20;	/* A20 on, no reset in progress */
 	case PLATFORM_PCI_RST_CNT_PORT:
 		return 0;
-	case PLATFORM_BOCHS_SHUTDOWN_PORT:
-		return 0xff;
 	default:
-		if (port >= PLATFORM_PCI_CONF_ADDR_PORT && port <= PLATFORM_PCI_CONF_ADDR_PORT + 3)
-			return inb(port);
-		return 0xff;	/* a straddling access's unclaimed byte */
+		return 0xff;	/* Bochs's shutdown port, or a straddling access's denied byte */
 	}
 }
 
@@ -167,9 +172,7 @@ static enum platform_io_result filtered_byte_write(struct platform_state *p, uin
 		}
 		return PLATFORM_IO_DONE;
 	default:
-		if (port >= PLATFORM_PCI_CONF_ADDR_PORT && port <= PLATFORM_PCI_CONF_ADDR_PORT + 3)
-			outb(port, v);
-		return PLATFORM_IO_DONE;
+		return PLATFORM_IO_DONE;	/* a straddling access's denied byte */
 	}
 }
 
@@ -178,27 +181,22 @@ static uint32_t port_in(uint16_t port, unsigned int size)
 	return size == 1 ? inb(port) : size == 2 ? inw(port) : inl(port);
 }
 
-static void port_out(uint16_t port, unsigned int size, uint32_t v)
-{
-	if (size == 1)
-		outb(port, (uint8_t)v);
-	else if (size == 2)
-		outw(port, (uint16_t)v);
-	else
-		outl(port, v);
-}
-
 /*
- * A write inside the PM I/O space: forwarded as issued, unless it sets
- * SLP_EN in PM1a_CNT (its new value merges the written bytes into the
- * current one, so a byte write to the high half counts too).
+ * A write inside the PM I/O space: SLP_EN in PM1a_CNT is a sleep request
+ * (its new value merges the written bytes into the current one, so a byte
+ * write to the high half counts too); every other write is dropped: the
+ * PM1 registers are the machine's (GBL_RLS in PM1_CNT raises an SMI,
+ * PM1_EN routes events to the host's interrupts), the timer is read-only
+ * and the rest of the block is denied.
  */
 static enum platform_io_result pm_write(struct platform_state *p, uint16_t port,
 					unsigned int size, uint32_t value, int *status)
 {
-	uint16_t cnt = inw(PLATFORM_PM1A_CNT_PORT);
-	bool touches_cnt = false;
+	uint16_t cnt;
 
+	if (port > PLATFORM_PM1A_CNT_PORT + 1 || port + size - 1 < PLATFORM_PM1A_CNT_PORT)
+		return PLATFORM_IO_DONE;	/* PM1a_CNT untouched: dropped */
+	cnt = inw(PLATFORM_PM1A_CNT_PORT);
 	for (unsigned int i = 0; i < size; i++) {
 		unsigned int at = port + i;
 
@@ -207,10 +205,9 @@ static enum platform_io_result pm_write(struct platform_state *p, uint16_t port,
 
 			cnt = (uint16_t)((cnt & ~(0xffu << shift)) |
 					 (((value >> (8 * i)) & 0xffu) << shift));
-			touches_cnt = true;
 		}
 	}
-	if (touches_cnt && (cnt & ACPI_PM1_CNT_SLP_EN)) {
+	if (cnt & ACPI_PM1_CNT_SLP_EN) {
 		unsigned int typ = (cnt & ACPI_PM1_CNT_SLP_TYP_MASK) >> ACPI_PM1_CNT_SLP_TYP_SHIFT;
 
 		if (typ == PLATFORM_S5_SLP_TYP)
@@ -221,8 +218,40 @@ static enum platform_io_result pm_write(struct platform_state *p, uint16_t port,
 			 typ);
 		return PLATFORM_IO_STOP;
 	}
-	port_out(port, size, value);
 	return PLATFORM_IO_DONE;
+}
+
+/*
+ * Denied ports whose first write is worth a line in the report: they
+ * would reach SMM, end the emulator or write the hypervisor's verdict
+ * channel (spec/runtime.yaml reserves them).  Every other denied write is
+ * dropped silently: the test guests' own mask of the 8259 is one.
+ */
+static const struct {
+	uint16_t first, last;
+	const char *what;
+} reported_denials[] = {
+	{ PLATFORM_APM_CNT_PORT, PLATFORM_APM_CNT_PORT + 1, "APM control and status: a write to 0xb2 raises an SMI" },
+	{ PLATFORM_DEBUG_CONSOLE_PORT, PLATFORM_DEBUG_CONSOLE_PORT, "the debug console, the hypervisor's verdict channel" },
+	{ PLATFORM_BOCHS_BIOS_DEBUG_PORT, PLATFORM_BOCHS_BIOS_DEBUG_PORT + 3, "Bochs's BIOS debug ports: 0x400 and 0x401 end the emulator" },
+	{ PLATFORM_BOCHS_DEBUGGER_PORT, PLATFORM_BOCHS_DEBUGGER_PORT + 1, "Bochs's debugger ports" },
+};
+
+static void denied_write(struct platform_state *p, uint16_t port, unsigned int size,
+			 uint32_t value)
+{
+	if (size < 4)
+		value &= (1u << (8 * size)) - 1;	/* what the access carried */
+	for (unsigned int i = 0; i < sizeof(reported_denials) / sizeof(reported_denials[0]); i++) {
+		if (port + size - 1 < reported_denials[i].first || port > reported_denials[i].last)
+			continue;
+		if (p->denials_reported & (1u << i))
+			return;
+		p->denials_reported |= 1u << i;
+		printk("exitplan: guest write of %#x to port %#x denied (%s)\n",
+		       value, port, reported_denials[i].what);
+		return;
+	}
 }
 
 /* --- port I/O ------------------------------------------------------------ */
@@ -237,10 +266,12 @@ uint32_t platform_io_read(struct platform_state *p, uint16_t port, unsigned int 
 			v |= (uint32_t)fw_cfg_byte(p) << (8 * i);
 		return v;
 	}
-	if (in_pm_block(port, size))
+	if (port == PCI_CONFIG_ADDRESS_PORT && size == 4)
+		return pci_config_address_read(&p->pci);	/* only dword accesses reach it */
+	if (port >= PCI_CONFIG_DATA_PORT && port + size - 1 <= PCI_CONFIG_DATA_PORT + 3)
+		return pci_config_data_read(&p->pci, port - PCI_CONFIG_DATA_PORT, size);
+	if (pm_readable(port, size))
 		return port_in(port, size);
-	if (port == PLATFORM_PCI_CONF_ADDR_PORT && size == 4)
-		return inl(port);	/* CONFIG_ADDRESS: only dword accesses reach it */
 	if (touches_filtered_port(port, size)) {
 		uint32_t v = 0;
 
@@ -257,8 +288,13 @@ enum platform_io_result platform_io_write(struct platform_state *p, uint16_t por
 {
 	switch (port) {
 	case PLATFORM_ISA_DEBUG_EXIT_PORT:
-		/* QEMU: the process exits with (value << 1) | 1. */
-		*status = (int)(((value & (size == 4 ? 0xffffffffu : (1u << (8 * size)) - 1)) << 1) | 1);
+		/*
+		 * QEMU: the process exits with (value << 1) | 1.  Bit 31 of a
+		 * dword is dropped, so that the status stays positive: the
+		 * hypervisor's own VMM_* results are negative (vmm.h).
+		 */
+		value &= size == 4 ? PLATFORM_ISA_DEBUG_EXIT_VALUE_MASK : (1u << (8 * size)) - 1;
+		*status = (int)((value << 1) | 1);
 		return PLATFORM_IO_EXIT;
 	case PLATFORM_FW_CFG_PORT_SEL:
 		p->fw_cfg_key = (uint16_t)value;
@@ -267,12 +303,16 @@ enum platform_io_result platform_io_write(struct platform_state *p, uint16_t por
 	default:
 		break;
 	}
-	if (in_pm_block(port, size))
-		return pm_write(p, port, size, value, status);
-	if (port == PLATFORM_PCI_CONF_ADDR_PORT && size == 4) {
-		outl(port, value);
+	if (port == PCI_CONFIG_ADDRESS_PORT && size == 4) {
+		pci_config_address_write(&p->pci, value);
 		return PLATFORM_IO_DONE;
 	}
+	if (port >= PCI_CONFIG_DATA_PORT && port + size - 1 <= PCI_CONFIG_DATA_PORT + 3) {
+		pci_config_data_write(&p->pci, port - PCI_CONFIG_DATA_PORT, size, value);
+		return PLATFORM_IO_DONE;
+	}
+	if (in_pm_block(port, size))
+		return pm_write(p, port, size, value, status);
 	if (touches_filtered_port(port, size)) {
 		for (unsigned int i = 0; i < size; i++) {
 			enum platform_io_result r;
@@ -282,6 +322,8 @@ enum platform_io_result platform_io_write(struct platform_state *p, uint16_t por
 			if (r != PLATFORM_IO_DONE)
 				return r;
 		}
+		return PLATFORM_IO_DONE;
 	}
+	denied_write(p, port, size, value);
 	return PLATFORM_IO_DONE;	/* writes to nothing are lost */
 }

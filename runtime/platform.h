@@ -1,16 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
+ * What a guest finds on the I/O ports it does not own.  Port I/O is denied
+ * by default (spec/runtime.yaml, docs/THREAT-MODEL.md): only the ports the
+ * runtime and the profile grant pass through; every other access exits
+ * and lands here.
+ *
  * The devices exitplan emulates for a guest, as QEMU defines them so that
  * the same guest runs under both:
  *   - isa-debug-exit at port 0xf4: a write of `code` ends the guest with
- *     exit status (code << 1) | 1;
+ *     exit status (code << 1) | 1, code taken modulo 2^30 (bit 31 of a
+ *     dword write is dropped), so that every guest status is odd and
+ *     positive and never one of the hypervisor's negative VMM_* results;
  *   - fw_cfg, the traditional I/O interface (selector 0x510, 16-bit;
  *     data 0x511, byte reads): signature, ID, RAM size, CPU count;
  *   - the MMIO test page (0xFEB00000): 32-bit reads return "EXIT",
  *     writes are ignored.  The guest's page-table-free way to check
  *     that MMIO emulation works.
- * Any other port the profile traps reads all ones and ignores writes, as
- * an unclaimed ISA port does.
+ * Any other port reads all ones and ignores writes, as an unclaimed ISA
+ * port does; the first write to a port that would reach SMM (APM 0xb2),
+ * end the emulator (Bochs's 0x400-0x403, 0x8a00) or write the
+ * hypervisor's verdict channel (0xE9) is reported.  An access that covers
+ * both a granted byte and one that is not exits, and is answered here as
+ * a whole: its granted bytes read all ones too (the PM timer beside the
+ * PM1 block is read from the hardware).
  *
  * The port numbers and keys are QEMU's ABI (docs/specs/fw_cfg.rst,
  * hw/misc/debugexit.c), not the CPU's; spec/runtime.yaml traps the ports.
@@ -27,15 +39,16 @@
  *     address bus is the hypervisor's too);
  *   - System control port A (0x92): bit 0 set is a fast reset; reads give
  *     0x02 (A20 enabled, no reset pending) and writes change nothing else;
- *   - PCI reset control register (0xcf9, inside the PCI configuration
- *     address port 0xcf8-0xcfb, which is forwarded): RST_CPU (bit 2) set
- *     is a reset request; it reads 0;
- *   - the ACPI PM1 block and the rest of the PIIX4 PM I/O space at the
- *     PM base Bochs's BIOS programs (0xb000), except the PM timer, which
- *     stays passthrough: a write to PM1a_CNT with SLP_EN set is a sleep
- *     request, which with SLP_TYP = the \_S5 value is the guest powering
- *     off; other sleep states are refused (the machine is not the
- *     guest's to suspend);
+ *   - PCI reset control register (0xcf9, inside CONFIG_ADDRESS
+ *     0xcf8-0xcfb, which runtime/pci.c emulates with CONFIG_DATA):
+ *     RST_CPU (bit 2) set is a reset request; it reads 0;
+ *   - the ACPI PM1 block at the PM base Bochs's BIOS programs (0xb000):
+ *     reads come from the hardware; a write to PM1a_CNT with SLP_EN set
+ *     is a sleep request, which with SLP_TYP = the \_S5 value is the
+ *     guest powering off; other sleep states are refused (the machine is
+ *     not the guest's to suspend); every other write is dropped.  The PM
+ *     timer is granted (passthrough); the rest of the PM I/O space is
+ *     denied;
  *   - Bochs's shutdown port 0x8900: the bytes "Shutdown" power off.
  * A reset request stops the guest with a report (like a triple fault);
  * a power off ends the run with guest exit status 0 (PLATFORM_POWER_OFF_STATUS,
@@ -48,7 +61,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pci.h"
+
 #define PLATFORM_ISA_DEBUG_EXIT_PORT	0xf4
+#define PLATFORM_ISA_DEBUG_EXIT_VALUE_MASK 0x3fffffffu	/* (value << 1) | 1 fits in an int */
 #define PLATFORM_FW_CFG_PORT_SEL	0x510
 #define PLATFORM_FW_CFG_PORT_DATA	0x511
 #define PLATFORM_MMIO_TEST_PAGE		0xFEB00000ull
@@ -58,13 +74,18 @@
 #define PLATFORM_KBC_DATA_PORT		0x60
 #define PLATFORM_KBC_CMD_PORT		0x64	/* reads: status register */
 #define PLATFORM_SYSCTL_A_PORT		0x92
-#define PLATFORM_PCI_CONF_ADDR_PORT	0xcf8	/* 32-bit CONFIG_ADDRESS, 0xcf8-0xcfb */
 #define PLATFORM_PCI_RST_CNT_PORT	0xcf9	/* byte accesses: reset control */
 #define PLATFORM_BOCHS_SHUTDOWN_PORT	0x8900
 #define PLATFORM_PM_BASE		0xb000	/* PIIX4 PMBA as Bochs's BIOS sets it */
 #define PLATFORM_PM_LAST		0xb03f	/* the PIIX4 PM I/O space is 64 bytes */
 #define PLATFORM_PM1A_CNT_PORT		(PLATFORM_PM_BASE + 0x04)	/* 16-bit */
 #define PLATFORM_PM_TMR_PORT		(PLATFORM_PM_BASE + 0x08)	/* 32-bit, passthrough */
+
+/* Denied ports whose first write is reported (platform.c). */
+#define PLATFORM_APM_CNT_PORT		0xb2	/* APM control; 0xb3 status */
+#define PLATFORM_DEBUG_CONSOLE_PORT	0xe9	/* Bochs's port_e9_hack, QEMU's debugcon */
+#define PLATFORM_BOCHS_BIOS_DEBUG_PORT	0x400	/* 0x400-0x403 */
+#define PLATFORM_BOCHS_DEBUGGER_PORT	0x8a00	/* 0x8a00-0x8a01 */
 
 /* 8042 commands (IBM PC/AT Technical Reference, 8042 command byte set). */
 #define KBC_CMD_WRITE_OUTPUT_PORT	0xd1	/* next byte to 0x60 is the output port */
@@ -102,6 +123,9 @@ struct platform_state {
 	uint32_t fw_cfg_offset;
 	uint64_t ram_size;		/* bytes of RAM the guest's memory map gives it */
 	unsigned int nr_cpus;
+
+	struct pci_state pci;		/* the guest's view of PCI configuration space */
+	uint8_t denials_reported;	/* bit i: reported_denials[i] was reported */
 
 	bool kbc_output_port_next;	/* D1h written: 0x60 takes the output port */
 	uint8_t bochs_shutdown_matched;	/* bytes of "Shutdown" written so far */

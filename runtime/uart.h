@@ -21,9 +21,11 @@
 
 #define UART_LCR_8N1		0x03
 #define UART_LCR_DLAB		0x80
+#define UART_FCR_ENABLE		0x01	/* enable FIFOs */
 #define UART_FCR_ENABLE_CLEAR	0x07	/* enable FIFOs, clear RX and TX */
 #define UART_IIR_FIFO_MASK	0xc0	/* both set: a 16550A with working FIFOs */
 #define UART_MCR_DTR_RTS	0x03
+#define UART_MCR_LOOP		0x10	/* loopback: transmitted bytes never leave */
 #define UART_LSR_THRE		0x20	/* transmit holding register (FIFO) empty */
 #define UART_LSR_TEMT		0x40	/* transmitter completely idle */
 

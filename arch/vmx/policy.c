@@ -119,24 +119,24 @@ bool msr_bitmap_intercepts(const uint8_t bitmap[MSR_BITMAP_SIZE], uint32_t msr,
 }
 
 void io_bitmap_build(uint8_t a[IO_BITMAP_SIZE], uint8_t b[IO_BITMAP_SIZE],
-		     const struct io_trap_range *ranges, unsigned int n)
+		     const struct io_port_range *grants, unsigned int n)
 {
 	unsigned int i;
 	uint32_t port;
 
-	/* Allow by default: only the ports the runtime emulates exit. */
+	/* Deny by default: a port no grant names is the hypervisor's business. */
 	for (i = 0; i < IO_BITMAP_SIZE; i++) {
-		a[i] = 0;
-		b[i] = 0;
+		a[i] = 0xff;
+		b[i] = 0xff;
 	}
 
 	for (i = 0; i < n; i++) {
 		/* uint32_t: a range ending at 0xffff must not wrap the loop. */
-		for (port = ranges[i].first; port <= ranges[i].last; port++) {
+		for (port = grants[i].first; port <= grants[i].last; port++) {
 			if (port < IO_BITMAP_PORTS)
-				bit_assign(a, port, true);
+				bit_assign(a, port, false);
 			else
-				bit_assign(b, port - IO_BITMAP_PORTS, true);
+				bit_assign(b, port - IO_BITMAP_PORTS, false);
 		}
 	}
 }

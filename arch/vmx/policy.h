@@ -24,8 +24,11 @@ struct msr_bitmap_rule {
 	uint8_t intercept;
 };
 
-/* Ports first..last exit; all others pass through. */
-struct io_trap_range {
+/*
+ * Ports first..last, granted to the guest: they pass through.  Every port
+ * no range names exits (default deny).
+ */
+struct io_port_range {
 	uint16_t first, last;
 };
 
@@ -40,9 +43,12 @@ void msr_bitmap_build(uint8_t bitmap[MSR_BITMAP_SIZE],
 bool msr_bitmap_intercepts(const uint8_t bitmap[MSR_BITMAP_SIZE], uint32_t msr,
 			   bool write);
 
-/* Build I/O bitmaps A (ports 0-0x7fff) and B (0x8000-0xffff). */
+/*
+ * Build I/O bitmaps A (ports 0-0x7fff) and B (0x8000-0xffff): every port
+ * exits but those in @grants.
+ */
 void io_bitmap_build(uint8_t a[IO_BITMAP_SIZE], uint8_t b[IO_BITMAP_SIZE],
-		     const struct io_trap_range *ranges, unsigned int n);
+		     const struct io_port_range *grants, unsigned int n);
 
 bool io_bitmap_intercepts(const uint8_t a[IO_BITMAP_SIZE],
 			  const uint8_t b[IO_BITMAP_SIZE], uint16_t port);

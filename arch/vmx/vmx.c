@@ -227,8 +227,8 @@ static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
 	if (!a->msr_bitmap || !a->io_bitmap_a || !a->io_bitmap_b)
 		return false;
 	msr_bitmap_build(a->msr_bitmap, profile_msr_bitmap_rules, profile_msr_bitmap_rule_count);
-	io_bitmap_build(a->io_bitmap_a, a->io_bitmap_b, profile_io_trap_ranges,
-			profile_io_trap_range_count);
+	io_bitmap_build(a->io_bitmap_a, a->io_bitmap_b, profile_io_grant_ranges,
+			profile_io_grant_range_count);
 
 	/*
 	 * CR0/CR4 bits the guest may not own: those VMX operation fixes (with

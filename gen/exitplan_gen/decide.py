@@ -325,11 +325,13 @@ def _msrs(plan, p, spec):
 
 # --- I/O ---------------------------------------------------------------------
 def _io(plan, p, spec):
-    ranges = [Obj(first=r.first, last=r.last, comment=f"runtime: {r.short}") for r in spec.runtime.io]
-    ranges += [Obj(first=r.first, last=r.last,
-                   comment=f"execution.io: {r.why}" if r.why else "execution.io")
+    """The ports the guest owns: the runtime's grants and the profile's.
+    The I/O bitmaps trap every other port (default deny)."""
+    ranges = [Obj(first=r.first, last=r.last, comment=f"runtime: {r.short}", why=r.why)
+              for r in spec.runtime.io_grants]
+    ranges += [Obj(first=r.first, last=r.last, comment=f"execution.io: {r.why}", why=r.why)
                for r in p.io]
-    plan.io = sorted(ranges, key=lambda r: r.first)
+    plan.io_grants = sorted(ranges, key=lambda r: r.first)
 
 
 def describe_mix_share(share):

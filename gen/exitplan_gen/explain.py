@@ -190,8 +190,18 @@ def explain(plan):
     for t in spec.runtime.msrs:
         w(f"  {t.msr.name}: always trapped by the runtime{': ' + t.why if t.why else ''}.\n")
 
-    w("\nI/O ports that exit:\n")
-    for r in plan.io:
-        ports = f"{r.first:#06x}" if r.first == r.last else f"{r.first:#06x}-{r.last:#06x}"
-        w(f"  {ports:<16} {r.comment}\n")
+    def port_words(r):
+        return f"{r.first:#06x}" if r.first == r.last else f"{r.first:#06x}-{r.last:#06x}"
+
+    w("\nI/O ports the guest owns (IN/OUT pass through, no exit):\n")
+    for r in plan.io_grants:
+        w(f"  {port_words(r):<16} {r.comment}\n")
+    w("\nEvery other port exits (default deny).  The runtime answers these itself:\n")
+    for how in ("emulated", "filtered"):
+        for r in sorted((r for r in spec.runtime.io_reserved if r.how == how), key=lambda r: r.first):
+            w(f"  {port_words(r):<16} {how}: {r.short}\n")
+    w("These are denied, and no profile may grant them:\n")
+    for r in sorted((r for r in spec.runtime.io_reserved if r.how == "denied"), key=lambda r: r.first):
+        w(f"  {port_words(r):<16} {r.short}\n")
+    w("Any other port reads all ones and ignores writes, as an unclaimed ISA port does.\n")
     return "".join(out)

@@ -35,7 +35,7 @@ _PATTERN_WORDS = {
 
 
 def where(path):
-    """'exit_mix.source', 'execution.io.trap[2]', or 'the profile'."""
+    """'exit_mix.source', 'execution.io.grant[2]', or 'the profile'."""
     out = ""
     for p in path:
         if isinstance(p, int):

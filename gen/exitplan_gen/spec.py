@@ -54,6 +54,8 @@ CTL_FIELD_ENUM = {
 }
 CTL_FIELD_ORDER = list(CTL_FIELD_ENUM)
 
+# How the runtime answers a reserved port (spec/runtime.yaml reserved_io_ports).
+IO_HANDLING = ("emulated", "filtered", "denied")
 MECHANISMS = ("atomic", "load_list", "manual", "passthrough", "trap")
 
 
@@ -581,11 +583,12 @@ class Spec:
         if not isinstance(rt, dict):
             raise sf.err((), "expected a mapping")
         keys = ("required_features", "required_controls", "optional_controls",
-                "trapped_io_ports", "trapped_msrs")
+                "granted_io_ports", "reserved_io_ports", "trapped_msrs")
         for k in rt:
             if k not in keys:
                 raise sf.err((k,), f"unknown key '{k}'{suggest(k, keys)}", key=True)
-        self.runtime = Obj(features=[], required=[], optional=[], io=[], msrs=[], why={})
+        self.runtime = Obj(features=[], required=[], optional=[], io_grants=[], io_reserved=[],
+                           msrs=[], why={})
         seen = {}
         for i, e in enumerate(sf.top("required_features", list)):
             p = ("required_features", i)
@@ -605,17 +608,11 @@ class Spec:
                 _unique(sf, seen, ctl.ref, p + ("control",), "control")
                 dest.append(ctl)
                 self.runtime.why[ctl.ref] = sf.field(p, e, "why", (str,))
-        for i, e in enumerate(sf.top("trapped_io_ports", list)):
-            p = ("trapped_io_ports", i)
-            first = sf.field(p, e, "first", (int,))
-            last = sf.field(p, e, "last", (int,), required=False, default=first)
-            if not 0 <= first <= last <= 0xffff:
-                raise sf.err(p, f"port range {first:#x}..{last:#x} is reversed or outside 0..0xffff")
-            for o in self.runtime.io:
-                if first <= o.last and o.first <= last:
-                    raise sf.err(p, f"port range {first:#x}..{last:#x} overlaps {o.first:#x}..{o.last:#x}")
-            why = sf.field(p, e, "why", (str,))
-            self.runtime.io.append(Obj(first=first, last=last, why=why, short=why.split(":")[0]))
+        # Default deny: the granted ranges pass through, everything else
+        # exits; the reserved ranges always exit and say how they are answered.
+        self.runtime.io_grants = self._port_ranges(sf, "granted_io_ports", ())
+        self.runtime.io_reserved = self._port_ranges(sf, "reserved_io_ports", IO_HANDLING,
+                                                     self.runtime.io_grants)
         seen = {}
         for i, e in enumerate(sf.top("trapped_msrs", list)):
             p = ("trapped_msrs", i)
@@ -625,6 +622,29 @@ class Spec:
             _unique(sf, seen, name, p + ("msr",), "MSR")
             why = sf.field(p, e, "why", (str,))
             self.runtime.msrs.append(Obj(msr=self.msr[name], why=why))
+
+    def _port_ranges(self, sf, key, hows, others=()):
+        """A list of {first, last, [how,] why} port ranges, none overlapping
+        another or one of @others.  @hows: the values `how` may take, ()
+        for a list without it."""
+        ranges = []
+        for i, e in enumerate(sf.top(key, list)):
+            p = (key, i)
+            first = sf.field(p, e, "first", (int,))
+            last = sf.field(p, e, "last", (int,), required=False, default=first)
+            if not 0 <= first <= last <= 0xffff:
+                raise sf.err(p, f"port range {first:#x}..{last:#x} is reversed or outside 0..0xffff")
+            for o in list(others) + ranges:
+                if first <= o.last and o.first <= last:
+                    raise sf.err(p, f"port range {first:#x}..{last:#x} overlaps {o.first:#x}..{o.last:#x}")
+            how = None
+            if hows:
+                how = sf.field(p, e, "how", (str,))
+                if how not in hows:
+                    raise sf.err(p + ("how",), f"unknown handling '{how}'{suggest(how, hows)}")
+            why = sf.field(p, e, "why", (str,))
+            ranges.append(Obj(first=first, last=last, how=how, why=why, short=why.split(":")[0]))
+        return ranges
 
     # --- hypercalls ---------------------------------------------------------
     def _hypercalls(self, sf):

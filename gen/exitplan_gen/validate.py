@@ -293,21 +293,28 @@ def ports(first, last):
 
 
 def _io(p, x, err, spec):
+    """execution.io.grant: ports the profile gives the guest on top of the
+    runtime's (every other port exits: default deny).  None may be a port
+    the runtime reserves or already grants."""
     ranges = []
-    for i, r in enumerate(x.get("io", {}).get("trap", [])):
-        at = ("execution", "io", "trap", i)
+    for i, r in enumerate(x.get("io", {}).get("grant", [])):
+        at = ("execution", "io", "grant", i)
         first, last = r["port"], r.get("last", r["port"])
         for k, val in (("port", first), ("last", last)):
             if not 0 <= val <= 0xffff:
                 raise err(at + (k,), f"port {val:#x} is outside the I/O space 0..0xffff")
         if last < first:
             raise err(at + ("last",), f"port range {first:#x}..{last:#x} is reversed")
-        ranges.append(Obj(first=first, last=last, why=r.get("why", ""), origin="profile", path=at))
+        ranges.append(Obj(first=first, last=last, why=r["why"], origin="profile", path=at))
     for r in ranges:
-        for o in spec.runtime.io:
+        for o in spec.runtime.io_reserved:
             if r.first <= o.last and o.first <= r.last:
                 raise err(r.path, f"{ports(r.first, r.last)} overlaps the runtime's {ports(o.first, o.last)} "
-                                  f"({o.short}), which spec/runtime.yaml always traps")
+                                  f"({o.short}), which spec/runtime.yaml reserves: no profile may grant it")
+        for o in spec.runtime.io_grants:
+            if r.first <= o.last and o.first <= r.last:
+                raise err(r.path, f"{ports(r.first, r.last)} overlaps the runtime's {ports(o.first, o.last)} "
+                                  f"({o.short}), which spec/runtime.yaml already grants")
     for i, a in enumerate(ranges):
         for b in ranges[:i]:
             if a.first <= b.last and b.first <= a.last:

@@ -5,7 +5,7 @@
  *   spec/vmx_controls.yaml (sha256: c93b96698b5913b3e8977686021404221c4b3c0e6ece08796bb78b68e3bcdaea)
  *   spec/features.yaml (sha256: 683be4670c0a32b4331a8e56ec9e72944b7f647687bd29e7914c5851f1cfdf48)
  *   spec/msrs.yaml (sha256: 5b6b28c6c5ecf0852c27e00aa5b0a2acdfb6697c8e8fbe4cbb8b3d03f9df4079)
- *   spec/runtime.yaml (sha256: def8a3e853ad87c12371306ef8e229aed453640d3cbc7c49f8606c0aa6938d25)
+ *   spec/runtime.yaml (sha256: cc2dd3ef24f987fffb3eed3d8641ced593a2491ede1c4031b9ee786ccf9a27e5)
  * Do not edit: change the sources and regenerate with `make gen`.
  */
 
@@ -92,17 +92,15 @@ const struct vmx_profile_setup profile_vmx_setup = {
 	.n_gates = 0,
 };
 
-/* Ports whose IN/OUT exit (I/O bitmaps A and B); all others pass through. */
-const struct io_trap_range profile_io_trap_ranges[] = {
-	{ 0x0060, 0x0060 },		/* runtime: 8042 data port */
-	{ 0x0064, 0x0064 },		/* runtime: 8042 command/status port */
-	{ 0x0092, 0x0092 },		/* runtime: system control port A */
-	{ 0x00f4, 0x00f4 },		/* runtime: isa-debug-exit */
-	{ 0x0510, 0x0511 },		/* runtime: fw_cfg selector (0x510) and data (0x511) ports */
-	{ 0x0cf9, 0x0cf9 },		/* runtime: PCI reset control register */
-	{ 0x8900, 0x8900 },		/* runtime: Bochs's shutdown port */
-	{ 0xb000, 0xb007 },		/* runtime: ACPI PM1a event and control blocks at the PM base Bochs's BIOS programs (FADT PM1a_EVT_BLK 0xb000, PM1a_CNT_BLK 0xb004) */
-	{ 0xb00c, 0xb03f },		/* runtime: the rest of the PIIX4 PM I/O space (general-purpose events, processor control, global control) */
+/*
+ * The ports the guest owns (spec/runtime.yaml's granted_io_ports, then the
+ * profile's execution.io.grant): their IN/OUT pass through.  Every other
+ * port exits, I/O bitmaps A and B being all ones but these (default deny).
+ */
+const struct io_port_range profile_io_grant_ranges[] = {
+	{ 0x0080, 0x0080 },		/* runtime: POST diagnostic port */
+	{ 0x03f8, 0x03ff },		/* runtime: COM1, the guests' console */
+	{ 0xb008, 0xb00b },		/* runtime: ACPI PM timer (FADT PM_TMR_BLK at the PM base Bochs's BIOS programs) */
 };
-const unsigned int profile_io_trap_range_count =
-	sizeof(profile_io_trap_ranges) / sizeof(profile_io_trap_ranges[0]);
+const unsigned int profile_io_grant_range_count =
+	sizeof(profile_io_grant_ranges) / sizeof(profile_io_grant_ranges[0]);

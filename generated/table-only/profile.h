@@ -66,9 +66,9 @@ extern const vmx_exit_handler_t vmx_exit_table[VMX_EXIT_REASON_MAX + 1];
 #define PROFILE_GATE_PAUSE_EXIT				1	/* plain PAUSE exiting */
 #define PROFILE_GATE_PAUSE_NONE				2	/* no PAUSE exiting */
 
-/* vmcs_setup.c: what the profile asks of the VMX controls, and its I/O traps. */
+/* vmcs_setup.c: what the profile asks of the VMX controls, and the ports the guest owns. */
 extern const struct vmx_profile_setup profile_vmx_setup;
-extern const struct io_trap_range profile_io_trap_ranges[];
-extern const unsigned int profile_io_trap_range_count;
+extern const struct io_port_range profile_io_grant_ranges[];
+extern const unsigned int profile_io_grant_range_count;
 
 #endif /* EXITPLAN_GEN_PROFILE_PROFILE_H */

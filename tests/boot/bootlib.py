@@ -2,13 +2,19 @@
 """Helpers for exitplan's boot tests: build the hypervisor and an ISO,
 boot it in Bochs or QEMU with a timeout, and hand back what it printed.
 
-A run is judged by the serial output, never by the emulator's exit
-status (Bochs exits 1 on power-off and sometimes crashes afterwards).
+A run is judged by what the hypervisor printed, never by the emulator's
+exit status (Bochs exits 1 on power-off and sometimes crashes afterwards).
+The verdict (the exit-status line, a panic) is read only from the
+hypervisor's own channel, port 0xE9 (Bochs's port_e9_hack on its stdout,
+QEMU's debugcon file), which the guest cannot write: the guest owns COM1,
+so a line on COM1 may be forged (docs/THREAT-MODEL.md).  `serial` is COM1,
+where the guest's output and the hypervisor's are interleaved.
 
     hv = bootlib.build_hv("default")
     iso = bootlib.build_iso(hv, guest_elf, out_dir / "x.iso", guest_args="quick")
     r = bootlib.run_bochs(iso, "corei7_skylake_x", out_dir / "skx.serial")
-    r.expect(r"^exitplan: exit status 0$")
+    r.expect(r"^exitplan: guest exit status 0$")    # COM1
+    r.expect_clean_exit(0)                          # the verdict, from port 0xE9
 
 Independent runs can go in parallel (2 cores here): run_parallel() takes
 a list of zero-argument callables and returns their results in order.
@@ -24,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, List, Optional
 
+import e9filter
+
 REPO = Path(__file__).resolve().parents[2]
 BOOT_DIR = REPO / "tests" / "boot"
 BUILD = Path(os.environ.get("EXITPLAN_BUILD", REPO / "build"))
@@ -38,9 +46,12 @@ BOOT_TIMEOUT = int(os.environ.get("EXITPLAN_BOOT_TIMEOUT", "120"))
 MAKE_ARGS = shlex.split(os.environ.get("EXITPLAN_MAKE_ARGS", ""))
 MAX_PARALLEL = int(os.environ.get("EXITPLAN_BOOT_JOBS", str(os.cpu_count() or 2)))
 
-# The last line of every complete run (runtime/main.c).
+# The last line of every complete run (runtime/main.c), and a panic, read
+# from the hypervisor's channel only (BootResult.hv).
 EXIT_STATUS_RE = re.compile(r"^exitplan: exit status (-?\d+)$", re.M)
 PANIC_RE = re.compile(r"^exitplan: PANIC: .*$", re.M)
+# Bochs's own lines on its stdout, around what port 0xE9 carries.
+BOCHS_NOISE_RE = e9filter.NOISE
 
 
 class BootError(Exception):
@@ -150,7 +161,9 @@ def build_iso(hv_elf: Path, guest_elf: Path, iso: Path, hv_args: str = "",
 
 @dataclass
 class BootResult:
-    """What one boot printed.  `serial` is COM1 with CR LF turned into LF."""
+    """What one boot printed.  `serial` is COM1 with CR LF turned into LF
+    (the guest's output and the hypervisor's); `hv` is the hypervisor's
+    channel, port 0xE9, which only the hypervisor can write."""
     emulator: str
     cpu: str
     serial_path: Path
@@ -159,16 +172,20 @@ class BootResult:
     log_path: Optional[Path] = None
     log: str = ""
     lines: List[str] = field(default_factory=list)
+    hv_path: Optional[Path] = None
+    hv: str = ""
 
     @property
     def exit_status(self) -> Optional[int]:
-        """N from "exitplan: exit status N", or None if the run never got there."""
-        m = EXIT_STATUS_RE.search(self.serial)
-        return int(m.group(1)) if m else None
+        """N from "exitplan: exit status N" on the hypervisor's channel,
+        or None if the run never got there.  A guest printing that line on
+        COM1 changes nothing."""
+        m = EXIT_STATUS_RE.findall(self.hv)
+        return int(m[-1]) if m else None
 
     @property
     def panicked(self) -> bool:
-        return PANIC_RE.search(self.serial) is not None
+        return PANIC_RE.search(self.hv) is not None
 
     def vmx_failures(self) -> List[str]:
         """Bochs's explanation of failed VM entries and VMX instructions."""
@@ -181,6 +198,7 @@ class BootResult:
                 f"{' log=' + str(self.log_path) if self.log_path else ''}"
                 f"{' TIMED OUT' if self.timed_out else ''}")
         out = [head, "--- serial (last %d lines) ---" % tail] + self.lines[-tail:]
+        out += ["--- hypervisor channel, port 0xE9 (last 5 lines) ---"] + self.hv.splitlines()[-5:]
         complaints = [l for l in self.log.splitlines()
                       if re.search(r"\d{11}[ep]\[|VMENTER FAIL|VMFAIL", l)
                       and "shutdown requested" not in l]    # the normal power-off
@@ -200,6 +218,13 @@ class BootResult:
         m = self.find(pattern, flags)
         if not m:
             raise AssertionError(f"no match for {pattern!r}\n{self.describe()}")
+        return m
+
+    def expect_hv(self, pattern: str, flags: int = re.M) -> re.Match:
+        """expect() on the hypervisor's channel: a line only it can have written."""
+        m = re.search(pattern, self.hv, flags)
+        if not m:
+            raise AssertionError(f"no match for {pattern!r} on port 0xE9\n{self.describe()}")
         return m
 
     def expect_clean_exit(self, status: Optional[int] = None) -> int:
@@ -224,19 +249,38 @@ def _read(path: Path) -> str:
         return ""
 
 
+def hv_channel(emulator: str, path: Path) -> str:
+    """What the hypervisor wrote to port 0xE9: QEMU's debugcon file as is;
+    Bochs's stdout without Bochs's own lines."""
+    text = _read(path).replace("\r\n", "\n").replace("\r", "\n")
+    if emulator == "bochs":
+        text = "".join(l for l in text.splitlines(keepends=True) if not BOCHS_NOISE_RE.match(l))
+    return text
+
+
 def _result(emulator: str, cpu: str, serial: Path, log: Optional[Path],
-            timed_out: bool) -> BootResult:
+            timed_out: bool, hv_path: Path) -> BootResult:
     text = _read(serial).replace("\r\n", "\n").replace("\r", "\n")
     return BootResult(emulator=emulator, cpu=cpu, serial_path=serial, serial=text,
                       timed_out=timed_out, log_path=log,
-                      log=_read(log) if log else "", lines=text.splitlines())
+                      log=_read(log) if log else "", lines=text.splitlines(),
+                      hv_path=hv_path, hv=hv_channel(emulator, hv_path))
+
+
+def _beside(serial: Path, suffix: str) -> Path:
+    """SERIAL's sibling NAME.suffix for NAME.serial (the scripts' naming)."""
+    stem = serial.name[:-len(".serial")] if serial.name.endswith(".serial") else serial.name
+    return serial.with_name(stem + suffix)
 
 
 def read_result(emulator: str, cpu: str, serial: Path, log: Optional[Path] = None,
                 timed_out: bool = False) -> BootResult:
     """A BootResult from the files a run left (scripts/run-verdict.py
-    judges `make run` with it)."""
-    return _result(emulator, cpu, Path(serial), Path(log) if log else None, timed_out)
+    judges `make run` with it): COM1 in SERIAL, the hypervisor's channel
+    beside it (NAME.stdout from Bochs, NAME.e9 from QEMU)."""
+    serial = Path(serial)
+    return _result(emulator, cpu, serial, Path(log) if log else None, timed_out,
+                   _beside(serial, ".stdout" if emulator == "bochs" else ".e9"))
 
 
 def run_bochs(iso: Path, cpu: str = DEFAULT_CPU, serial: Optional[Path] = None,
@@ -253,7 +297,7 @@ def run_bochs(iso: Path, cpu: str = DEFAULT_CPU, serial: Optional[Path] = None,
         raise BootError(f"run-bochs.sh failed ({p.returncode}):\n{p.stdout}")
     log = serial.with_name(serial.name[:-len(".serial")] + ".bochs.log") \
         if serial.name.endswith(".serial") else Path(str(serial) + ".bochs.log")
-    return _result("bochs", cpu, serial, log, p.returncode == 124)
+    return _result("bochs", cpu, serial, log, p.returncode == 124, _beside(serial, ".stdout"))
 
 
 def run_qemu(iso: Path, serial: Optional[Path] = None, timeout: int = BOOT_TIMEOUT,
@@ -266,7 +310,7 @@ def run_qemu(iso: Path, serial: Optional[Path] = None, timeout: int = BOOT_TIMEO
                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     if p.returncode not in (0, 124):
         raise BootError(f"run-qemu.sh failed ({p.returncode}):\n{p.stdout}")
-    return _result("qemu", cpu, serial, None, p.returncode == 124)
+    return _result("qemu", cpu, serial, None, p.returncode == 124, _beside(serial, ".e9"))
 
 
 def run_parallel(jobs: List[Callable[[], BootResult]],

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Copy Bochs's stdout to ours without Bochs's own chatter, leaving what
-the hypervisor wrote to port 0xE9.  Line by line, flushed, for `make run`."""
+the hypervisor wrote to port 0xE9, its verdict channel (the guest cannot
+write the port).  Line by line, flushed; `make run` takes the run's
+verdict from it, bootlib.py uses NOISE to the same end."""
 import re
 import sys
 

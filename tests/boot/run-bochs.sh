@@ -8,8 +8,10 @@
 # <name>.stdout.  Bochs's exit status means nothing (it exits 1 when the
 # guest powers off, and sometimes segfaults while tearing down): judge a
 # run by what the hypervisor printed.  Exits with `timeout`'s 124 when
-# the run was killed, 0 otherwise.  With RUN_BOCHS_STREAM=1 the port-0xE9
-# output is also copied to this script's stdout as it arrives.
+# the run was killed, 0 otherwise.  With RUN_BOCHS_STREAM=1 the COM1
+# output is also copied to this script's stdout as it arrives.  Port 0xE9
+# is the hypervisor's alone (the guest cannot write it): its verdict is
+# read from there (e9filter.py takes Bochs's own lines out).
 set -uo pipefail
 
 if [ $# -lt 3 ] || [ $# -gt 5 ]; then
@@ -34,15 +36,19 @@ sed -e "s|@CPU@|$cpu|" -e "s|@NCPU@|$ncpu|" -e "s|@MEGS@|$megs|" \
     -e "s|@ISO@|$iso|" -e "s|@SERIAL@|$serial|" -e "s|@LOG@|$log|" \
     "$here/bochsrc.in" > "$work/bochsrc"
 # The built-in debugger stops at the first instruction: continue, and
-# quit when the simulation ends (or at a magic breakpoint).
+# quit when the simulation ends (bochsrc.in disables the magic breakpoint).
 printf 'c\nquit\n' > "$work/rc"
 
 cd "$work"
 if [ "${RUN_BOCHS_STREAM:-0}" = 1 ]; then
+	# COM1 carries the guest's output and the hypervisor's: follow it
+	# until Bochs is gone (tail -F waits for the file to appear).
 	TERM=dumb timeout --kill-after=5 "$timeout_s" \
-		bochs -q -f "$work/bochsrc" -rc "$work/rc" </dev/null 2>&1 |
-		tee "$out" | "$here/e9filter.py"
-	status=${PIPESTATUS[0]}
+		bochs -q -f "$work/bochsrc" -rc "$work/rc" </dev/null >"$out" 2>&1 &
+	pid=$!
+	tail -n +1 -F --pid="$pid" "$serial" 2>/dev/null | tr -d '\r'
+	wait "$pid"
+	status=$?
 else
 	TERM=dumb timeout --kill-after=5 "$timeout_s" \
 		bochs -q -f "$work/bochsrc" -rc "$work/rc" </dev/null >"$out" 2>&1

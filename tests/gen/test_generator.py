@@ -265,9 +265,47 @@ def test_runtime_traps_always_present(fresh, generator):
         rules = read(fresh, profile, "msr_policy.c")
         for t in spec.runtime.msrs:
             assert f"{{ {t.msr.first_macro}, {t.msr.last_macro}, MSR_INTERCEPT_RW }}" in rules
-        io = read(fresh, profile, "vmcs_setup.c")
-        for r in spec.runtime.io:
+        io = read(fresh, profile, "vmcs_setup.c").split("profile_io_grant_ranges[] = {")[1].split("};")[0]
+        for r in spec.runtime.io_grants:
             assert f"{{ {r.first:#06x}, {r.last:#06x} }}," in io
+        # Default deny: a reserved port is never among the grants.
+        for r in spec.runtime.io_reserved:
+            assert f"{{ {r.first:#06x}," not in io
+
+
+def test_runtime_io_policy_is_default_deny(generator):
+    """spec/runtime.yaml grants few ports and reserves the dangerous ones."""
+    rt = generator.spec.runtime
+    granted = {p for r in rt.io_grants for p in range(r.first, r.last + 1)}
+    reserved = {p: r.how for r in rt.io_reserved for p in range(r.first, r.last + 1)}
+    assert granted == {0x80, *range(0x3f8, 0x400), *range(0xb008, 0xb00c)}
+    assert not granted & set(reserved)
+    # SMI, the debugger and BIOS-panic ports, the report channel, DMA engines.
+    for port in (0xb2, 0x400, 0x401, 0x8a00, 0xe9, 0x00, 0xc0, 0x1f0):
+        assert reserved.get(port) == "denied", hex(port)
+    for port in (0xcf8, 0xcfc, 0xcff, 0xb004):
+        assert reserved.get(port) == "filtered", hex(port)
+
+
+def test_profile_grant(write_profile, tmp_path):
+    """execution.io.grant adds passthrough ports beside the runtime's, in
+    port order, and explain says the guest owns them."""
+    path = write_profile("grant", "CPUID: 1.0",
+                         "dispatch:\n  policy: table\n"
+                         "execution:\n  io:\n    grant:\n"
+                         "      - {port: 0x300, last: 0x303, why: \"a test card's ports\"}\n")
+    r = run_gen("--out", tmp_path / "out", "gen", path)
+    assert r.returncode == 0, r.stderr
+    setup = (tmp_path / "out" / "grant" / "vmcs_setup.c").read_text()
+    grants = setup.split("profile_io_grant_ranges[] = {")[1].split("};")[0]
+    firsts = re.findall(r"\{ (0x[0-9a-f]{4}), 0x[0-9a-f]{4} \},", grants)
+    assert firsts == ["0x0080", "0x0300", "0x03f8", "0xb008"], grants
+    assert "/* execution.io: a test card's ports */" in grants
+    r = run_gen("--out", tmp_path / "out", "explain", path)
+    assert r.returncode == 0, r.stderr
+    owned = r.stdout.split("I/O ports the guest owns")[1].split("Every other port exits")[0]
+    assert "0x0300-0x0303    execution.io: a test card's ports" in owned
+    assert "0x00b2-0x00b3    APM control and status" in r.stdout.split("These are denied")[1]
 
 
 # --- writing --------------------------------------------------------------------

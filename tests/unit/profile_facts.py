@@ -11,7 +11,9 @@ Writes a header with:
   UNIT_DISPATCH_HAS_TABLE   1 unless the dispatch policy is switch
   UNIT_DIRECT_COUNT         number of reasons with a direct call
   UNIT_DIRECT_REASONS(X)    X(EXIT_REASON_...) for each, most frequent first
-  UNIT_RUNTIME_TRAPPED_PORTS(X)  X(first, last) for spec/runtime.yaml's ports
+  UNIT_RUNTIME_GRANTED_PORTS(X)  X(first, last) for spec/runtime.yaml's granted ports
+  UNIT_RUNTIME_RESERVED_PORTS(X) X(first, last) for its reserved ports (always trapped)
+  UNIT_PROFILE_GRANTED_PORTS(X)  X(first, last) for the profile's execution.io.grant
   UNIT_RUNTIME_TRAPPED_MSRS(X)   X(first, last) for spec/runtime.yaml's MSRs
   UNIT_HANDLER_FUNCS(X)          X(fn) for each handler function, once
   UNIT_SPEC_HANDLERS(X)          X(EXIT_REASON_..., fn) as spec/handlers.yaml says
@@ -110,17 +112,19 @@ def auto_chain(handled, reasons, unit, cap):
 
 
 def runtime_traps(spec_dir, msr_index):
-    """(ports, msrs): the ranges spec/runtime.yaml always traps."""
+    """(granted ports, reserved ports, msrs): the port ranges spec/runtime.yaml
+    grants and those it always traps, and the MSRs it always traps."""
     runtime = load(os.path.join(spec_dir, "runtime.yaml"))
-    ports = [(p["first"], p.get("last", p["first"])) for p in runtime["trapped_io_ports"]]
+    granted = [(p["first"], p.get("last", p["first"])) for p in runtime["granted_io_ports"]]
+    ports = [(p["first"], p.get("last", p["first"])) for p in runtime["reserved_io_ports"]]
     msrs = []
     for m in runtime["trapped_msrs"]:
         if m["msr"] not in msr_index:
             fail(f"spec/runtime.yaml traps {m['msr']}, which spec/msrs.yaml does not define")
         msrs.append(msr_index[m["msr"]])
-    if not ports or not msrs:
-        fail("spec/runtime.yaml traps no port or no MSR: format changed?")
-    return ports, msrs
+    if not granted or not ports or not msrs:
+        fail("spec/runtime.yaml grants or traps no port or no MSR: format changed?")
+    return granted, ports, msrs
 
 
 # The profile's access words (schema: msrs.NAME.access, msrs.default).
@@ -160,7 +164,9 @@ def main():
     for name in chain:
         if name not in handlers:
             fail(f"{profile_path}: direct reason {name} has no handler")
-    ports, msrs = runtime_traps(spec_dir, msr_index)
+    granted, ports, msrs = runtime_traps(spec_dir, msr_index)
+    grants = [(g["port"], g.get("last", g["port"]))
+              for g in profile.get("execution", {}).get("io", {}).get("grant", [])]
     default_intercept, named = profile_msrs(profile, msr_index)
 
     lines = [
@@ -174,9 +180,12 @@ def main():
     ]
     lines += [f"\tX(EXIT_REASON_{n}) \\" for n in chain]
     lines.append("\t/* end */")
-    lines.append("#define UNIT_RUNTIME_TRAPPED_PORTS(X) \\")
-    lines += [f"\tX({a:#x}, {b:#x}) \\" for a, b in ports]
-    lines.append("\t/* end */")
+    for macro, ranges in (("UNIT_RUNTIME_GRANTED_PORTS", granted),
+                          ("UNIT_RUNTIME_RESERVED_PORTS", ports),
+                          ("UNIT_PROFILE_GRANTED_PORTS", grants)):
+        lines.append(f"#define {macro}(X) \\")
+        lines += [f"\tX({a:#x}, {b:#x}) \\" for a, b in ranges]
+        lines.append("\t/* end */")
     lines.append("#define UNIT_RUNTIME_TRAPPED_MSRS(X) \\")
     lines += [f"\tX({a:#x}u, {b:#x}u) \\" for a, b in msrs]
     lines.append("\t/* end */")

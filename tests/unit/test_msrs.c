@@ -50,11 +50,12 @@ static const struct { uint32_t first, last; } runtime_msrs[] = {
 #undef RT
 };
 
-static const struct io_trap_range runtime_ports[] = {
 #define RT(first, last) { first, last },
-	UNIT_RUNTIME_TRAPPED_PORTS(RT)
+static const struct io_port_range runtime_grants[] = { UNIT_RUNTIME_GRANTED_PORTS(RT) };
+static const struct io_port_range runtime_reserved[] = { UNIT_RUNTIME_RESERVED_PORTS(RT) };
+/* Never empty: a profile without grants still gets a { 1, 0 } that names no port. */
+static const struct io_port_range profile_grants[] = { UNIT_PROFILE_GRANTED_PORTS(RT) { 1, 0 } };
 #undef RT
-};
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -135,7 +136,7 @@ static void test_runtime_msrs_always_exit(void **state)
 		}
 }
 
-static bool in_ranges(const struct io_trap_range *r, unsigned int n, uint32_t port)
+static bool in_ranges(const struct io_port_range *r, unsigned int n, uint32_t port)
 {
 	unsigned int i;
 
@@ -145,25 +146,35 @@ static bool in_ranges(const struct io_trap_range *r, unsigned int n, uint32_t po
 	return false;
 }
 
+/*
+ * Default deny: exactly the runtime's and the profile's grants pass
+ * through; everything else, the runtime's reserved ports included, exits.
+ */
 static void test_io_bitmaps(void **state)
 {
 	uint32_t port;
 
 	(void)state;
-	io_bitmap_build(io_a, io_b, profile_io_trap_ranges, profile_io_trap_range_count);
-	/* isa-debug-exit and fw_cfg, which the runtime emulates. */
+	io_bitmap_build(io_a, io_b, profile_io_grant_ranges, profile_io_grant_range_count);
+	/* isa-debug-exit, fw_cfg and PCI configuration, which the runtime emulates or filters. */
 	assert_true(io_bitmap_intercepts(io_a, io_b, 0xf4));
 	assert_true(io_bitmap_intercepts(io_a, io_b, 0x510));
 	assert_true(io_bitmap_intercepts(io_a, io_b, 0x511));
+	assert_true(io_bitmap_intercepts(io_a, io_b, 0xcfc));
+	/* A port nobody names: denied. */
+	assert_true(io_bitmap_intercepts(io_a, io_b, 0x300));
 	for (port = 0; port <= 0xffff; port++) {
-		bool runtime = in_ranges(runtime_ports, ARRAY_SIZE(runtime_ports), port);
-		bool listed = in_ranges(profile_io_trap_ranges, profile_io_trap_range_count, port);
+		bool granted = in_ranges(runtime_grants, ARRAY_SIZE(runtime_grants), port) ||
+			       in_ranges(profile_grants, ARRAY_SIZE(profile_grants), port);
+		bool listed = in_ranges(profile_io_grant_ranges, profile_io_grant_range_count, port);
 
-		/* Every runtime port is in the generated list... */
-		if (runtime)
-			assert_true(listed);
-		/* ...and the bitmap traps exactly the listed ports. */
-		assert_int_equal(io_bitmap_intercepts(io_a, io_b, (uint16_t)port), listed);
+		/* The generated list is exactly the grants... */
+		assert_int_equal(listed, granted);
+		/* ...no reserved port among them... */
+		if (in_ranges(runtime_reserved, ARRAY_SIZE(runtime_reserved), port))
+			assert_false(listed);
+		/* ...and the bitmap passes exactly the listed ports. */
+		assert_int_equal(io_bitmap_intercepts(io_a, io_b, (uint16_t)port), !listed);
 	}
 }
 

@@ -5,7 +5,9 @@
  * interface defines it (docs/specs/fw_cfg.rst): a 16-bit selector write
  * picks an item and rewinds it, data reads return its bytes in order,
  * little endian, and 0 past its end or for items that do not exist;
- * isa-debug-exit (hw/misc/debugexit.c): status (value << 1) | 1.
+ * isa-debug-exit (hw/misc/debugexit.c): status (value << 1) | 1, never
+ * negative; and every port a guest does not own: all ones, writes
+ * dropped, never forwarded, the dangerous ones reported.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cpu.h"
+#include "fake_runtime.h"
 #include "platform.h"
 
 static struct platform_state plat;
@@ -51,6 +55,8 @@ static int setup(void **state)
 {
 	(void)state;
 	platform_init(&plat, 0x1f7e0000ull, 2);
+	fake_cpu_reset();
+	fake_printk_reset();
 	return 0;
 }
 
@@ -187,14 +193,14 @@ static void test_unclaimed_ports_read_all_ones(void **state)
 	int status = 0;
 
 	(void)state;
-	assert_int_equal(platform_io_read(&plat, 0x80, 1), 0xff);
-	assert_int_equal(platform_io_read(&plat, 0x80, 2), 0xffff);
-	assert_int_equal(platform_io_read(&plat, 0x80, 4), 0xffffffffu);
+	assert_int_equal(platform_io_read(&plat, 0x300, 1), 0xff);
+	assert_int_equal(platform_io_read(&plat, 0x300, 2), 0xffff);
+	assert_int_equal(platform_io_read(&plat, 0x300, 4), 0xffffffffu);
 	assert_int_equal(platform_io_read(&plat, PLATFORM_FW_CFG_PORT_SEL, 2), 0xffff);
 	assert_int_equal(platform_io_read(&plat, PLATFORM_ISA_DEBUG_EXIT_PORT, 1), 0xff);
 	/* Writes to nothing are lost and change no fw_cfg state. */
 	select_key(FW_CFG_SIGNATURE, 2);
-	assert_int_equal(platform_io_write(&plat, 0x80, 1, 0x55, &status), PLATFORM_IO_DONE);
+	assert_int_equal(platform_io_write(&plat, 0x300, 1, 0x55, &status), PLATFORM_IO_DONE);
 	assert_int_equal(platform_io_write(&plat, PLATFORM_FW_CFG_PORT_DATA, 1, 0x55, &status),
 			 PLATFORM_IO_DONE);
 	assert_int_equal(platform_io_read(&plat, PLATFORM_FW_CFG_PORT_DATA, 1), 'Q');
@@ -217,6 +223,11 @@ static void test_isa_debug_exit_status(void **state)
 		{ 2, 0x12345, 0x468b },
 		{ 4, 0x31, 0x63 },
 		{ 4, 0x12345678, 0x2468acf1 },
+		/* Bit 31 (and 30) dropped: never a negative VMM_* result. */
+		{ 4, 0x7fffffff, 0x7fffffff },
+		{ 4, 0xfffffffe, 0x7ffffffd },	/* not -3, VMM_GUEST_FAULT */
+		{ 4, 0xffffffff, 0x7fffffff },
+		{ 4, 0x80000000, 0x1 },
 	};
 
 	(void)state;
@@ -226,10 +237,122 @@ static void test_isa_debug_exit_status(void **state)
 		assert_int_equal(platform_io_write(&plat, PLATFORM_ISA_DEBUG_EXIT_PORT,
 						   cases[i].size, cases[i].value, &status),
 				 PLATFORM_IO_EXIT);
-		if (status != cases[i].status)
+		if (status != cases[i].status || status < 0)
 			fail_msg("isa-debug-exit: %u-byte write of %#x: status %#x, want %#x",
 				 cases[i].size, cases[i].value, status, cases[i].status);
 	}
+}
+
+/*
+ * Ports the guest does not own and the runtime does not emulate: APM
+ * (SMI), the debug console, Bochs's BIOS and debugger ports, the 8259,
+ * the CMOS, the ATA and DMA controllers, the rest of the PM block, a
+ * bus-master IDE BAR the BIOS may have put at 0xc000.  All ones, and not
+ * one access reaches the hardware.
+ */
+static void test_denied_ports_never_reach_the_hardware(void **state)
+{
+	static const uint16_t denied[] = {
+		0xb2, 0xb3, 0xe9, 0x400, 0x401, 0x402, 0x403, 0x8a00, 0x8a01, 0x20, 0x21, 0xa1,
+		0x40, 0x43, 0x70, 0x71, 0x00, 0x0b, 0x87, 0xc0, 0xd6, 0x1f0, 0x1f7, 0x3f6,
+		0x170, 0x4d0, 0xb00c, 0xb010, 0xb014, 0xb028, 0xb03f, 0xc000, 0xc002, 0xc004,
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(denied) / sizeof(denied[0]); i++) {
+		for (unsigned int size = 1; size <= 4; size *= 2) {
+			int status = -12345;
+
+			if (denied[i] + size - 1 > 0xffff)
+				continue;
+			assert_int_equal(platform_io_read(&plat, denied[i], size),
+					 size == 4 ? 0xffffffffu : (1u << (8 * size)) - 1);
+			assert_int_equal(platform_io_write(&plat, denied[i], size, 0x01020304u, &status),
+					 PLATFORM_IO_DONE);
+			assert_int_equal(status, -12345);
+		}
+	}
+	/* Port B only byte-wide: a dword from 0x61 would reach the 8042 at 0x64. */
+	assert_int_equal(platform_io_read(&plat, 0x61, 1), 0xff);
+	platform_io_write(&plat, 0x61, 1, 0x03, &(int){ 0 });
+	assert_int_equal(fake_cpu.io_reads, 0);
+	assert_int_equal(fake_cpu.io_writes, 0);
+}
+
+/* The first write to a port that reaches SMM, ends Bochs or writes 0xE9 is reported, once. */
+static void test_dangerous_denials_reported_once(void **state)
+{
+	int status;
+
+	(void)state;
+	platform_io_write(&plat, 0x21, 1, 0xff, &status);	/* the guests' own 8259 mask */
+	assert_int_equal(fake_printk_calls, 0);
+	platform_io_write(&plat, PLATFORM_APM_CNT_PORT, 1, 0x5a, &status);
+	platform_io_write(&plat, PLATFORM_APM_CNT_PORT, 1, 0x5b, &status);
+	platform_io_write(&plat, PLATFORM_APM_CNT_PORT + 1, 1, 0x5c, &status);
+	assert_true(fake_printk_contains("exitplan: guest write of 0x5a to port 0xb2 denied "
+					 "(APM control and status: a write to 0xb2 raises an SMI)\n"));
+	assert_int_equal(fake_printk_calls, 1);
+	platform_io_write(&plat, PLATFORM_DEBUG_CONSOLE_PORT, 1, 'e', &status);
+	platform_io_write(&plat, 0x401, 2, 0x1234, &status);
+	platform_io_write(&plat, 0x8a00, 2, 0xffff8ae0u, &status);	/* RAX's upper bits */
+	assert_true(fake_printk_contains("port 0xe9 denied (the debug console"));
+	assert_true(fake_printk_contains("guest write of 0x1234 to port 0x401 denied (Bochs's BIOS debug"));
+	assert_true(fake_printk_contains("guest write of 0x8ae0 to port 0x8a00 denied (Bochs's debugger"));
+	assert_int_equal(fake_printk_calls, 4);
+}
+
+/*
+ * PM1: reads come from the hardware, SLP_EN is the guest's power off or
+ * a refused sleep, and no write is forwarded (GBL_RLS, bit 2 of PM1_CNT,
+ * would raise an SMI; PM1_EN would route events to the host).
+ */
+static void test_pm1_writes_never_forwarded(void **state)
+{
+	int status = -12345;
+
+	(void)state;
+	assert_int_equal(platform_io_read(&plat, PLATFORM_PM1A_CNT_PORT, 2), 0xffff);
+	assert_true(fake_cpu.io_reads > 0);
+	assert_int_equal(platform_io_write(&plat, PLATFORM_PM_BASE, 4, 0xffffffffu, &status),
+			 PLATFORM_IO_DONE);
+	assert_int_equal(platform_io_write(&plat, PLATFORM_PM1A_CNT_PORT, 2, 0x0005, &status),
+			 PLATFORM_IO_DONE);	/* SCI_EN | GBL_RLS */
+	assert_int_equal(platform_io_write(&plat, PLATFORM_PM_TMR_PORT, 4, 0, &status),
+			 PLATFORM_IO_DONE);
+	assert_int_equal(status, -12345);
+	assert_int_equal(fake_cpu.io_writes, 0);
+	/* S1 (SLP_TYP 1) is refused; S5 (SLP_TYP 0) is the guest's power off. */
+	assert_int_equal(platform_io_write(&plat, PLATFORM_PM1A_CNT_PORT, 2,
+					   ACPI_PM1_CNT_SLP_EN | 1u << ACPI_PM1_CNT_SLP_TYP_SHIFT,
+					   &status), PLATFORM_IO_STOP);
+	assert_int_equal(platform_io_write(&plat, PLATFORM_PM1A_CNT_PORT, 2, ACPI_PM1_CNT_SLP_EN,
+					   &status), PLATFORM_IO_EXIT);
+	assert_int_equal(status, PLATFORM_POWER_OFF_STATUS);
+	assert_int_equal(fake_cpu.io_writes, 0);
+}
+
+/* CONFIG_ADDRESS is the guest's own latch; its byte ports and RST_CNT are not PCI. */
+static void test_pci_ports(void **state)
+{
+	int status;
+
+	(void)state;
+	assert_int_equal(platform_io_write(&plat, PCI_CONFIG_ADDRESS_PORT, 4, 0x80000070u, &status),
+			 PLATFORM_IO_DONE);
+	assert_int_equal(platform_io_read(&plat, PCI_CONFIG_ADDRESS_PORT, 4), 0x80000070u);
+	assert_int_equal(fake_cpu.io_writes, 0);
+	assert_int_equal(platform_io_read(&plat, PCI_CONFIG_ADDRESS_PORT, 1), 0xff);
+	assert_int_equal(platform_io_read(&plat, PCI_CONFIG_ADDRESS_PORT + 2, 2), 0xffff);
+	assert_int_equal(platform_io_read(&plat, PLATFORM_PCI_RST_CNT_PORT, 1), 0);
+	/* Nothing at 00:00.0 on the fake machine: an empty slot. */
+	assert_int_equal(platform_io_read(&plat, PCI_CONFIG_DATA_PORT + 2, 1), 0xff);
+	assert_int_equal(platform_io_write(&plat, PCI_CONFIG_DATA_PORT + 2, 1, 0x4a, &status),
+			 PLATFORM_IO_DONE);
+	assert_true(fake_printk_contains("guest PCI configuration write dropped: 00:00.0 offset 0x72"));
+	/* Only configuration reads reached the hardware: CONFIG_ADDRESS, then CONFIG_DATA. */
+	assert_true(fake_cpu.io_writes > 0);
+	assert_int_equal(fake_cpu.last_port, PCI_CONFIG_DATA_PORT);
 }
 
 int main(void)
@@ -244,6 +367,10 @@ int main(void)
 		cmocka_unit_test_setup(test_wide_data_reads, setup),
 		cmocka_unit_test_setup(test_unclaimed_ports_read_all_ones, setup),
 		cmocka_unit_test_setup(test_isa_debug_exit_status, setup),
+		cmocka_unit_test_setup(test_denied_ports_never_reach_the_hardware, setup),
+		cmocka_unit_test_setup(test_dangerous_denials_reported_once, setup),
+		cmocka_unit_test_setup(test_pm1_writes_never_forwarded, setup),
+		cmocka_unit_test_setup(test_pci_ports, setup),
 	};
 
 	return cmocka_run_group_tests_name("runtime/platform.c: fw_cfg and isa-debug-exit",

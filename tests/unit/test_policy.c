@@ -178,63 +178,67 @@ static void test_msr_build_overwrites_old_page(void **state)
 	assert_true(msr_bitmap_intercepts(msr_bm, 0x10, false));
 }
 
-static void test_io_default_passes_everything(void **state)
+/* Default deny: with no grant, every port of both bitmaps exits. */
+static void test_io_default_denies_everything(void **state)
 {
 	unsigned int i;
 
 	(void)state;
-	memset(io_a, 0xff, sizeof(io_a));
-	memset(io_b, 0xff, sizeof(io_b));
+	memset(io_a, 0, sizeof(io_a));
+	memset(io_b, 0, sizeof(io_b));
 	io_bitmap_build(io_a, io_b, NULL, 0);
 	for (i = 0; i < IO_BITMAP_SIZE; i++) {
-		assert_int_equal(io_a[i], 0);
-		assert_int_equal(io_b[i], 0);
+		assert_int_equal(io_a[i], 0xff);
+		assert_int_equal(io_b[i], 0xff);
 	}
 }
 
 static void test_io_boundaries(void **state)
 {
-	const struct io_trap_range ranges[] = {
+	const struct io_port_range grants[] = {
 		{ 0x7fff, 0x8000 },	/* straddles A and B */
 		{ 0xffff, 0xffff },	/* the last port: the loop must not wrap */
 		{ 0x0000, 0x0000 },
-		{ 0xf4, 0xf4 },
-		{ 0x510, 0x511 },
+		{ 0x80, 0x80 },
+		{ 0x3f8, 0x3ff },
 	};
-	unsigned int port, trapped = 0;
+	unsigned int port, passed = 0;
 
 	(void)state;
-	io_bitmap_build(io_a, io_b, ranges, ARRAY_SIZE(ranges));
+	io_bitmap_build(io_a, io_b, grants, ARRAY_SIZE(grants));
 	/* Bit n of A is port n; bit n of B is port 0x8000 + n (25.6.4). */
-	assert_int_equal(io_a[0x7fff / 8], 0x80);
-	assert_int_equal(io_b[0], 0x01);
-	assert_int_equal(io_b[IO_BITMAP_SIZE - 1], 0x80);
-	assert_int_equal(io_a[0xf4 / 8], 1u << (0xf4 % 8));
+	assert_int_equal(io_a[0x7fff / 8], 0x7f);
+	assert_int_equal(io_b[0], 0xfe);
+	assert_int_equal(io_b[IO_BITMAP_SIZE - 1], 0x7f);
+	assert_int_equal(io_a[0], 0xfe);
+	assert_int_equal(io_a[0x80 / 8], 0xfe);
+	assert_int_equal(io_a[0x3f8 / 8], 0x00);
 	for (port = 0; port <= 0xffff; port++) {
-		bool want = port == 0 || port == 0xf4 || port == 0x510 || port == 0x511 ||
-			    port == 0x7fff || port == 0x8000 || port == 0xffff;
+		bool granted = port == 0 || port == 0x80 || (port >= 0x3f8 && port <= 0x3ff) ||
+			       port == 0x7fff || port == 0x8000 || port == 0xffff;
 
-		assert_int_equal(io_bitmap_intercepts(io_a, io_b, (uint16_t)port), want);
-		trapped += want;
+		assert_int_equal(io_bitmap_intercepts(io_a, io_b, (uint16_t)port), !granted);
+		passed += granted;
 	}
-	assert_int_equal(trapped, 7);
+	assert_int_equal(passed, 13);
 }
 
 static void test_io_full_range(void **state)
 {
-	const struct io_trap_range all[] = { { 0, 0xffff } };
-	const struct io_trap_range inverted[] = { { 0x10, 0x0f } };
+	const struct io_port_range all[] = { { 0, 0xffff } };
+	const struct io_port_range inverted[] = { { 0x10, 0x0f } };
 	unsigned int i;
 
 	(void)state;
 	io_bitmap_build(io_a, io_b, all, 1);
 	for (i = 0; i < IO_BITMAP_SIZE; i++) {
-		assert_int_equal(io_a[i], 0xff);
-		assert_int_equal(io_b[i], 0xff);
+		assert_int_equal(io_a[i], 0);
+		assert_int_equal(io_b[i], 0);
 	}
+	/* A reversed range grants nothing. */
 	io_bitmap_build(io_a, io_b, inverted, 1);
 	for (i = 0; i < IO_BITMAP_SIZE; i++)
-		assert_int_equal(io_a[i] | io_b[i], 0);
+		assert_int_equal(io_a[i] & io_b[i], 0xff);
 }
 
 int main(void)
@@ -247,7 +251,7 @@ int main(void)
 		cmocka_unit_test(test_msr_rules_apply_in_order),
 		cmocka_unit_test(test_msr_empty_and_inverted_rules),
 		cmocka_unit_test(test_msr_build_overwrites_old_page),
-		cmocka_unit_test(test_io_default_passes_everything),
+		cmocka_unit_test(test_io_default_denies_everything),
 		cmocka_unit_test(test_io_boundaries),
 		cmocka_unit_test(test_io_full_range),
 	};

@@ -13,7 +13,10 @@
 #   PROFILE/test_dispatch   the generated dispatch, for all 65536 reasons
 #   PROFILE/test_msrs       the generated MSR switch code and bitmap rules
 #   test_format             runtime/format.c against the host's snprintf
-#   test_platform           runtime/platform.c: fw_cfg and isa-debug-exit
+#   test_platform           runtime/platform.c: fw_cfg, isa-debug-exit and
+#                           the ports a guest does not own
+#   test_pci                runtime/pci.c: the guest's view of PCI
+#                           configuration space
 #   test_ept                arch/vmx/ept.c: the identity map from memory maps
 #   test_guest_loader       runtime/guest_loader.c: multiboot images, the
 #                           guest's memory map and multiboot information
@@ -50,7 +53,7 @@ UNIT_LIB_C     = arch/vmx/vmx_controls.c arch/vmx/policy.c \
 		 $(UNIT_COMMON_C) $(UNIT_CAPS_C)
 UNIT_LIB_O     = $(foreach f,$(UNIT_LIB_C),$(call UNIT_OBJ,common,$(f)))
 
-UNIT_RUNTIME_TESTS := test_format test_platform test_ept test_guest_loader test_arch_checks
+UNIT_RUNTIME_TESTS := test_format test_platform test_pci test_ept test_guest_loader test_arch_checks
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
 		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs))
@@ -98,7 +101,9 @@ $(call UNIT_OBJ,common,runtime/format.c): UNIT_CFLAGS += -Dsnprintf=ep_snprintf 
 $(UNIT_OUT)/obj/common/runtime/%.o: UNIT_INC = $(subst -iquote ,-I ,$(UNIT_INC_QUOTE)) -I-
 $(UNIT_OUT)/obj/common/runtime/%.o: UNIT_CFLAGS += -Wno-format-truncation
 UNIT_SRCS_test_format        := runtime/format.c
-UNIT_SRCS_test_platform      := runtime/platform.c $(UNIT_SRC)/fakes/fake_runtime.c \
+UNIT_SRCS_test_platform      := runtime/platform.c runtime/pci.c $(UNIT_SRC)/fakes/fake_runtime.c \
+				$(UNIT_SRC)/fakes/fake_cpu.c
+UNIT_SRCS_test_pci           := runtime/pci.c $(UNIT_SRC)/fakes/fake_runtime.c \
 				$(UNIT_SRC)/fakes/fake_cpu.c
 UNIT_SRCS_test_ept           := arch/vmx/ept.c runtime/guest_loader.c $(UNIT_SRC)/fakes/fake_runtime.c
 UNIT_SRCS_test_guest_loader  := runtime/guest_loader.c $(UNIT_SRC)/fakes/fake_runtime.c

@@ -21,6 +21,7 @@
 #include "cpu_attacks.h"
 #include "exitplan.h"
 #include "idt.h"
+#include "platform_attacks.h"
 #include "string.h"
 #include "test.h"
 #include "x86.h"
@@ -461,12 +462,18 @@ static const struct attack attacks[] = {
 	{ "reset-cf9", attack_reset_cf9, true },
 	{ "acpi-s5", attack_acpi_s5, true },
 	{ "bochs-shutdown", attack_bochs_shutdown, true },
+	{ "uart-garble", attack_uart_garble, true },
+	{ "forged-status", attack_forged_status, true },
 	{ "vmx", attack_vmx, false },
 	{ "feature-control", attack_feature_control, false },
 	{ "vmx-caps-write", attack_vmx_caps_write, false },
 	{ "cr4-vmxe", attack_cr4_vmxe, false },
 	{ "efer-reserved", attack_efer_reserved, false },
 	{ "platform-ports", attack_platform_ports, false },
+	{ "smm", attack_smm, false },
+	{ "dma", attack_dma, false },
+	{ "pci-config", attack_pci_config, false },
+	{ "bochs-ports", attack_bochs_ports, false },
 	{ "init-sipi", attack_init_sipi, false },
 	{ "nmi-ap", attack_nmi_ap, false },
 	{ "mmio-exec-vga", attack_mmio_exec_vga, true },

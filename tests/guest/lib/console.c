@@ -45,6 +45,14 @@ void console_init(void)
 	outb(COM1 + UART_MCR, 0x03);		/* DTR, RTS */
 	/* An absent UART floats the bus: every register reads 0xff. */
 	uart_present = inb(COM1 + UART_LSR) != 0xff;
+	/*
+	 * Bochs's port_e9_hack and QEMU's debugcon read back 0xE9.  Under
+	 * exitplan the port is the hypervisor's verdict channel: the guest
+	 * does not own it, it reads all ones, and a write would only cost
+	 * an exit, so the guest prints on COM1 alone.
+	 */
+	if (e9_enabled && inb(DEBUG_PORT_E9) != DEBUG_PORT_E9)
+		e9_enabled = false;
 }
 
 void console_set_e9(bool on)

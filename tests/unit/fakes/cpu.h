@@ -46,6 +46,9 @@ struct fake_cpu {
 	unsigned int io_writes, io_reads;
 	uint16_t last_port;
 	uint32_t last_io_value;
+	/* Devices a test plugs in: called for every IN/OUT when set. */
+	uint32_t (*io_read_hook)(uint16_t port);
+	void (*io_write_hook)(uint16_t port, uint32_t value);
 };
 
 extern struct fake_cpu fake_cpu;

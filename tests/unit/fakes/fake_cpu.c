@@ -113,12 +113,16 @@ void fake_io_write(uint16_t port, uint32_t value)
 	fake_cpu.io_writes++;
 	fake_cpu.last_port = port;
 	fake_cpu.last_io_value = value;
+	if (fake_cpu.io_write_hook)
+		fake_cpu.io_write_hook(port, value);
 }
 
 uint32_t fake_io_read(uint16_t port)
 {
 	fake_cpu.io_reads++;
 	fake_cpu.last_port = port;
+	if (fake_cpu.io_read_hook)
+		return fake_cpu.io_read_hook(port);
 	return ~0u;	/* an unclaimed port reads all ones */
 }
 

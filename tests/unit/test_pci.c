@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * runtime/pci.c: the guest's view of PCI configuration space, against a
+ * fake configuration mechanism #1 holding the functions Bochs's i440FX
+ * machine has (host bridge, PIIX3 ISA bridge, IDE, USB, PIIX4 PM) plus a
+ * network card on bus 1.  The guest must see the bridges read-only and
+ * nothing of the rest, and no guest write may ever reach the hardware.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cpu.h"
+#include "fake_runtime.h"
+#include "pci.h"
+
+#define BDF(bus, dev, fn)	((uint32_t)(bus) << 16 | (uint32_t)(dev) << 11 | (uint32_t)(fn) << 8)
+#define ADDR(bdf, reg)		(PCI_CONFIG_ENABLE | (bdf) | (reg))
+
+static const struct fake_function {
+	uint32_t bdf;
+	uint32_t id;		/* device << 16 | vendor */
+	uint32_t class_rev;
+} functions[] = {
+	{ BDF(0, 0, 0), 0x12378086, 0x06000002 },	/* i440FX host bridge */
+	{ BDF(0, 1, 0), 0x70008086, 0x06010000 },	/* PIIX3 ISA bridge */
+	{ BDF(0, 1, 1), 0x70108086, 0x01018000 },	/* PIIX3 IDE, bus master */
+	{ BDF(0, 1, 2), 0x70208086, 0x0c030000 },	/* PIIX3 USB UHCI */
+	{ BDF(0, 1, 3), 0x71138086, 0x06800003 },	/* PIIX4 ACPI/PM */
+	{ BDF(1, 0, 0), 0x100e8086, 0x02000003 },	/* a NIC behind a bridge */
+};
+
+/* The fake machine's configuration space and what reached it. */
+static uint32_t hw_address;
+static unsigned int hw_data_writes, hw_data_reads;
+
+/* Register @reg of a fake function: its IDs, class, and a pattern elsewhere. */
+static uint32_t hw_config(uint32_t address)
+{
+	uint32_t reg = address & PCI_CONFIG_REG_MASK;
+
+	for (unsigned int i = 0; i < sizeof(functions) / sizeof(functions[0]); i++) {
+		if ((address & 0x00ffff00u) != functions[i].bdf)
+			continue;
+		if (reg == PCI_VENDOR_ID)
+			return functions[i].id;
+		if (reg == PCI_CLASS_REVISION)
+			return functions[i].class_rev;
+		/* e.g. the SMRAM register of the host bridge at 0x70-0x73 */
+		return 0xa0000000u | functions[i].bdf | reg;
+	}
+	return 0xffffffffu;	/* master abort: nobody there */
+}
+
+static uint32_t hw_read(uint16_t port)
+{
+	if (port == PCI_CONFIG_ADDRESS_PORT)
+		return hw_address;
+	if (port >= PCI_CONFIG_DATA_PORT && port <= PCI_CONFIG_DATA_PORT + 3) {
+		hw_data_reads++;
+		/* pci.c reads whole dwords; this fake answers only those. */
+		assert_int_equal(port, PCI_CONFIG_DATA_PORT);
+		return hw_config(hw_address);
+	}
+	fail_msg("pci.c read port %#x", port);
+	return 0;
+}
+
+static void hw_write(uint16_t port, uint32_t value)
+{
+	if (port == PCI_CONFIG_ADDRESS_PORT) {
+		hw_address = value;
+		return;
+	}
+	if (port >= PCI_CONFIG_DATA_PORT && port <= PCI_CONFIG_DATA_PORT + 3)
+		hw_data_writes++;
+	else
+		fail_msg("pci.c wrote %#x to port %#x", value, port);
+}
+
+static struct pci_state pci;
+
+static int setup(void **state)
+{
+	(void)state;
+	fake_cpu_reset();
+	fake_printk_reset();
+	fake_cpu.io_read_hook = hw_read;
+	fake_cpu.io_write_hook = hw_write;
+	hw_address = 0;
+	hw_data_writes = hw_data_reads = 0;
+	pci_init(&pci);
+	return 0;
+}
+
+static uint32_t guest_read(uint32_t address, unsigned int offset, unsigned int size)
+{
+	pci_config_address_write(&pci, address);
+	return pci_config_data_read(&pci, offset, size);
+}
+
+static void test_view_by_class(void **state)
+{
+	(void)state;
+	assert_int_equal(pci_view_of(0x8086, 0x06000002), PCI_VIEW_READ_ONLY);
+	assert_int_equal(pci_view_of(0x8086, 0x06010000), PCI_VIEW_READ_ONLY);
+	assert_int_equal(pci_view_of(0x8086, 0x06800003), PCI_VIEW_READ_ONLY);
+	/* Storage, USB, network, display, a PCI-to-PCI bridge: hidden. */
+	assert_int_equal(pci_view_of(0x8086, 0x01018000), PCI_VIEW_HIDDEN);
+	assert_int_equal(pci_view_of(0x8086, 0x0c030000), PCI_VIEW_HIDDEN);
+	assert_int_equal(pci_view_of(0x8086, 0x02000003), PCI_VIEW_HIDDEN);
+	assert_int_equal(pci_view_of(0x1234, 0x03000000), PCI_VIEW_HIDDEN);
+	assert_int_equal(pci_view_of(0x8086, 0x06040000), PCI_VIEW_HIDDEN);
+	/* No function there. */
+	assert_int_equal(pci_view_of(PCI_VENDOR_NONE, 0x06000000), PCI_VIEW_HIDDEN);
+}
+
+static void test_config_address_is_the_guests_latch(void **state)
+{
+	(void)state;
+	pci_config_address_write(&pci, 0xffffffffu);
+	/* Reserved bits 30:24 and 1:0 read as 0. */
+	assert_int_equal(pci_config_address_read(&pci), PCI_CONFIG_ADDRESS_MASK);
+	pci_config_address_write(&pci, ADDR(BDF(0, 0, 0), 0x70));
+	assert_int_equal(pci_config_address_read(&pci), ADDR(BDF(0, 0, 0), 0x70));
+	/* The real CONFIG_ADDRESS was not touched by the guest's writes. */
+	assert_int_equal(fake_cpu.io_writes, 0);
+}
+
+static void test_bridges_read_through(void **state)
+{
+	(void)state;
+	assert_int_equal(guest_read(ADDR(BDF(0, 0, 0), 0), 0, 4), 0x12378086);
+	assert_int_equal(guest_read(ADDR(BDF(0, 1, 0), 0), 0, 2), 0x8086);
+	assert_int_equal(guest_read(ADDR(BDF(0, 1, 0), 0), 2, 2), 0x7000);
+	assert_int_equal(guest_read(ADDR(BDF(0, 1, 3), PCI_CLASS_REVISION), 3, 1), 0x06);
+	/* Byte 2 of the host bridge's dword at 0x70: the SMRAM register (0x72). */
+	assert_int_equal(guest_read(ADDR(BDF(0, 0, 0), 0x70), 2, 1), (0xa0000070u >> 16) & 0xff);
+	/* PMBA of the PM function, whole. */
+	assert_int_equal(guest_read(ADDR(BDF(0, 1, 3), 0x40), 0, 4), 0xa0000000u | BDF(0, 1, 3) | 0x40);
+}
+
+static void test_bus_masters_and_the_rest_hidden(void **state)
+{
+	static const uint32_t hidden[] = {
+		BDF(0, 1, 1), BDF(0, 1, 2), BDF(1, 0, 0),	/* IDE, USB, NIC */
+		BDF(0, 2, 0), BDF(0, 31, 7), BDF(255, 31, 7),	/* nothing there */
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(hidden) / sizeof(hidden[0]); i++) {
+		/* Vendor, class, command and the BARs: an empty slot. */
+		for (uint32_t reg = 0; reg < 0x40; reg += 4) {
+			assert_int_equal(guest_read(ADDR(hidden[i], reg), 0, 4), 0xffffffffu);
+			assert_int_equal(guest_read(ADDR(hidden[i], reg), 1, 2), 0xffff);
+			assert_int_equal(guest_read(ADDR(hidden[i], reg), 3, 1), 0xff);
+		}
+	}
+}
+
+static void test_disabled_or_bad_accesses_read_all_ones(void **state)
+{
+	(void)state;
+	/* Enable bit clear: no configuration cycle at all. */
+	assert_int_equal(guest_read(BDF(0, 0, 0), 0, 4), 0xffffffffu);
+	assert_int_equal(hw_data_reads, 0);
+	/* An access past CONFIG_DATA's last byte. */
+	assert_int_equal(guest_read(ADDR(BDF(0, 0, 0), 0), 2, 4), 0xffffffffu);
+}
+
+/*
+ * The attacks: open SMRAM (i440FX SMRAM register 0x72: D_OPEN), move the
+ * PM base (PIIX4 PMBA, 0x40), enable bus mastering and move a BAR of the
+ * IDE controller.  None reaches the hardware; the first is reported.
+ */
+static void test_writes_never_reach_the_hardware(void **state)
+{
+	static const struct {
+		uint32_t bdf, reg;
+		unsigned int offset, size;
+		uint32_t value;
+	} writes[] = {
+		{ BDF(0, 0, 0), 0x70, 2, 1, 0x4a },		/* SMRAM: D_OPEN | G_SMRAME */
+		{ BDF(0, 1, 3), 0x40, 0, 4, 0x0000c001 },	/* PMBA elsewhere */
+		{ BDF(0, 1, 3), 0x80, 0, 1, 0x00 },		/* PMREGMISC: PM I/O off */
+		{ BDF(0, 1, 1), 0x04, 0, 2, 0x0005 },		/* IDE: I/O + Bus Master */
+		{ BDF(0, 1, 1), 0x20, 0, 4, 0x0000c041 },	/* IDE: BAR4, bus-master regs */
+		{ BDF(0, 1, 0), 0xa0, 0, 1, 0xff },		/* PIIX3 SMICNTL */
+		{ BDF(0, 0, 0), 0x04, 0, 4, 0xffffffff },	/* host bridge command */
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(writes) / sizeof(writes[0]); i++) {
+		pci_config_address_write(&pci, ADDR(writes[i].bdf, writes[i].reg));
+		pci_config_data_write(&pci, writes[i].offset, writes[i].size, writes[i].value);
+	}
+	/* A write with configuration disabled, too. */
+	pci_config_address_write(&pci, BDF(0, 0, 0) | 0x70);
+	pci_config_data_write(&pci, 2, 1, 0x4a);
+	assert_int_equal(hw_data_writes, 0);
+	/* One report, for the first write, naming the register. */
+	assert_true(fake_printk_contains("guest PCI configuration write dropped: 00:00.0 offset 0x72, "
+					 "1 byte(s) 0x4a (read-only function)"));
+	assert_int_equal(fake_printk_calls, 1);
+	/* The registers read as before. */
+	assert_int_equal(guest_read(ADDR(BDF(0, 1, 3), 0x40), 0, 4), 0xa0000000u | BDF(0, 1, 3) | 0x40);
+	assert_int_equal(guest_read(ADDR(BDF(0, 1, 1), 0x04), 0, 2), 0xffff);
+}
+
+static void test_hidden_write_report(void **state)
+{
+	(void)state;
+	pci_config_address_write(&pci, ADDR(BDF(0, 1, 1), 0x04));
+	pci_config_data_write(&pci, 0, 2, 0x0005);
+	assert_true(fake_printk_contains("01.1 offset 0x4, 2 byte(s) 0x5 (no such function for the guest)"));
+	assert_int_equal(hw_data_writes, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_view_by_class, setup),
+		cmocka_unit_test_setup(test_config_address_is_the_guests_latch, setup),
+		cmocka_unit_test_setup(test_bridges_read_through, setup),
+		cmocka_unit_test_setup(test_bus_masters_and_the_rest_hidden, setup),
+		cmocka_unit_test_setup(test_disabled_or_bad_accesses_read_all_ones, setup),
+		cmocka_unit_test_setup(test_writes_never_reach_the_hardware, setup),
+		cmocka_unit_test_setup(test_hidden_write_report, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
