@@ -156,6 +156,9 @@ enum vmx_exit_action handle_external_interrupt(struct vcpu *vcpu)
 		return vcpu_stop(vcpu, "external-interrupt exit without acknowledge-on-exit");
 	}
 	vmx_reinject_idt_vectoring();
+	/* Another CPU posted this vCPU events (apic.c): not the guest's interrupt. */
+	if ((info & INTR_INFO_VECTOR_MASK) == VMX_KICK_VECTOR)
+		return vmx_kicked(vcpu);
 	vmx_deliver_irq(vcpu, info & INTR_INFO_VECTOR_MASK);
 	return VMX_EXIT_RESUME;
 }

@@ -5,7 +5,7 @@
  *   spec/vmx_controls.yaml (sha256: c93b96698b5913b3e8977686021404221c4b3c0e6ece08796bb78b68e3bcdaea)
  *   spec/features.yaml (sha256: 683be4670c0a32b4331a8e56ec9e72944b7f647687bd29e7914c5851f1cfdf48)
  *   spec/msrs.yaml (sha256: af5de168c37d8470ffd0908c54d0ae4f67e7f6d5d55c75e1c2396f0f1b8924c0)
- *   spec/runtime.yaml (sha256: 22e7713e0f8d28cc8146da8b361f4c0614e2d06784e4e4662513b955bdf1eeaf)
+ *   spec/runtime.yaml (sha256: 1f4bfa56fc8f085c4c1e256bea82bf01a139523d1dda9099f38ca17adfa51289)
  * Do not edit: change the sources and regenerate with `make gen`.
  */
 
