@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The hypervisor proper, as the boot runtime sees it: one call that runs
- * the guest to completion on the boot CPU.
+ * the guest machine to completion (every vCPU, one per CPU), and the one
+ * service the architecture-neutral VM (runtime/vm.c) needs from it.
  */
 #ifndef EXITPLAN_VMM_H
 #define EXITPLAN_VMM_H
@@ -31,5 +32,14 @@ struct interrupt_frame;
  * changed to re-run the exit stub's last check before VM entry.
  */
 bool vmm_nmi_in_root(struct interrupt_frame *frame);
+
+/*
+ * Make vCPU @vcpu_id look at its posted events (runtime/vm.h) soon: an
+ * IPI with the host's kick vector to the CPU running it, which leaves
+ * the guest with an external-interrupt exit (or, if it is in the
+ * hypervisor already, right after its next entry).  A vCPU not in the
+ * guest polls its events itself and needs no kick.
+ */
+void vmm_kick(unsigned int vcpu_id);
 
 #endif /* EXITPLAN_VMM_H */

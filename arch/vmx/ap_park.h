@@ -1,28 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Parking the other CPUs in VMX root operation.
+ * What keeps the other CPUs out of the guest's reach when they are not
+ * running its code.
  *
- * The guest owns the local APIC (it is passed through), so it can send
- * INIT and STARTUP IPIs to any other CPU of the machine and run its own
- * code there, outside VMX and outside EPT.  INIT is blocked while a
- * logical processor is in VMX root operation (SDM Vol. 3C 24.8 "Restrictions
- * on VMX Operation"), and STARTUP is ignored unless the CPU is in
- * wait-for-SIPI, which only INIT puts it in.  So every AP is started and
- * left in VMX root operation, halted with interrupts off, before the
- * guest runs.  An NMI the guest sends there is dropped.
+ * Every CPU runs a vCPU (vmx.c), so every CPU is in VMX operation from
+ * before the guest runs until the machine powers off: INIT is blocked in
+ * VMX root operation (SDM Vol. 3C 24.8 "Restrictions on VMX Operation")
+ * and a STARTUP is ignored outside wait-for-SIPI, so a physical
+ * INIT-SIPI could not take a CPU over even if one reached it -- and none
+ * does: the guest's ICR writes are intercepted (apic.c).  A CPU whose
+ * vCPU waits in root operation (for a STARTUP, or halted with interrupts
+ * off) sleeps in HLT with interrupts off; vmm_kick() wakes it with an
+ * NMI, which the handler here drops.  A CPU whose vCPU stopped, or whose
+ * VMX setup failed, is parked: halted for good, NMIs dropped.
  */
 #ifndef EXITPLAN_AP_PARK_H
 #define EXITPLAN_AP_PARK_H
 
-#include "vmx_controls.h"
-
 /*
- * Start the APs (smp_start_aps()) and park each one in VMX root
- * operation with @caps (the boot CPU's: the fixed CR0/CR4 bits and the
- * VMCS revision).  Call once, on the boot CPU, before the guest runs.
- * Returns false, after saying which, if a CPU could not be parked (one
- * not even online included): the guest could take it over with INIT-SIPI.
+ * On the boot CPU, before any vCPU runs: CPUs 0 .. @n - 1 run vCPUs, and
+ * an NMI in root operation there is a kick (dropped), not a fault.
+ * Nothing to do for one CPU: no one sends it kicks.
  */
-bool vmx_park_aps(const struct vmx_caps *caps);
+void vmx_ap_park_init(unsigned int n);
+
+/* Halt this CPU for good, interrupts off, NMIs dropped. */
+void __attribute__((noreturn)) vmx_park_this_cpu(void);
 
 #endif /* EXITPLAN_AP_PARK_H */

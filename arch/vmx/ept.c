@@ -221,3 +221,43 @@ unsigned int ept_identity_ranges(const struct boot_info *bi, struct ept_range *o
 	}
 	return n;
 }
+
+/*
+ * Give the 4-KiB page at @gpa (identity-mapped) the leaf flags @flags,
+ * splitting the 2-MiB or 1-GiB page that covers it into smaller ones with
+ * the same flags.  For the few pages the runtime treats apart after the
+ * map is built (the xAPIC window: read-only, so that writes exit).  The
+ * caller invalidates the EPT-derived translations (INVEPT) if the map is
+ * already in use.
+ */
+bool ept_set_4k(struct ept *ept, uint64_t gpa, uint64_t flags)
+{
+	uint64_t *table = ept->pml4;
+
+	gpa &= ~(uint64_t)(PAGE_SIZE - 1);
+	for (unsigned int l = 3; l > 0; l--) {
+		uint64_t *e = &table[ept_index(gpa, l)];
+
+		if (!(*e & EPT_RWX))
+			return false;		/* a hole: nothing to change */
+		if (l < 3 && (*e & EPT_LARGE_PAGE)) {
+			/* Split: 512 entries of the next level down, same flags. */
+			uint64_t *next = ept_alloc_table();
+			uint64_t leaf = *e & ~(uint64_t)EPT_ADDR_MASK & ~(uint64_t)EPT_LARGE_PAGE;
+			uint64_t base = *e & EPT_ADDR_MASK & ~((1ull << ept_shift(l)) - 1);
+
+			if (!next)
+				return false;
+			ept->pages++;
+			for (unsigned int i = 0; i < EPT_ENTRIES; i++)
+				next[i] = (base + ((uint64_t)i << ept_shift(l - 1))) | leaf |
+					  (l - 1 ? EPT_LARGE_PAGE : 0);
+			ept->mapped[l] -= 1ull << ept_shift(l);
+			ept->mapped[l - 1] += 1ull << ept_shift(l);
+			*e = (uint64_t)(uintptr_t)next | EPT_RWX;
+		}
+		table = ept_table_of(*e);
+	}
+	table[ept_index(gpa, 0)] = gpa | flags;
+	return true;
+}

@@ -84,4 +84,7 @@ uint64_t ept_lookup(const struct ept *ept, uint64_t gpa, unsigned int *level);
 /* The EPT pointer for VMCS EPT_POINTER: WB paging structures, 4 levels. */
 uint64_t ept_pointer(const struct ept *ept);
 
+/* Change the leaf flags of one 4-KiB page, splitting a large page around it (ept.c). */
+bool ept_set_4k(struct ept *ept, uint64_t gpa, uint64_t flags);
+
 #endif /* EXITPLAN_EPT_H */

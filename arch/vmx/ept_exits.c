@@ -5,6 +5,8 @@
  * Only two kinds of guest-physical address are not mapped: the MMIO test
  * page, whose 32-bit MOV loads and stores are emulated here, and the
  * hypervisor region, whose every access is an attack or a guest bug.
+ * The xAPIC page is mapped read-only: its writes are decoded here and
+ * emulated by apic.c.
  * Anything else is a bug in the EPT built by vmx.c.  Either way the
  * guest is stopped with a report and the hypervisor carries on.
  */
@@ -117,6 +119,160 @@ static enum vmx_exit_action mmio_test_page(struct vcpu *vcpu, uint64_t gpa, uint
 	return VMX_EXIT_RESUME;
 }
 
+/*
+ * The stores that may reach the xAPIC page (mapped read-only: reads do
+ * not exit): MOV r/m, r (88, 89), MOV r/m, imm (C6 /0, C7 /0) and MOV
+ * moffs, AL/eAX (A2, A3), with
+ * operand-size (66), address-size (67), segment and REX prefixes, in
+ * 16-, 32- and 64-bit code, any ModRM/SIB form.  The address comes from
+ * the exit; the decode is for the value, its size and the length.
+ */
+#define STORE_INSN_MAX		15	/* the architectural limit */
+
+struct store_insn {
+	unsigned int size;	/* 1, 2, 4 or 8 bytes */
+	uint64_t value;
+	unsigned int len;
+};
+
+/* Length of a ModRM memory operand (ModRM, SIB, displacement) at @b. */
+static bool modrm_len(const uint8_t *b, unsigned int avail, bool addr16, unsigned int *len)
+{
+	unsigned int mod = b[0] >> 6, rm = b[0] & 7, n = 1;
+
+	if (mod == 3)
+		return false;		/* a register operand: no memory access */
+	if (addr16) {
+		if (mod == 0 && rm == 6)
+			n += 2;
+		n += mod == 1 ? 1 : mod == 2 ? 2 : 0;
+	} else {
+		if (rm == 4) {		/* SIB */
+			if (avail < 2)
+				return false;
+			if (mod == 0 && (b[1] & 7) == 5)
+				n += 4;
+			n += 1;
+		} else if (mod == 0 && rm == 5) {
+			n += 4;		/* disp32, or RIP-relative in 64-bit mode */
+		}
+		n += mod == 1 ? 1 : mod == 2 ? 4 : 0;
+	}
+	*len = n;
+	return n <= avail;
+}
+
+static bool decode_store(struct vcpu *vcpu, const uint8_t *b, unsigned int avail,
+			 struct store_insn *insn)
+{
+	bool long_mode = vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_IA32E_MODE;
+	uint32_t cs_ar = vmcs_read32(GUEST_CS_AR_BYTES);
+	bool code64 = long_mode && (cs_ar & VMX_AR_L);
+	bool code32 = code64 || (cs_ar & VMX_AR_DB);
+	bool opsize = false, adsize = false;
+	unsigned int i = 0, rex = 0, mlen, reg;
+
+	for (; i < avail; i++) {
+		uint8_t p = b[i];
+
+		if (p == 0x66)
+			opsize = true;
+		else if (p == 0x67)
+			adsize = true;
+		else if (p == 0x26 || p == 0x2e || p == 0x36 || p == 0x3e || p == 0x64 || p == 0x65)
+			continue;
+		else
+			break;
+	}
+	/* REX is the last prefix, and exists only in 64-bit code. */
+	if (code64 && i < avail && (b[i] & 0xf0) == 0x40)
+		rex = b[i++];
+	if (i + 1 > avail)
+		return false;
+	if (b[i] == 0xa2 || b[i] == 0xa3) {
+		/* MOV moffs, AL/eAX: the address is an immediate of the address size. */
+		unsigned int asz = code64 ? (adsize ? 4 : 8) : (adsize == code32) ? 2 : 4;
+
+		insn->size = b[i] == 0xa2 ? 1 : (rex & 8) ? 8 : (opsize == code32) ? 2 : 4;
+		insn->value = vcpu_gpr_read(vcpu, 0);
+		insn->len = i + 1 + asz;
+		return insn->len <= avail;
+	}
+	if (i + 2 > avail)
+		return false;
+	switch (b[i]) {
+	case 0x88: case 0xc6:
+		insn->size = 1;
+		break;
+	case 0x89: case 0xc7:
+		insn->size = (rex & 8) ? 8 : (opsize == code32) ? 2 : 4;
+		break;
+	default:
+		return false;
+	}
+	reg = ((b[i + 1] >> 3) & 7) | ((rex & 4) ? 8 : 0);
+	if ((b[i] == 0xc6 || b[i] == 0xc7) && (reg & 7))
+		return false;		/* C6/C7 with /1../7 is not MOV */
+	if (!modrm_len(b + i + 1, avail - i - 1, code64 ? false : (adsize == code32), &mlen))
+		return false;
+	i += 1 + mlen;
+	if (b[i - 1 - mlen] == 0xc6 || b[i - 1 - mlen] == 0xc7) {
+		unsigned int imm = insn->size == 8 ? 4 : insn->size;	/* imm32, sign-extended */
+
+		if (i + imm > avail)
+			return false;
+		insn->value = 0;
+		for (unsigned int k = 0; k < imm; k++)
+			insn->value |= (uint64_t)b[i + k] << (8 * k);
+		i += imm;
+	} else if (insn->size == 1 && !rex && reg >= 4) {
+		insn->value = vcpu_gpr_read(vcpu, reg - 4) >> 8;	/* AH, CH, DH, BH */
+	} else {
+		insn->value = vcpu_gpr_read(vcpu, reg);
+	}
+	insn->len = i;
+	return true;
+}
+
+/*
+ * A write to the xAPIC page (ICR, EOI, TPR, LVTs, timer...): emulated by
+ * apic.c, the guest resumes after the instruction.  A fetch from it is
+ * refused like any MMIO page's; an instruction that is not a MOV store
+ * stops the vCPU with a report (Bochs itself would die on some, and
+ * hardware leaves them undefined).
+ */
+static enum vmx_exit_action xapic_page_write(struct vcpu *vcpu, uint64_t gpa, uint64_t q)
+{
+	uint8_t code[STORE_INSN_MAX];
+	struct store_insn insn;
+	unsigned int avail;
+	uint64_t rip;
+	uint32_t intr;
+
+	if (q & EXIT_QUAL_EPT_FETCH)
+		return vcpu_stop(vcpu, "instruction fetch from the local APIC page at %#llx",
+				 (unsigned long long)gpa);
+	rip = guest_rip_linear();
+	avail = PAGE_SIZE - (rip & (PAGE_SIZE - 1));
+	if (avail > sizeof(code))
+		avail = sizeof(code);
+	memset(code, 0, sizeof(code));
+	if (!guest_read_linear(rip, code, avail) || !decode_store(vcpu, code, avail, &insn))
+		return vcpu_stop(vcpu, "write to the local APIC page at %#llx by an instruction that "
+				 "is not a MOV store (RIP %#llx, bytes %02x %02x %02x %02x)",
+				 (unsigned long long)gpa, (unsigned long long)vmcs_read(GUEST_RIP),
+				 code[0], code[1], code[2], code[3]);
+	/* The instruction completes: past it, out of any STI or MOV-SS shadow. */
+	vmcs_write(GUEST_RIP, vmcs_read(GUEST_RIP) + insn.len);
+	intr = vmcs_read32(GUEST_INTERRUPTIBILITY_INFO);
+	if (intr & (GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS))
+		vmcs_write(GUEST_INTERRUPTIBILITY_INFO,
+			   intr & ~(uint32_t)(GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS));
+	/* An event the exit interrupted goes in first (SDM 28.2.4); what the write posts queues behind it. */
+	vmx_reinject_idt_vectoring();
+	return vmx_xapic_write(vcpu, gpa & (PAGE_SIZE - 1), (uint32_t)insn.value, insn.size);
+}
+
 static const char *ept_access_name(uint64_t q)
 {
 	if (q & EXIT_QUAL_EPT_FETCH)
@@ -134,6 +290,8 @@ enum vmx_exit_action handle_ept_violation(struct vcpu *vcpu)
 
 	if (platform_mmio_test_page(gpa))
 		return mmio_test_page(vcpu, gpa, q);
+	if ((gpa & ~(uint64_t)(PAGE_SIZE - 1)) == vmx_xapic_page())
+		return xapic_page_write(vcpu, gpa, q);
 
 	printk("exitplan: EPT violation: guest %s of GPA %#llx at RIP %#llx, qualification %#llx",
 	       ept_access_name(q), (unsigned long long)gpa, (unsigned long long)rip,

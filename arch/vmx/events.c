@@ -198,6 +198,13 @@ bool vmm_nmi_in_root(struct interrupt_frame *f)
 	if (!percpu_bsp_ready || !(vcpu = this_cpu()->vcpu) || !vcpu->arch ||
 	    vcpu->arch->stop != VCPU_RUNNING)
 		return false;
+	/*
+	 * A vCPU waiting in root operation (vmx.c's vmx_wait_in_root()) is
+	 * woken by vmm_kick()'s NMI: the host's, not the guest's.  The guest
+	 * cannot send a physical NMI (its ICR writes are emulated, apic.c).
+	 */
+	if (READ_ONCE(vcpu->arch->waiting_in_root))
+		return false;
 	__atomic_or_fetch(&vcpu->nmi_pending, VCPU_NMI_ARRIVED, __ATOMIC_RELAXED);
 	/*
 	 * Between the stub's last test and VMRESUME (exit_entry.S): test
@@ -290,6 +297,9 @@ enum vmx_exit_action handle_external_interrupt(struct vcpu *vcpu)
 		return vcpu_stop(vcpu, "external-interrupt exit without acknowledge-on-exit");
 	}
 	vmx_reinject_idt_vectoring();
+	/* Another CPU posted this vCPU events (apic.c): not the guest's interrupt. */
+	if ((info & INTR_INFO_VECTOR_MASK) == VMX_KICK_VECTOR)
+		return vmx_kicked(vcpu);
 	vmx_deliver_irq(vcpu, info & INTR_INFO_VECTOR_MASK);
 	return VMX_EXIT_RESUME;
 }

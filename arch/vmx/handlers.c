@@ -452,17 +452,16 @@ enum vmx_exit_action handle_dr_access(struct vcpu *vcpu)
  * arrives as an external-interrupt exit (or directly, without interrupt
  * exiting) and is injected, which makes it active again.  With an
  * interrupt already queued the HLT completes at once.  A guest that halts
- * with interrupts off has nothing left that can wake it (Bochs does not
- * even deliver the INIT that could): it is stopped and reported instead
- * of hanging the machine.
+ * with interrupts off waits for an NMI or INIT from another vCPU in root
+ * operation (vmx_halt_interrupts_off()); with no other vCPU left to send
+ * one it is stopped and reported instead of hanging the machine.
  */
 enum vmx_exit_action handle_hlt(struct vcpu *vcpu)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 
 	if (!(vmcs_read(GUEST_RFLAGS) & X86_RFLAGS_IF))
-		return vcpu_stop(vcpu, "HLT with interrupts disabled at RIP %#llx (the guest halted for good)",
-				 (unsigned long long)vmcs_read(GUEST_RIP));
+		return vmx_halt_interrupts_off(vcpu);	/* vmx.c: only NMI or INIT wakes it */
 	vmx_skip_instruction();		/* ends the STI shadow of "sti; hlt" */
 	if (a->irq_pending) {
 		/* The HLT completes at once: an interrupt is already waiting. */

@@ -32,11 +32,11 @@ static enum vmx_exit_action io_write(struct vcpu *vcpu, uint16_t port, unsigned 
 {
 	int status;
 
-	switch (platform_io_write(&vcpu->arch->platform, port, size, value, &status)) {
+	switch (vcpu_platform_io_write(vcpu, port, size, value, &status)) {
 	case PLATFORM_IO_EXIT:
 		return vcpu_stop_status(vcpu, VCPU_STOP_STATUS, status);
 	case PLATFORM_IO_STOP:
-		return vcpu_stop(vcpu, "%s", vcpu->arch->platform.stop_reason);
+		return vcpu_stop(vcpu, "%s", vcpu->arch->platform->stop_reason);
 	default:
 		return VMX_EXIT_RESUME;
 	}
@@ -105,7 +105,7 @@ static noinline enum vmx_exit_action io_string(struct vcpu *vcpu, uint64_t q, ui
 		if (asz != 2)
 			gla &= 0xffffffffull;
 		if (in) {
-			v = platform_io_read(&vcpu->arch->platform, port, size);
+			v = vcpu_platform_io_read(vcpu, port, size);
 			if (!guest_write_linear(gla, &v, size))
 				goto fault;
 		} else {
@@ -145,7 +145,7 @@ enum vmx_exit_action handle_io_instruction(struct vcpu *vcpu)
 	if (q & EXIT_QUAL_IO_STRING)
 		return io_string(vcpu, q, port, size, in);
 	if (in) {
-		uint32_t v = platform_io_read(&vcpu->arch->platform, port, size);
+		uint32_t v = vcpu_platform_io_read(vcpu, port, size);
 
 		/* IN to AL/AX keeps the rest of RAX; to EAX zero-extends. */
 		if (size == 4)

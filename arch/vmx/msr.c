@@ -178,6 +178,7 @@ static void apic_reset_by_hand(void)
  * IA32_APIC_BASE (SDM Vol. 3A 11.4.4, 11.12.5).  The guest's value is
  * kept in vcpu->arch; the physical APIC stays globally enabled:
  * clearing EN software-disables it, setting EN again resets it by hand.
+ * The base address cannot change.
  * xAPIC -> x2APIC is passed through; the transitions the SDM forbids
  * (x2APIC -> xAPIC, disabled -> x2APIC) are #GP, as on hardware.
  */
@@ -192,6 +193,15 @@ static bool apic_base_write(struct vcpu *vcpu, uint64_t v)
 
 	if ((v & reserved) || (x2 && !en) || (old_x2 && en && !x2) || (!old_en && x2))
 		return false;
+	/*
+	 * The xAPIC window stays where firmware put it: moved, it could
+	 * shadow hypervisor memory (or the exit stub) for the host, and its
+	 * EPT mapping -- read-only, so that every write, the ICR's above
+	 * all, exits (apic.c) -- would no longer cover it.  A move is #GP,
+	 * which hardware would not raise (a documented difference).
+	 */
+	if ((v & APIC_BASE_ADDR_MASK) != (old & APIC_BASE_ADDR_MASK))
+		return false;
 	/* The BSP flag is read-only. */
 	v = (v & ~APIC_BASE_BSP) | (old & APIC_BASE_BSP);
 	if (!en) {
@@ -204,7 +214,7 @@ static bool apic_base_write(struct vcpu *vcpu, uint64_t v)
 			return false;
 		}
 		apic_reset_by_hand();
-	} else if (x2 != old_x2 || (v & APIC_BASE_ADDR_MASK) != (old & APIC_BASE_ADDR_MASK)) {
+	} else if (x2 != old_x2) {
 		uint64_t phys = rdmsr(MSR_IA32_APIC_BASE);
 
 		if (!msr_access_safe(MSR_IA32_APIC_BASE, &(uint64_t){
@@ -580,6 +590,9 @@ static bool vmcs_msr_write(const struct msr_allow *allow, uint64_t v)
 	return true;
 }
 
+/* x2APIC ICR bits that are reserved (SDM Vol. 3A 11.12.9): WRMSR setting one is #GP. */
+#define X2APIC_ICR_RESERVED	0xfff33000ull
+
 static bool msr_is_vmx_capability(uint32_t msr)
 {
 	return msr >= MSR_IA32_VMX_CAPS_FIRST && msr <= MSR_IA32_VMX_CAPS_LAST;
@@ -653,6 +666,19 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 	if (VCPU_STATS_COUNTING)
 		exit_stats_count_msr(vcpu->stats.msr_write_x2apic, &vcpu->stats.msr_write, msr);
 
+	if (msr == MSR_IA32_X2APIC_ICR) {
+		/*
+		 * Never executed as it is: INIT, STARTUP, NMI, SMI are the
+		 * hypervisor's (apic.c).  Outside x2APIC mode, or with a
+		 * reserved bit set, the WRMSR is #GP (SDM Vol. 3A 11.12.1, 11.12.9).
+		 */
+		if (!(vcpu->arch->apic_base & APIC_BASE_EXTD) || (v & X2APIC_ICR_RESERVED)) {
+			vmx_inject_gp(vcpu);
+			return VMX_EXIT_RESUME;
+		}
+		vmx_skip_instruction();
+		return vmx_icr_write(vcpu, v, true);
+	}
 	if (msr == MSR_IA32_APIC_BASE)
 		ok = apic_base_write(vcpu, v);
 	else if (msr == MSR_IA32_FEATURE_CONTROL || msr_is_vmx_capability(msr))

@@ -35,6 +35,8 @@ struct guest_regs {
 
 struct vmx_controls;
 struct percpu;
+struct vm;
+struct vm_vcpu;
 
 struct vcpu {
 	struct guest_regs regs;		/* first: the exit stub addresses it */
@@ -59,6 +61,8 @@ struct vcpu {
 	 */
 	bool exit_hooks;
 	unsigned int id;
+	struct vm *vm;			/* the machine it belongs to (runtime/vm.h) */
+	struct vm_vcpu *vv;		/* its run state and posted events there */
 	struct percpu *cpu;		/* the physical CPU running it */
 	const struct vmx_controls *controls;
 	uint64_t vmcs_pa;		/* physical address of its VMCS */

@@ -10,6 +10,10 @@
 
 #include "ap_park.h"
 #include "arch_bits.h"
+#include "smp.h"
+#include "spinlock.h"
+#include "timer.h"
+#include "vm.h"
 #include "compiler.h"
 #include "cpu.h"
 #include "exit_stats.h"
@@ -458,9 +462,17 @@ static bool vmx_setup_guest_state(struct vcpu *vcpu, struct vmx_cpu *vc,
 
 /* --- EPT and VPID ------------------------------------------------------ */
 
-static bool vmx_setup_ept(struct vcpu *vcpu, struct vmx_cpu *vc, const struct boot_info *bi)
+/* The VM's EPT, one for all its vCPUs (guest-physical memory is the machine's). */
+static struct ept vmx_vm_ept;
+static uint64_t vmx_vm_eptp;
+
+/*
+ * The identity map of the guest's memory, minus the hypervisor and the
+ * MMIO test page; the xAPIC page read-only and never executable, so that
+ * every write to it -- the ICR's above all -- exits (apic.c).
+ */
+static bool vmx_build_vm_ept(struct vmx_cpu *vc, const struct boot_info *bi)
 {
-	struct vcpu_arch_state *a = vcpu->arch;
 	const struct vmx_caps *caps = &vc->caps;
 	static struct ept_range ranges[EPT_IDENTITY_MAX_RANGES];
 	unsigned int n;
@@ -476,21 +488,20 @@ static bool vmx_setup_ept(struct vcpu *vcpu, struct vmx_cpu *vc, const struct bo
 		printk("exitplan: EPT without write-back or 4-level walks is not supported\n");
 		return false;
 	}
-	a->ept.use_2m = vmx_feature_supported(caps, VMX_FEATURE_EPT_2M_PAGES);
-	a->ept.use_1g = vmx_feature_supported(caps, VMX_FEATURE_EPT_1G_PAGES);
+	vmx_vm_ept.use_2m = vmx_feature_supported(caps, VMX_FEATURE_EPT_2M_PAGES);
+	vmx_vm_ept.use_1g = vmx_feature_supported(caps, VMX_FEATURE_EPT_1G_PAGES);
 	n = ept_identity_ranges(bi, ranges, ARRAY_SIZE(ranges));
-	if (!n || !ept_build(&a->ept, ranges, n)) {
+	if (!n || !ept_build(&vmx_vm_ept, ranges, n) ||
+	    !ept_set_4k(&vmx_vm_ept, vmx_xapic_page(), EPT_READ | EPT_MEMTYPE_UC)) {
 		printk("exitplan: cannot build the EPT identity map\n");
 		return false;
 	}
-	a->eptp = ept_pointer(&a->ept);
-	if (!vmcs_write_checked(EPT_POINTER, a->eptp))
-		return false;
+	vmx_vm_eptp = ept_pointer(&vmx_vm_ept);
 	printk("exitplan: EPT: %u table pages; %llu MiB in 1-GiB, %llu MiB in 2-MiB, "
 		  "%llu KiB in 4-KiB pages; hypervisor [%#x, %#x) and MMIO test page %#x not mapped\n",
-		  a->ept.pages, (unsigned long long)(a->ept.mapped[2] >> 20),
-		  (unsigned long long)(a->ept.mapped[1] >> 20),
-		  (unsigned long long)(a->ept.mapped[0] >> 10),
+		  vmx_vm_ept.pages, (unsigned long long)(vmx_vm_ept.mapped[2] >> 20),
+		  (unsigned long long)(vmx_vm_ept.mapped[1] >> 20),
+		  (unsigned long long)(vmx_vm_ept.mapped[0] >> 10),
 		  HV_REGION_START, HV_REGION_END, (unsigned int)PLATFORM_MMIO_TEST_PAGE);
 	return true;
 }
@@ -535,13 +546,13 @@ static void print_yaml_quoted(const char *s)
 /*
  * The statistics document (docs/STATS.md): YAML between two marker
  * comment lines, which gen/exitplan-gen from-stats turns into a profile.
+ * One section per vCPU in `vcpus:`.
  */
-static void vmx_print_stats_document(const struct vcpu *vcpu, uint64_t tsc_overhead)
+static void vmx_print_stats_document(struct vcpu *const *vcpus, unsigned int n,
+				     uint64_t tsc_overhead)
 {
-	const struct vcpu_arch_state *a = vcpu->arch;
-	const struct exit_stats *st = &vcpu->stats;
+	const struct vcpu_arch_state *a = vcpus[0]->arch;
 	uint32_t brand[13] = { 0 }, max_ext, unused;
-	uint64_t exits = 0;
 	const char *cpu = "unknown";
 
 	cpuid_count(CPUID_LEAF_EXT_BASE, 0, &max_ext, &unused, &unused, &unused);
@@ -552,8 +563,6 @@ static void vmx_print_stats_document(const struct vcpu *vcpu, uint64_t tsc_overh
 		while (*cpu == ' ')
 			cpu++;
 	}
-	for (unsigned int i = 0; i < EXIT_STATS_SLOTS; i++)
-		exits += st->count[i];
 
 	printk("# exitplan-stats-begin\n");
 	printk("exitplan_stats:\n  version: 1\n  profile: %s\n  level: %s\n", PROFILE_NAME,
@@ -567,59 +576,121 @@ static void vmx_print_stats_document(const struct vcpu *vcpu, uint64_t tsc_overh
 	printk("\n");
 	if (PROFILE_STATS_LEVEL == STATS_TIMING)
 		printk("  tsc_overhead: %llu\n", (unsigned long long)tsc_overhead);
-	printk("  vcpus:\n    - id: %u\n      exits: %llu\n      reasons:\n", vcpu->id,
-	       (unsigned long long)exits);
-	for (unsigned int i = 0; i < EXIT_STATS_SLOTS; i++) {
-		if (!st->count[i])
-			continue;
-		printk("        %s: {count: %llu", i == EXIT_STATS_OTHER ? "OTHER" : vmx_exit_reason_name(i),
-		       (unsigned long long)st->count[i]);
-		if (PROFILE_STATS_LEVEL == STATS_TIMING)
-			printk(", ticks: %llu", (unsigned long long)st->ticks[i]);
-		printk("}\n");
+	printk("  vcpus:\n");
+	for (unsigned int v = 0; v < n; v++) {
+		const struct exit_stats *st = &vcpus[v]->stats;
+		uint64_t exits = 0;
+
+		for (unsigned int i = 0; i < EXIT_STATS_SLOTS; i++)
+			exits += st->count[i];
+		printk("    - id: %u\n      exits: %llu\n      reasons:\n", vcpus[v]->id,
+		       (unsigned long long)exits);
+		for (unsigned int i = 0; i < EXIT_STATS_SLOTS; i++) {
+			if (!st->count[i])
+				continue;
+			printk("        %s: {count: %llu", i == EXIT_STATS_OTHER ? "OTHER" :
+			       vmx_exit_reason_name(i), (unsigned long long)st->count[i]);
+			if (PROFILE_STATS_LEVEL == STATS_TIMING)
+				printk(", ticks: %llu", (unsigned long long)st->ticks[i]);
+			printk("}\n");
+		}
+		exit_stats_print_breakdowns(st);
 	}
-	exit_stats_print_breakdowns(st);
 	printk("# exitplan-stats-end\n");
 }
 
-static void vmx_print_summary(struct vcpu *vcpu, uint64_t tsc_overhead)
+static void vmx_print_exit_table(const struct vcpu *vcpu, unsigned int n)
+{
+	uint64_t total = 0;
+
+	if (n == 1)
+		printk("exitplan: exits by reason (profile '%s'):\n", PROFILE_NAME);
+	else
+		printk("exitplan: exits by reason (profile '%s', vCPU %u):\n", PROFILE_NAME, vcpu->id);
+	for (unsigned int i = 0; i < EXIT_STATS_SLOTS; i++) {
+		uint64_t c = vcpu->stats.count[i];
+
+		if (!c)
+			continue;
+		total += c;
+		if (PROFILE_STATS_LEVEL == STATS_TIMING)
+			printk("  %3u %-28s %10llu  %12llu ticks  %8llu ticks/exit\n", i,
+			       i == EXIT_STATS_OTHER ? "(above the SDM's range)" :
+			       vmx_exit_reason_name(i), (unsigned long long)c,
+			       (unsigned long long)vcpu->stats.ticks[i],
+			       (unsigned long long)(vcpu->stats.ticks[i] / c));
+		else
+			printk("  %3u %-28s %10llu\n", i,
+			       i == EXIT_STATS_OTHER ? "(above the SDM's range)" :
+			       vmx_exit_reason_name(i), (unsigned long long)c);
+	}
+	printk("      %-28s %10llu\n", "total", (unsigned long long)total);
+}
+
+/* How one vCPU ended, in words. */
+static void vmx_print_vcpu_end(const struct vcpu *vcpu, int stopped_by)
 {
 	const struct vcpu_arch_state *a = vcpu->arch;
+	enum vcpu_run_state s = vm_vcpu_state(vcpu->vv);
+
+	/* Its state when it stopped, or now if it never did (hung). */
+	if (s == VCPU_RUN_STOPPED)
+		s = vcpu->vv->state_at_stop;
+	printk("exitplan: vCPU %u: %s%s when it stopped; ", vcpu->id, vm_vcpu_state_name(s),
+	       a->halted_at_stop && s == VCPU_RUN_RUNNING ? " (in HLT)" : "");
+	switch (a->stop) {
+	case VCPU_STOP_STATUS:
+	case VCPU_STOP_SHUTDOWN:
+		printk("guest exit status %d\n", a->exit_status);
+		break;
+	case VCPU_STOP_VM:
+		printk("stopped with the machine (vCPU %d stopped it)\n", stopped_by);
+		break;
+	case VCPU_RUNNING:
+		printk("never stopped by itself\n");
+		break;
+	default:
+		printk("stopped: %s\n", a->stop_reason[0] ? a->stop_reason : "no reason recorded");
+		break;
+	}
+}
+
+/*
+ * Every vCPU's statistics and end, then the machine's: the vCPU that
+ * stopped it decides the exit status.  One vCPU prints what it always
+ * did (the boot tests match those lines).
+ */
+static void vmx_print_summary(struct vcpu *const *vcpus, unsigned int n, int stopped_by,
+			      uint64_t tsc_overhead)
+{
+	const struct vcpu *cause = vcpus[stopped_by >= 0 ? stopped_by : 0];
+	const struct vcpu_arch_state *a = cause->arch;
 
 	if (PROFILE_STATS_LEVEL == STATS_OFF) {
 		printk("exitplan: exit statistics are off in profile '%s'\n", PROFILE_NAME);
 	} else {
-		uint64_t total = 0;
-
-		printk("exitplan: exits by reason (profile '%s'):\n", PROFILE_NAME);
-		for (unsigned int i = 0; i < EXIT_STATS_SLOTS; i++) {
-			uint64_t c = vcpu->stats.count[i];
-
-			if (!c)
-				continue;
-			total += c;
-			if (PROFILE_STATS_LEVEL == STATS_TIMING)
-				printk("  %3u %-28s %10llu  %12llu ticks  %8llu ticks/exit\n", i,
-					  i == EXIT_STATS_OTHER ? "(above the SDM's range)" :
-					  vmx_exit_reason_name(i), (unsigned long long)c,
-					  (unsigned long long)vcpu->stats.ticks[i],
-					  (unsigned long long)(vcpu->stats.ticks[i] / c));
-			else
-				printk("  %3u %-28s %10llu\n", i,
-					  i == EXIT_STATS_OTHER ? "(above the SDM's range)" :
-					  vmx_exit_reason_name(i), (unsigned long long)c);
-		}
-		printk("      %-28s %10llu\n", "total", (unsigned long long)total);
-		vmx_print_stats_document(vcpu, tsc_overhead);
+		for (unsigned int v = 0; v < n; v++)
+			vmx_print_exit_table(vcpus[v], n);
+		vmx_print_stats_document(vcpus, n, tsc_overhead);
+	}
+	if (n > 1) {
+		for (unsigned int v = 0; v < n; v++)
+			vmx_print_vcpu_end(vcpus[v], stopped_by);
 	}
 	switch (a->stop) {
 	case VCPU_STOP_STATUS:
 	case VCPU_STOP_SHUTDOWN:
+		if (n > 1)
+			printk("exitplan: vCPU %u ended the run\n", cause->id);
 		printk("exitplan: guest exit status %d\n", a->exit_status);
 		break;
 	default:
-		printk("exitplan: guest stopped: %s\n",
-			  a->stop_reason[0] ? a->stop_reason : "no reason recorded");
+		if (n > 1)
+			printk("exitplan: guest stopped: %s (vCPU %u)\n",
+			       a->stop_reason[0] ? a->stop_reason : "no reason recorded", cause->id);
+		else
+			printk("exitplan: guest stopped: %s\n",
+			       a->stop_reason[0] ? a->stop_reason : "no reason recorded");
 		break;
 	}
 }
@@ -709,15 +780,427 @@ static bool vmx_runtime_controls_ok(const struct vmx_controls *ctl)
 	return true;
 }
 
+/* --- the vCPUs ------------------------------------------------------------ */
+
+/* The machine: one per boot, its vCPUs one per CPU (vCPU i on CPU i). */
+static struct vm vmx_vm;
+static struct vcpu *vmx_vcpus[VM_MAX_VCPUS];
+
+/*
+ * A vCPU and its exit stack, the VMX_EXIT_STACK_PAGES just below it:
+ * HOST_RSP points into the vcpu (vcpu_asm.h), the stub's PUSHes leave
+ * RSP at the vcpu, which is then the stack's top -- page aligned, so the
+ * stub's calls see the ABI's 16-byte alignment -- and no load is needed
+ * to switch stacks or to come back.  A vCPU runs on one CPU at a time,
+ * so a stack per vCPU is enough.
+ */
+static struct vcpu *vmx_alloc_vcpu(unsigned int id, struct vmx_cpu *vc)
+{
+	uint8_t *stack = vmx_alloc_pages(VMX_EXIT_STACK_PAGES +
+					 (sizeof(struct vcpu) + PAGE_SIZE - 1) / PAGE_SIZE);
+	struct vcpu *vcpu;
+
+	if (!stack)
+		return NULL;
+	vcpu = (struct vcpu *)(stack + VMX_EXIT_STACK_PAGES * PAGE_SIZE);
+	vcpu->arch = vmx_alloc_pages((sizeof(struct vcpu_arch_state) + PAGE_SIZE - 1) / PAGE_SIZE);
+	vcpu->vmcs = vmx_alloc_pages(1);
+	if (!vcpu->arch || !vcpu->vmcs)
+		return NULL;
+	vcpu->id = id;
+	vcpu->vm = &vmx_vm;
+	vcpu->vv = &vmx_vm.vcpu[id];
+	vcpu->vv->arch = vcpu;
+	vcpu->controls = &vc->controls;
+	vcpu->vmcs_pa = pa_of(vcpu->vmcs);
+	vcpu->arch->platform = &vmx_vm.platform;
+	vc->vcpu = vcpu;
+	return vcpu;
+}
+
+uint32_t vcpu_platform_io_read(struct vcpu *vcpu, uint16_t port, unsigned int size)
+{
+	uint32_t v;
+
+	spin_lock(&vcpu->vm->platform_lock);
+	v = platform_io_read(vcpu->arch->platform, port, size);
+	spin_unlock(&vcpu->vm->platform_lock);
+	return v;
+}
+
+enum platform_io_result vcpu_platform_io_write(struct vcpu *vcpu, uint16_t port,
+					       unsigned int size, uint32_t value, int *status)
+{
+	enum platform_io_result r;
+
+	spin_lock(&vcpu->vm->platform_lock);
+	r = platform_io_write(vcpu->arch->platform, port, size, value, status);
+	spin_unlock(&vcpu->vm->platform_lock);
+	return r;
+}
+
+/*
+ * On the vCPU's own CPU: VMXON, and a VMCS with the controls, this CPU's
+ * host state and the VM's EPT.  The guest state comes later: the
+ * multiboot entry for vCPU 0, real mode at the STARTUP vector for the
+ * others (vmx_setup_guest_startup()).
+ */
+static bool vmx_setup_vcpu(struct vcpu *vcpu, struct vmx_cpu *vc)
+{
+	this_cpu()->arch = vc;
+	this_cpu()->vcpu = vcpu;
+	vcpu->cpu = this_cpu();
+	if (!vmx_enable(vc))
+		return false;
+	*(uint32_t *)vcpu->vmcs = (uint32_t)(vc->caps.basic & VMX_BASIC_REVISION_ID_MASK);
+	if (!vmclear(vcpu->vmcs_pa) || !vmptrld(vcpu->vmcs_pa)) {
+		printk("exitplan: CPU %u: VMCLEAR/VMPTRLD failed\n", this_cpu_id());
+		vmxoff();
+		return false;
+	}
+	vcpu->exit_hooks = vmx_exit_needs_hooks(&vc->controls);
+	if (!vmx_setup_controls(vcpu, vc) || !vmx_setup_host_state(vc, vcpu) ||
+	    !vmcs_write_checked(EPT_POINTER, vmx_vm_eptp)) {
+		vmxoff();
+		return false;
+	}
+	vcpu->arch->eptp = vmx_vm_eptp;
+	vcpu->arch->ept = vmx_vm_ept;
+	vcpu_setup_msrs(vcpu);
+	vmx_flush_tlbs(vcpu, vc);
+	return true;
+}
+
+/*
+ * The state after INIT and STARTUP (SDM Vol. 3A 9.1.1, Table 9-1): real
+ * mode at CS = vector << 8, IP 0, segments of 64 KiB, IF and paging off,
+ * EFER 0, EDX the processor signature.  It runs as an unrestricted
+ * guest.  CR0.CD and NW, which a reset sets and INIT keeps, start clear:
+ * the guest's caching is EPT's write-back anyway.
+ *
+ * Bochs 2.7 bug (PLATFORM.md): a vCPU left in the VMX wait-for-SIPI
+ * activity state comes out of its SIPI exit with interruptibility bit 2
+ * set, and the next entry fails.  That state is never used here: the
+ * vCPU waits in root operation (vmx_wait_for_startup()) and enters
+ * active, with interruptibility 0.
+ */
+static bool vmx_setup_guest_startup(struct vcpu *vcpu, uint8_t vector)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+	const struct vmx_controls *ctl = vcpu->controls;
+	const uint32_t code_ar = VMX_AR_TYPE_CODE_XR_ACCESSED | VMX_AR_S | VMX_AR_P;
+	const uint32_t data_ar = VMX_AR_TYPE_DATA_RW_ACCESSED | VMX_AR_S | VMX_AR_P;
+	const uint64_t cr0_guest = X86_CR0_ET;
+	uint64_t cr0 = (cr0_guest | a->cr0_fixed0) & a->cr0_fixed1;
+	uint64_t cr4 = (a->cr4_fixed0 | X86_CR4_VMXE) & a->cr4_fixed1;
+	uint32_t eax, ebx, ecx, edx;
+
+	cpuid_count(1, 0, &eax, &ebx, &ecx, &edx);
+	vcpu->regs = (struct guest_regs){ .rdx = eax };
+	a->irr[0] = a->irr[1] = a->irr[2] = a->irr[3] = 0;
+	a->irq_pending = false;
+	a->xapic_icr_high = 0;
+	a->halted_at_stop = false;
+	VMCS_WRITES(w,
+		{ GUEST_CR0, cr0 }, { CR0_READ_SHADOW, cr0_guest },
+		{ GUEST_CR3, 0 }, { GUEST_CR4, cr4 }, { CR4_READ_SHADOW, 0 },
+		{ GUEST_DR7, X86_DR7_INIT },
+		{ GUEST_RSP, 0 }, { GUEST_RIP, 0 }, { GUEST_RFLAGS, X86_RFLAGS_FIXED },
+		{ GUEST_CS_SELECTOR, (uint64_t)vector << 8 }, { GUEST_CS_BASE, (uint64_t)vector << 12 },
+		{ GUEST_CS_LIMIT, 0xffff }, { GUEST_CS_AR_BYTES, code_ar },
+		{ GUEST_SS_SELECTOR, 0 }, { GUEST_SS_BASE, 0 }, { GUEST_SS_LIMIT, 0xffff },
+		{ GUEST_SS_AR_BYTES, data_ar },
+		{ GUEST_DS_SELECTOR, 0 }, { GUEST_DS_BASE, 0 }, { GUEST_DS_LIMIT, 0xffff },
+		{ GUEST_DS_AR_BYTES, data_ar },
+		{ GUEST_ES_SELECTOR, 0 }, { GUEST_ES_BASE, 0 }, { GUEST_ES_LIMIT, 0xffff },
+		{ GUEST_ES_AR_BYTES, data_ar },
+		{ GUEST_FS_SELECTOR, 0 }, { GUEST_FS_BASE, 0 }, { GUEST_FS_LIMIT, 0xffff },
+		{ GUEST_FS_AR_BYTES, data_ar },
+		{ GUEST_GS_SELECTOR, 0 }, { GUEST_GS_BASE, 0 }, { GUEST_GS_LIMIT, 0xffff },
+		{ GUEST_GS_AR_BYTES, data_ar },
+		{ GUEST_TR_SELECTOR, 0 }, { GUEST_TR_BASE, 0 }, { GUEST_TR_LIMIT, 0xffff },
+		{ GUEST_TR_AR_BYTES, VMX_AR_P | VMX_AR_TYPE_TSS_BUSY },
+		{ GUEST_LDTR_SELECTOR, 0 }, { GUEST_LDTR_BASE, 0 }, { GUEST_LDTR_LIMIT, 0xffff },
+		{ GUEST_LDTR_AR_BYTES, VMX_AR_UNUSABLE },
+		{ GUEST_GDTR_BASE, 0 }, { GUEST_GDTR_LIMIT, 0xffff },
+		{ GUEST_IDTR_BASE, 0 }, { GUEST_IDTR_LIMIT, 0xffff },
+		{ GUEST_SYSENTER_CS, 0 }, { GUEST_SYSENTER_ESP, 0 }, { GUEST_SYSENTER_EIP, 0 },
+		{ GUEST_IA32_DEBUGCTL, 0 },
+		{ GUEST_INTERRUPTIBILITY_INFO, 0 },
+		{ GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_ACTIVE },
+		{ GUEST_PENDING_DBG_EXCEPTIONS, 0 },
+		{ VM_ENTRY_INTR_INFO_FIELD, 0 },
+		/* Out of IA-32e mode, no interrupt window open. */
+		{ VM_ENTRY_CONTROLS, ctl->field[VMX_ENTRY] },
+		{ CPU_BASED_VM_EXEC_CONTROL, ctl->field[VMX_PROC_BASED] },
+	);
+	if (!vmcs_write_all(w, ARRAY_SIZE(w)))
+		return false;
+	if ((ctl->field[VMX_ENTRY] & VM_ENTRY_LOAD_IA32_EFER) &&
+	    !vmcs_write_checked(GUEST_IA32_EFER, 0))
+		return false;
+	for (unsigned int i = 0; i < PROFILE_MANUAL_MSR_SLOTS; i++)
+		vcpu->msrs.guest[i] = 0;
+	vcpu_setup_msrs(vcpu);
+	return true;
+}
+
+/*
+ * Wait in root operation, interrupts off, until @ready(vcpu) or the
+ * machine stops: halted, woken by vmm_kick()'s NMI (ap_park.c drops it),
+ * or polling where halting is not safe.  Returns false when the machine
+ * stops first.
+ */
+static bool vmx_wait_in_root(struct vcpu *vcpu, bool (*ready)(struct vcpu *))
+{
+	bool ok;
+
+	WRITE_ONCE(vcpu->arch->waiting_in_root, true);
+	/* Pairs with vmm_kick(): the event is posted before it reads the flag. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (;;) {
+		if (vm_stopping(vcpu->vm)) {
+			ok = false;
+			break;
+		}
+		if (ready(vcpu)) {
+			ok = true;
+			break;
+		}
+		asm volatile("cli; hlt" : : : "memory");
+	}
+	WRITE_ONCE(vcpu->arch->waiting_in_root, false);
+	return ok;
+}
+
+static bool vmx_startup_posted(struct vcpu *vcpu)
+{
+	return READ_ONCE(vcpu->vv->sipi);
+}
+
+/*
+ * Leave the guest on this CPU for a new VMLAUNCH: VMCLEAR keeps the
+ * VMCS's content and makes its launch state clear (SDM Vol. 3C 25.11.3).
+ */
+static void vmx_relaunchable(struct vcpu *vcpu)
+{
+	vmclear(vcpu->vmcs_pa);
+	vmptrld(vcpu->vmcs_pa);
+	vcpu->launched = false;
+}
+
+/* Check the machine can still make progress; if not, stop it (as vCPU @vcpu). */
+static void vmx_check_progress(struct vcpu *vcpu)
+{
+	if (!vm_stopping(vcpu->vm) && !vm_any_vcpu_runnable(vcpu->vm)) {
+		vcpu_stop(vcpu, "no vCPU is left running: each waits for a STARTUP IPI or halted "
+			  "with interrupts off");
+		vm_stop(vcpu->vm, vcpu->id);
+	}
+}
+
+static bool vmx_wakeup_posted(struct vcpu *vcpu)
+{
+	return vm_vcpu_wakeup_pending(vcpu->vv);
+}
+
+/*
+ * HLT with interrupts off (SDM Vol. 3A 9.x: only NMI, SMI, INIT or a
+ * reset end it).  Bochs 2.7 bug (PLATFORM.md): a guest halted with IF=0
+ * is never woken in VMX non-root operation, not even by the preemption
+ * timer's interrupt that would come after it; so the halt is done here,
+ * in root operation, where vmm_kick()'s NMI wakes the CPU.  With one
+ * vCPU, or none left running, nothing can come: the vCPU is stopped, as
+ * before SMP.
+ */
+enum vmx_exit_action vmx_halt_interrupts_off(struct vcpu *vcpu)
+{
+	uint64_t rip = vmcs_read(GUEST_RIP);
+
+	if (!vm_vcpu_set_halted(vcpu->vv, true))
+		return vmx_take_events(vcpu);
+	if (!vm_any_vcpu_runnable(vcpu->vm) && !vm_vcpu_wakeup_pending(vcpu->vv)) {
+		vm_vcpu_set_halted(vcpu->vv, false);
+		return vcpu_stop(vcpu, "HLT with interrupts disabled at RIP %#llx (the guest halted "
+				 "for good)", (unsigned long long)rip);
+	}
+	vmx_skip_instruction();
+	if (!vmx_wait_in_root(vcpu, vmx_wakeup_posted))
+		vcpu->arch->halted_at_stop = true;	/* the machine stopped meanwhile */
+	vm_vcpu_set_halted(vcpu->vv, false);
+	return vmx_take_events(vcpu);
+}
+
+/*
+ * A vCPU's life on its CPU: wait for STARTUP (not vCPU 0, which starts
+ * at the multiboot entry), run the guest until it stops or takes an
+ * INIT (back to the wait), and stop the machine when it stops: the first
+ * vCPU to stop decides the machine's end, the others are kicked out.
+ */
+static void vmx_vcpu_run(struct vcpu *vcpu)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+
+	for (;;) {
+		int r;
+
+		if (vm_vcpu_state(vcpu->vv) == VCPU_RUN_WAIT_FOR_SIPI) {
+			uint8_t vector;
+
+			vmx_check_progress(vcpu);
+			if (!vmx_wait_in_root(vcpu, vmx_startup_posted) ||
+			    !vm_vcpu_take_startup(vcpu->vv, &vector))
+				break;
+			if (!vmx_setup_guest_startup(vcpu, vector)) {
+				vcpu_stop(vcpu, "cannot set up the STARTUP state (vector %#x)", vector);
+				break;
+			}
+		}
+		profile_msrs_before_entry(vcpu);
+		vcpu->launched = true;
+		r = vmx_enter_guest(vcpu);
+		if (r == VMX_ENTER_VMFAIL) {
+			/* Nothing ran: give the host its MSRs back, then say why. */
+			profile_msrs_on_exit(vcpu);
+			vcpu->launched = false;
+			printk("exitplan: vCPU %u: VMLAUNCH failed: VM-instruction error %u\n",
+			       vcpu->id, vmcs_read32(VM_INSTRUCTION_ERROR));
+			vcpu_stop(vcpu, "VMLAUNCH failed: VM-instruction error %u",
+				  vmcs_read32(VM_INSTRUCTION_ERROR));
+			break;
+		}
+		if (vmcs_read32(GUEST_ACTIVITY_STATE) == GUEST_ACTIVITY_HLT)
+			a->halted_at_stop = true;
+		vmx_relaunchable(vcpu);
+		/* An INIT took it out (apic.c): back to wait-for-SIPI. */
+		if (a->stop == VCPU_RUNNING && vm_vcpu_state(vcpu->vv) == VCPU_RUN_WAIT_FOR_SIPI)
+			continue;
+		if (a->stop == VCPU_RUNNING)
+			vcpu_stop(vcpu, "left the guest without a reason");
+		break;
+	}
+	if (a->stop == VCPU_RUNNING)
+		a->stop = VCPU_STOP_VM;		/* the machine stopped while it waited */
+	if (a->stop != VCPU_STOP_VM)
+		vm_stop(vcpu->vm, vcpu->id);
+	vm_vcpu_set_stopped(vcpu->vv, a->halted_at_stop);
+}
+
+void vmm_kick(unsigned int vcpu_id)
+{
+	struct vcpu *target = vcpu_id < VM_MAX_VCPUS ? vmx_vcpus[vcpu_id] : NULL;
+
+	if (!target)
+		return;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (READ_ONCE(target->arch->waiting_in_root))
+		vmx_kick_nmi(target->cpu ? target->cpu->id : vcpu_id);
+	else
+		vmx_kick_ipi(vcpu_id);
+}
+
+/* What an AP reports back to the boot CPU before it runs its vCPU. */
+enum vmx_ap_state {
+	VMX_AP_PENDING = 0,
+	VMX_AP_READY,
+	VMX_AP_FAILED,
+};
+
+struct vmx_ap_start {
+	struct vcpu *vcpu;
+	struct vmx_cpu *vc;
+	uint32_t state;		/* enum vmx_ap_state */
+};
+
+/* Runs on the AP through smp_call_async(), interrupts off; never returns. */
+static void vmx_ap_main(void *arg)
+{
+	struct vmx_ap_start *st = arg;
+	struct vcpu *vcpu = st->vcpu;
+
+	if (!vmx_feature_control_ok() || !vmx_setup_vcpu(vcpu, st->vc)) {
+		__atomic_store_n(&st->state, VMX_AP_FAILED, __ATOMIC_RELEASE);
+		vmx_park_this_cpu();
+	}
+	__atomic_store_n(&st->state, VMX_AP_READY, __ATOMIC_RELEASE);
+	vmx_vcpu_run(vcpu);
+	/* Stopped: stay in VMX root operation (INIT blocked), halted. */
+	vmclear(vcpu->vmcs_pa);
+	vmx_park_this_cpu();
+}
+
+/* How long the boot CPU waits for an AP's vCPU to be ready, or to stop. */
+#define VMX_AP_WAIT_US		200000
+#define VMX_STOP_WAIT_US	2000000
+#define VMX_POLL_US		100
+
+static bool vmx_start_ap_vcpus(unsigned int n)
+{
+	static struct vmx_ap_start start[VM_MAX_VCPUS];
+	bool ok = true;
+
+	for (unsigned int id = 1; id < n; id++) {
+		struct vmx_cpu *vc = vmx_alloc_pages((sizeof(*vc) + PAGE_SIZE - 1) / PAGE_SIZE);
+		unsigned int waited = 0;
+		uint32_t st;
+
+		if (!vc || !(vmx_vcpus[id] = vmx_alloc_vcpu(id, vc))) {
+			printk("exitplan: vCPU %u: out of memory\n", id);
+			return false;
+		}
+		vc->caps = ((struct vmx_cpu *)this_cpu()->arch)->caps;
+		vc->controls = ((struct vmx_cpu *)this_cpu()->arch)->controls;
+		start[id] = (struct vmx_ap_start){ .vcpu = vmx_vcpus[id], .vc = vc };
+		if (!smp_call_async(id, vmx_ap_main, &start[id])) {
+			printk("exitplan: CPU %u is busy: no vCPU there\n", id);
+			return false;
+		}
+		while ((st = __atomic_load_n(&start[id].state, __ATOMIC_ACQUIRE)) == VMX_AP_PENDING &&
+		       waited < VMX_AP_WAIT_US) {
+			pit_delay_us(VMX_POLL_US);
+			waited += VMX_POLL_US;
+		}
+		if (st != VMX_AP_READY) {
+			printk("exitplan: CPU %u: %s: no vCPU there\n", id,
+			       st == VMX_AP_FAILED ? "VMX setup failed" : "did not answer");
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/*
+ * After vCPU 0 stopped: wait for the others, which the stop kicked out
+ * of their guests.  One that does not come is reported as hung, with the
+ * state it is in; its statistics are printed as they are.
+ */
+static void vmx_wait_for_vcpus(unsigned int n)
+{
+	for (unsigned int id = 1; id < n; id++) {
+		unsigned int waited = 0;
+
+		while (vm_vcpu_state(&vmx_vm.vcpu[id]) != VCPU_RUN_STOPPED &&
+		       waited < VMX_STOP_WAIT_US) {
+			pit_delay_us(VMX_POLL_US);
+			waited += VMX_POLL_US;
+		}
+		if (vm_vcpu_state(&vmx_vm.vcpu[id]) != VCPU_RUN_STOPPED)
+			printk("exitplan: vCPU %u is hung: still %s %u ms after the machine stopped\n",
+			       id, vm_vcpu_state_name(vm_vcpu_state(&vmx_vm.vcpu[id])),
+			       VMX_STOP_WAIT_US / 1000);
+	}
+}
+
 int vmm_run(const struct boot_info *bi)
 {
 	struct vmx_cpu *vc;
 	struct vcpu *vcpu;
-	uint8_t *stack;
 	struct guest_start start;
+	uint32_t apic_ids[VM_MAX_VCPUS];
 	uint64_t tsc_overhead = 0;
 	char line[160];
-	int r;
+	unsigned int n;
+	struct vcpu *cause;
 
 	vc = vmx_alloc_pages((sizeof(*vc) + PAGE_SIZE - 1) / PAGE_SIZE);
 	if (!vc)
@@ -745,62 +1228,54 @@ int vmm_run(const struct boot_info *bi)
 	vmx_print_gates(&vc->controls);
 	if (!vmx_runtime_controls_ok(&vc->controls))
 		return VMM_REFUSED;
-	/* The guest owns the local APIC: an AP outside VMX root would be its for an INIT-SIPI. */
-	if (!vmx_park_aps(&vc->caps)) {
-		printk("exitplan: not every other CPU could be parked: refusing to run a guest\n");
-		return VMM_ERROR;
-	}
 
 	/*
-	 * One vCPU on the boot CPU for now; its state is per-vCPU from the
-	 * start.  Its exit stack is the VMX_EXIT_STACK_PAGES just below it:
-	 * HOST_RSP points into the vcpu (vcpu_asm.h), the stub's PUSHes
-	 * leave RSP at the vcpu, which is then the stack's top -- page
-	 * aligned, so the stub's calls see the ABI's 16-byte alignment --
-	 * and no load is needed to switch stacks or to come back.  A vCPU
-	 * runs on one CPU at a time, so a stack per vCPU is enough.
+	 * Every CPU runs a vCPU (vCPU i on CPU i, the guest's APIC IDs are
+	 * the CPUs'); a CPU the MADT lists that did not come up would be
+	 * outside VMX, the guest's for a physical INIT-SIPI: refuse.
 	 */
-	stack = vmx_alloc_pages(VMX_EXIT_STACK_PAGES + (sizeof(*vcpu) + PAGE_SIZE - 1) / PAGE_SIZE);
-	if (!stack)
+	n = smp_start_aps();
+	if (smp_cpus_left_out()) {
+		printk("exitplan: %u CPU%s not online: refusing to run a guest beside them\n",
+		       smp_cpus_left_out(), smp_cpus_left_out() == 1 ? "" : "s");
 		return VMM_ERROR;
-	vcpu = (struct vcpu *)(stack + VMX_EXIT_STACK_PAGES * PAGE_SIZE);
-	vcpu->arch = vmx_alloc_pages((sizeof(struct vcpu_arch_state) + PAGE_SIZE - 1) / PAGE_SIZE);
-	vcpu->vmcs = vmx_alloc_pages(1);
-	if (!vcpu->arch || !vcpu->vmcs)
-		return VMM_ERROR;
-	vcpu->id = 0;
-	vcpu->cpu = this_cpu();
-	vcpu->controls = &vc->controls;
-	vcpu->vmcs_pa = pa_of(vcpu->vmcs);
-	vc->vcpu = vcpu;
-	this_cpu()->arch = vc;
-	this_cpu()->vcpu = vcpu;
+	}
+	if (n > VM_MAX_VCPUS)
+		n = VM_MAX_VCPUS;
+	for (unsigned int i = 0; i < n; i++)
+		apic_ids[i] = percpu_area(i)->apic_id;
+	vm_init(&vmx_vm, n, apic_ids);
+	vmx_apic_init(rdmsr(MSR_IA32_APIC_BASE));
+	vmx_ap_park_init(n);
 
+	vcpu = vmx_vcpus[0] = vmx_alloc_vcpu(0, vc);
+	if (!vcpu)
+		return VMM_ERROR;
 	/* Load the guest before VMXON: a bad module is reported without VMX on. */
 	if (!guest_load(bi, &start))
 		return VMM_ERROR;
-
-	if (!vmx_enable(vc))
+	if (!vmx_build_vm_ept(vc, bi))
 		return VMM_ERROR;
-	*(uint32_t *)vcpu->vmcs = (uint32_t)(vc->caps.basic & VMX_BASIC_REVISION_ID_MASK);
-	if (!vmclear(vcpu->vmcs_pa) || !vmptrld(vcpu->vmcs_pa)) {
-		printk("exitplan: VMCLEAR/VMPTRLD failed\n");
+	platform_init(&vmx_vm.platform, start.ram_bytes, n);
+	if (!vmx_setup_vcpu(vcpu, vc))
+		return VMM_ERROR;
+	if (!vmx_setup_guest_state(vcpu, vc, start.entry, start.mbi)) {
 		vmxoff();
 		return VMM_ERROR;
 	}
-	vcpu->exit_hooks = vmx_exit_needs_hooks(&vc->controls);
-	if (!vmx_setup_controls(vcpu, vc) || !vmx_setup_host_state(vc, vcpu) ||
-	    !vmx_setup_guest_state(vcpu, vc, start.entry, start.mbi) ||
-	    !vmx_setup_ept(vcpu, vc, bi)) {
-		vmxoff();
-		return VMM_ERROR;
-	}
-	vcpu_setup_msrs(vcpu);
-	platform_init(&vcpu->arch->platform, start.ram_bytes, 1);
-	vmx_flush_tlbs(vcpu, vc);
-
 	strlcpy(vcpu->arch->guest_name, start.name, sizeof(vcpu->arch->guest_name));
 	vcpu->arch->guest_args = start.args;
+	/* vCPU 0 runs from the multiboot entry; the others wait for STARTUP. */
+	vmx_vm.vcpu[0].state = VCPU_RUN_RUNNING;
+	if (n > 1) {
+		if (!vmx_start_ap_vcpus(n)) {
+			printk("exitplan: not every other CPU runs a vCPU: refusing to run a guest\n");
+			vmxoff();
+			return VMM_ERROR;
+		}
+		printk("exitplan: %u vCPUs: vCPU 0 at the multiboot entry, %u waiting for STARTUP "
+		       "(one per CPU)\n", n, n - 1);
+	}
 	if (PROFILE_STATS_LEVEL >= STATS_TIMING) {
 		/* What reading the TSC twice adds to every timed exit. */
 		uint64_t t = rdtsc();
@@ -809,21 +1284,13 @@ int vmm_run(const struct boot_info *bi)
 	}
 	printk("exitplan: launching the guest at %#x (multiboot info at %#x)\n",
 		  start.entry, start.mbi);
-	vcpu->launched = true;
-	profile_msrs_before_entry(vcpu);
-	r = vmx_enter_guest(vcpu);
-	if (r == VMX_ENTER_VMFAIL) {
-		/* Nothing ran: give the host its MSRs back, then say why. */
-		profile_msrs_on_exit(vcpu);
-		vcpu->launched = false;
-		printk("exitplan: VMLAUNCH failed: VM-instruction error %u\n",
-		       vmcs_read32(VM_INSTRUCTION_ERROR));
-		vcpu_stop(vcpu, "VMLAUNCH failed: VM-instruction error %u",
-			  vmcs_read32(VM_INSTRUCTION_ERROR));
-	}
-	vmx_print_summary(vcpu, tsc_overhead);
+	vmx_vcpu_run(vcpu);
+	vmx_wait_for_vcpus(n);
+
+	cause = vmx_vcpus[vmx_vm.stopped_by >= 0 ? vmx_vm.stopped_by : 0];
+	vmx_print_summary(vmx_vcpus, n, vmx_vm.stopped_by, tsc_overhead);
 	vmclear(vcpu->vmcs_pa);
 	vmxoff();
 	write_cr4(read_cr4() & ~(uint64_t)X86_CR4_VMXE);
-	return vcpu->arch->stop == VCPU_STOP_FAULT ? VMM_GUEST_FAULT : vcpu->arch->exit_status;
+	return cause->arch->stop == VCPU_STOP_FAULT ? VMM_GUEST_FAULT : cause->arch->exit_status;
 }

@@ -29,6 +29,7 @@ enum vcpu_stop_kind {
 	VCPU_STOP_STATUS,	/* isa-debug-exit: status = (code << 1) | 1 */
 	VCPU_STOP_SHUTDOWN,	/* SHUTDOWN hypercall: status from the guest */
 	VCPU_STOP_FAULT,	/* anything else: stop_reason says what */
+	VCPU_STOP_VM,		/* another vCPU stopped the machine */
 };
 
 /*
@@ -81,8 +82,18 @@ struct vcpu_arch_state {
 	uint64_t mtrr_fixed[11];	/* FIX64K_00000, FIX16K_80000/A0000, FIX4K_C0000..F8000 */
 	unsigned int maxphyaddr;
 
-	/* The devices the guest sees (runtime/platform.c). */
-	struct platform_state platform;
+	/* The devices the guest sees (runtime/platform.c), shared by the VM's vCPUs. */
+	struct platform_state *platform;
+
+	/*
+	 * The guest's xAPIC ICR high half (the destination): every xAPIC
+	 * write exits (apic.c), and the low half's write sends with it.
+	 */
+	uint32_t xapic_icr_high;
+	/* The guest's HLT activity state when it stopped, for the report. */
+	bool halted_at_stop;
+	/* Halted in root operation, interrupts off: vmm_kick() sends an NMI. */
+	bool waiting_in_root;
 
 	/* For the statistics document: the guest's name and arguments. */
 	char guest_name[64];
@@ -197,6 +208,43 @@ static inline void vmx_skip_instruction(void)
 		vmcs_write(GUEST_INTERRUPTIBILITY_INFO,
 			   intr & ~(uint32_t)(GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS));
 }
+
+/*
+ * The shared platform devices, under the VM's platform lock (every
+ * vCPU's I/O exits reach the same devices).
+ */
+uint32_t vcpu_platform_io_read(struct vcpu *vcpu, uint16_t port, unsigned int size);
+enum platform_io_result vcpu_platform_io_write(struct vcpu *vcpu, uint16_t port,
+					       unsigned int size, uint32_t value, int *status);
+
+/*
+ * apic.c: the guest's interprocessor interrupts.  The host's kick vector
+ * (vmm_kick()) makes a vCPU take its posted events; a vector the guest
+ * never uses for itself (Linux has no 0xf2 outside a KVM host's posted
+ * interrupts).  An external-interrupt exit with it comes here.
+ */
+#define VMX_KICK_VECTOR		0xf2
+enum vmx_exit_action vmx_kicked(struct vcpu *vcpu);
+/* Take and act on this vCPU's posted events (runtime/vm.h). */
+enum vmx_exit_action vmx_take_events(struct vcpu *vcpu);
+/*
+ * HLT with RFLAGS.IF = 0 (handle_hlt()): halt in root operation until an
+ * NMI, INIT or the machine's stop is posted; stop the vCPU if no other
+ * vCPU runs to post one.
+ */
+enum vmx_exit_action vmx_halt_interrupts_off(struct vcpu *vcpu);
+/* A guest write of the ICR: x2APIC MSR 0x830 (@x2apic) or the xAPIC page. */
+enum vmx_exit_action vmx_icr_write(struct vcpu *vcpu, uint64_t icr, bool x2apic);
+/* A guest write to the xAPIC page at @offset that exited (ept_exits.c): emulate it. */
+enum vmx_exit_action vmx_xapic_write(struct vcpu *vcpu, unsigned int offset, uint32_t value,
+				     unsigned int size);
+/* The guest-physical page of the xAPIC window (fixed: apic_base_write() refuses a move). */
+uint64_t vmx_xapic_page(void);
+/* Interrupt the CPU @cpu: with the kick vector (in the guest), or an NMI (halted in root). */
+void vmx_kick_ipi(unsigned int cpu);
+void vmx_kick_nmi(unsigned int cpu);
+/* Once, on the boot CPU: where the xAPIC window is (IA32_APIC_BASE as firmware left it). */
+void vmx_apic_init(uint64_t apic_base);
 
 /* msr.c */
 void vcpu_setup_msrs(struct vcpu *vcpu);

@@ -12,11 +12,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/guest-qemu.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 failures=0 cases=0
 
-# run NAME GUEST ARGS: boots GUEST with ARGS; sets $status and $out.
+# run NAME GUEST ARGS [NCPU]: boots GUEST with ARGS; sets $status and $out.
 run() {
-	local name=$1 guest=$2 args=$3
+	local name=$1 guest=$2 args=$3 ncpu=${4:-1}
 	out=$work/$name.txt
-	timeout "$timeout_s" qemu-system-x86_64 -display none -no-reboot \
+	timeout "$timeout_s" qemu-system-x86_64 -display none -no-reboot -smp "$ncpu" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-kernel "$dir/$guest.elf" -append "$args" \
 		-serial "file:$out" </dev/null >"$work/$name.qemu" 2>&1
@@ -119,6 +119,16 @@ ok=0
 	has '^PASS: stats-fw_cfg-signature$' && has '^PASS: stats-apic-base-stable$' &&
 	! has '^FAIL' && has '^guest stats: 2 passed, 0 failed$' && ok=1
 verdict stats $ok "status $status; want 1, the count checks skipped and nothing failing"
+
+# smp: the same checks as under exitplan, on QEMU's own APICs.
+for n in 2 4; do
+	run smp-$n smp "" $n
+	ok=0
+	[ "$status" = 1 ] && has "^smp: $n CPUs in the MADT, fw_cfg says $n, xAPIC mode$" &&
+		has '^PASS: init-sipi-restarts-ap$' && has '^PASS: nmi-wakes-cli-hlt$' &&
+		! has '^FAIL' && has '^guest smp: [0-9]+ passed, 0 failed$' && ok=1
+	verdict smp-$n $ok "status $status; want 1 and every check passing on $n CPUs"
+done
 
 echo "guests under QEMU: $((cases - failures)) of $cases cases as expected"
 [ "$failures" = 0 ]

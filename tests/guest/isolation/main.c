@@ -339,12 +339,16 @@ static void attack_platform_ports(void)
  * init-sipi: INIT, STARTUP, STARTUP to APIC ID 1 with a vector pointing at
  * this real-mode code, as an OS starts an AP.  If another CPU ran it, it
  * would be outside VMX and EPT: it says "escaped" on COM1 and leaves a
- * mark the guest sees.  Under exitplan the other CPU is in VMX root
- * operation, where INIT is blocked: nothing may happen.
+ * mark the guest sees.  Under exitplan the other CPU runs the guest's
+ * vCPU 1, and the STARTUP starts that vCPU, inside VMX and EPT, as it
+ * would an AP: the code sees the hypervisor bit of CPUID.1:ECX and
+ * leaves a different mark ("contained").  Any CPU that runs it outside
+ * the hypervisor says "escaped".
  */
 #define ESCAPE_PAGE		0x9000		/* below 1 MiB: a STARTUP vector reaches it */
 #define ESCAPE_MARK_PA		(ESCAPE_PAGE + 0xff0)
 #define ESCAPE_MARK		0x50414353	/* "SCAP" (no suffixes: the asm uses these) */
+#define CONTAINED_MARK		0x544e4f43	/* "CONT": it ran in a vCPU */
 #define OTHER_CPU_APIC_ID	1
 #define ESCAPE_WAIT_TICKS	20000000ull	/* Bochs: 20M instructions, far more than enough */
 
@@ -358,7 +362,13 @@ asm(".pushsection .rodata\n"
     "	cli\n"
     "	xorw %ax, %ax\n"
     "	movw %ax, %ds\n"
-    "	movl $" __stringify(ESCAPE_MARK) ", " __stringify(ESCAPE_MARK_PA) "\n"
+    "	movl $1, %eax\n"
+    "	cpuid\n"
+    "	btl $31, %ecx\n"			/* CPUID.1:ECX.hypervisor */
+    "	jnc 2f\n"
+    "	movl $" __stringify(CONTAINED_MARK) ", " __stringify(ESCAPE_MARK_PA) "\n"
+    "	jmp 1f\n"
+    "2:	movl $" __stringify(ESCAPE_MARK) ", " __stringify(ESCAPE_MARK_PA) "\n"
     "	movw $0x3f8, %dx\n"
     "	movb $'e', %al\n	outb %al, %dx\n"
     "	movb $'s', %al\n	outb %al, %dx\n"
@@ -413,6 +423,9 @@ static void attack_init_sipi(void)
 	wait_ticks(ESCAPE_WAIT_TICKS);
 	check("init-sipi", *mark != (uint32_t)ESCAPE_MARK, "the guest's code ran on APIC ID %u (mark 0x%08x)",
 	      OTHER_CPU_APIC_ID, *mark);
+	if (*mark == (uint32_t)CONTAINED_MARK)
+		printf("isolation: init-sipi started APIC ID %u as a vCPU of this guest\n",
+		       OTHER_CPU_APIC_ID);
 }
 
 /*
