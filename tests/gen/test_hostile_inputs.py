@@ -171,8 +171,8 @@ def test_hostile_text_compiles(tmp_path):
     d = tmp_path / "we*rd ??" / " dir"
     d.mkdir(parents=True)
     path = d / "hostile.yaml"
-    text = profile_text("hostile", HOSTILE, rest="execution:\n  io:\n    trap:\n"
-                        "      - {port: 0x3f8, last: 0x3ff, why: " + HOSTILE + "}\n")
+    text = profile_text("hostile", HOSTILE, rest="execution:\n  io:\n    grant:\n"
+                        "      - {port: 0x2f8, last: 0x2ff, why: " + HOSTILE + "}\n")
     path.write_text(text)
     out = tmp_path / "out"
     r = run_gen("--out", out, "gen", "-q", path)
