@@ -231,10 +231,14 @@ static const struct {
 	uint16_t first, last;
 	const char *what;
 } reported_denials[] = {
-	{ PLATFORM_APM_CNT_PORT, PLATFORM_APM_CNT_PORT + 1, "APM control and status: a write to 0xb2 raises an SMI" },
-	{ PLATFORM_DEBUG_CONSOLE_PORT, PLATFORM_DEBUG_CONSOLE_PORT, "the debug console, the hypervisor's verdict channel" },
-	{ PLATFORM_BOCHS_BIOS_DEBUG_PORT, PLATFORM_BOCHS_BIOS_DEBUG_PORT + 3, "Bochs's BIOS debug ports: 0x400 and 0x401 end the emulator" },
-	{ PLATFORM_BOCHS_DEBUGGER_PORT, PLATFORM_BOCHS_DEBUGGER_PORT + 1, "Bochs's debugger ports" },
+	{ PLATFORM_APM_CNT_PORT, PLATFORM_APM_CNT_PORT + 1,
+	  "APM control and status: a write to 0xb2 raises an SMI" },
+	{ PLATFORM_DEBUG_CONSOLE_PORT, PLATFORM_DEBUG_CONSOLE_PORT,
+	  "the debug console, the hypervisor's verdict channel" },
+	{ PLATFORM_BOCHS_BIOS_DEBUG_PORT, PLATFORM_BOCHS_BIOS_DEBUG_PORT + 3,
+	  "Bochs's BIOS debug ports: 0x400 and 0x401 end the emulator" },
+	{ PLATFORM_BOCHS_DEBUGGER_PORT, PLATFORM_BOCHS_DEBUGGER_PORT + 1,
+	  "Bochs's debugger ports" },
 };
 
 static void denied_write(struct platform_state *p, uint16_t port, unsigned int size,
@@ -289,9 +293,9 @@ enum platform_io_result platform_io_write(struct platform_state *p, uint16_t por
 	switch (port) {
 	case PLATFORM_ISA_DEBUG_EXIT_PORT:
 		/*
-		 * QEMU: the process exits with (value << 1) | 1.  Bit 31 of a
-		 * dword is dropped, so that the status stays positive: the
-		 * hypervisor's own VMM_* results are negative (vmm.h).
+		 * QEMU: the process exits with (value << 1) | 1.  Bits 31:30
+		 * of a dword are dropped, so that the status is a positive
+		 * int: the hypervisor's own VMM_* results are negative (vmm.h).
 		 */
 		value &= size == 4 ? PLATFORM_ISA_DEBUG_EXIT_VALUE_MASK : (1u << (8 * size)) - 1;
 		*status = (int)((value << 1) | 1);

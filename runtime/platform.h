@@ -8,9 +8,10 @@
  * The devices exitplan emulates for a guest, as QEMU defines them so that
  * the same guest runs under both:
  *   - isa-debug-exit at port 0xf4: a write of `code` ends the guest with
- *     exit status (code << 1) | 1, code taken modulo 2^30 (bit 31 of a
- *     dword write is dropped), so that every guest status is odd and
- *     positive and never one of the hypervisor's negative VMM_* results;
+ *     exit status (code << 1) | 1, code taken modulo 2^30 (bits 31:30
+ *     of a dword write are dropped), so that every guest status is odd
+ *     and positive and never one of the hypervisor's negative VMM_*
+ *     results;
  *   - fw_cfg, the traditional I/O interface (selector 0x510, 16-bit;
  *     data 0x511, byte reads): signature, ID, RAM size, CPU count;
  *   - the MMIO test page (0xFEB00000): 32-bit reads return "EXIT",

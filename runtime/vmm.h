@@ -13,8 +13,10 @@ struct boot_info;
 
 /*
  * vmm_run()'s result: >= 0 is the guest's exit status (isa-debug-exit
- * (code << 1) | 1, or the SHUTDOWN hypercall's argument); negative values
- * say why no guest status exists.  vmm_run() has printed the details
+ * ((code mod 2^30) << 1) | 1, the SHUTDOWN hypercall's argument mod 2^31,
+ * 0 for a power off), which is never negative, so that no guest can make
+ * its status read as one of these; negative values say why no guest
+ * status exists.  vmm_run() has printed the details
  * ("exitplan: guest exit status N", "exitplan: guest stopped: ...", or
  * the refusal) before it returns; the caller powers off.
  */

@@ -46,7 +46,7 @@ NONFATAL = {
                      r"^exitplan: guest write of 0x4d2 to port 0x400 denied \(Bochs's BIOS debug ports"]),
 }
 FATAL = ["uart-garble", "forged-status"]
-# outl(0xf4, 0xfffffffe): bit 31 dropped, (0x3ffffffe << 1) | 1.
+# outl(0xf4, 0xfffffffe): bits 31:30 dropped, (0x3ffffffe << 1) | 1.
 FORGED_STATUS = 0x7ffffffd
 
 

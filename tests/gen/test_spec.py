@@ -36,6 +36,9 @@ def break_spec(root, name, old, new):
      "unknown MSR 'IA32_APIC_BASSE' (did you mean IA32_APIC_BASE?)"),
     ("msrs.yaml", "feature: load_ia32_efer}", "feature: load_efer}",
      "unknown feature 'load_efer' (did you mean load_ia32_efer?)"),
+    # Default deny: a port is granted or reserved, never both.
+    ("runtime.yaml", "- first: 0xb2", "- first: 0x80", "port range 0x80..0xb3 overlaps 0x80..0x80"),
+    ("runtime.yaml", "how: denied", "how: deny", "unknown handling 'deny' (did you mean denied?)"),
 ])
 def test_spec_inconsistency_fails_hard(root, name, old, new, message):
     path = break_spec(root, name, old, new)

@@ -215,7 +215,8 @@ static void test_hidden_write_report(void **state)
 	(void)state;
 	pci_config_address_write(&pci, ADDR(BDF(0, 1, 1), 0x04));
 	pci_config_data_write(&pci, 0, 2, 0x0005);
-	assert_true(fake_printk_contains("01.1 offset 0x4, 2 byte(s) 0x5 (no such function for the guest)"));
+	assert_true(fake_printk_contains("01.1 offset 0x4, 2 byte(s) 0x5 "
+					 "(no such function for the guest)"));
 	assert_int_equal(hw_data_writes, 0);
 }
 

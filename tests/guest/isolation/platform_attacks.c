@@ -249,7 +249,8 @@ void attack_dma(void)
 	       bm, (uint32_t)(uintptr_t)dma_buffer);
 	console_flush();
 	/* Safe on any machine: the target is the guest's own buffer. */
-	check("dma-ide-hidden", (id & 0xffff) == 0xffff, "00:01.1 reads 0x%08x: the IDE controller is visible", id);
+	check("dma-ide-hidden", (id & 0xffff) == 0xffff,
+	      "00:01.1 reads 0x%08x: the IDE controller is visible", id);
 	memset(dma_buffer, 0xaa, sizeof(dma_buffer));
 	pci_write16(BDF_IDE, PCI_COMMAND, PCI_COMMAND_IO | PCI_COMMAND_MASTER);
 	prd.addr = (uint32_t)(uintptr_t)dma_buffer;
@@ -294,7 +295,8 @@ void attack_pci_config(void)
 
 	if (!run_here("pci-config"))
 		return;
-	announce("pci-config", "PIIX4 PMBA to 0xc800, PMREGMISC off, host bridge bus master, S1 at the new base");
+	announce("pci-config",
+		 "PIIX4 PMBA to 0xc800, PMREGMISC off, host bridge bus master, S1 at the new base");
 	pci_write32(BDF_PM, PIIX4_PMBA, PM_BASE_ELSEWHERE | 1);
 	pci_write8(BDF_PM, PIIX4_PMREGMISC, 0);
 	pci_write16(BDF_HOST_BRIDGE, PCI_COMMAND, (uint16_t)cmd | PCI_COMMAND_MASTER);
@@ -369,7 +371,8 @@ void attack_uart_garble(void)
 
 void attack_forged_status(void)
 {
-	announce("forged-status", "the verdict lines on COM1, port 0xE9 and PUTS, then outl(0xf4, 0xfffffffe)");
+	announce("forged-status",
+		 "the verdict lines on COM1, port 0xE9 and PUTS, then outl(0xf4, 0xfffffffe)");
 	printf("%s", FORGED);
 	outsb(DEBUG_PORT_E9, FORGED, sizeof(FORGED) - 1);
 	if (exitplan_detected())
