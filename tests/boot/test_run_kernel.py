@@ -5,7 +5,8 @@ the project, given by path, boots under exitplan as QEMU's `-kernel path
 and then CMDLINE, the modules follow it in order, each with its path as
 its command line, all of them whole (longer than 255 bytes here), and the
 run ends with the verdict line; under the default profile and CPU model,
-and under another of each.  A command line too long to pass whole is
+and under another of each.  QEMU booting the same kernel directly is the
+reference: the guest sees the same command line and modules.  A command line too long to pass whole is
 refused at boot with a message naming the limit, never cut.
 
 The kernel is the handlers guest copied out of build/guest, so nothing
@@ -83,6 +84,18 @@ def test_run_outside_kernel_with_cmdline_and_modules(test_out, profile, cpu):
                                  f"0x{fnv1a(data):08x}, command line \"{m}\"") + "$")
     r.expect(r"^PASS: multiboot-modules$")
     assert not r.findall(r"^FAIL: "), r.describe()
+
+    # The reference: QEMU itself, booting the kernel directly.
+    qemu = test_out / "qemu.serial"
+    subprocess.run(["timeout", str(bootlib.BOOT_TIMEOUT), "qemu-system-x86_64", "-display", "none",
+                    "-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+                    "-kernel", str(kernel), "-append", cmdline, "-initrd", f"{mod1},{mod2}",
+                    "-serial", f"file:{qemu}"], stdin=subprocess.DEVNULL,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    q = bootlib.read_result("qemu", "qemu64", qemu)
+    seen = r"^(?:guest handlers: command line|multiboot: module) .*$"
+    assert re.findall(seen, q.serial, re.M) == re.findall(seen, r.serial, re.M), q.describe()
+    assert len(re.findall(seen, q.serial, re.M)) == 3
 
 
 def test_cmdline_too_long_is_refused(hv_elf, test_out):
