@@ -85,6 +85,7 @@ help:
 	@echo '  FROM=, NAME=, BASE=, CPU_MODEL=, DATE=, NOTE=   profile: log, new name, base profile, source fields'
 	@echo '  BENCH_PASSES=15, BENCH_ARGS=   bench-host passes; extra run_bench.py arguments'
 	@echo '  BUILD=build             output folder'
+	@echo '  CHECK_JOBS=2            parts of make check run at once (without make -j)'
 	@echo '  V=1                     print full command lines instead of "  CC      file"'
 
 deps-build deps-run deps-test deps-bench: deps-%:
@@ -106,12 +107,13 @@ test: deps-test
 	$(Q)$(MAKE) test-guests-qemu
 	$(Q)$(MAKE) test-boot
 
-# The edit-compile loop: everything that needs no emulator.
+# The edit-compile loop: everything that needs no emulator, the generator
+# tests beside the rest (CHECK_JOBS at a time, unless make -j says how
+# many), each part's output together.
+CHECK_JOBS ?= 2
 check test-quick: deps-test
-	$(Q)$(MAKE) check-spec
-	$(Q)$(MAKE) check-gen
-	$(Q)$(MAKE) test-gen
-	$(Q)$(MAKE) test-unit
+	$(Q)$(MAKE) $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) --output-sync=target \
+		check-spec check-gen test-gen test-unit
 
 # The repository is self-contained: make check in a fresh clone of HEAD
 # in an empty temporary folder.
