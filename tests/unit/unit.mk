@@ -59,7 +59,7 @@ unit-build: $(UNIT_PROGRAMS)
 test-unit: unit-build
 	@failed=""; \
 	for t in $(UNIT_PROGRAMS); do \
-		echo "== $$t"; \
+		printf "  %-7s %s\n" RUN "$$t"; \
 		$$t || failed="$$failed $$t"; \
 	done; \
 	if [ -n "$$failed" ]; then \
