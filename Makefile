@@ -39,7 +39,7 @@ help:
 	@echo '  run             build, then boot exitplan with a guest in Bochs; ends with a verdict line'
 	@echo '  run-qemu        the same ISO in QEMU (no VT-x: exitplan refuses, the guest never runs)'
 	@echo '  build           build/PROFILE/exitplan.elf (the default target)'
-	@echo '  iso             build/PROFILE/GUEST.iso: GRUB, exitplan, the guest as a module'
+	@echo '  iso             build/PROFILE/GUEST.iso (kernel-NAME.iso with KERNEL=): GRUB, exitplan, the guest'
 	@echo '  guests          build every test guest (build/guest/NAME.elf)'
 	@echo '  guest-qemu      run one test guest directly under QEMU, without exitplan'
 	@echo
@@ -85,7 +85,14 @@ help:
 	@echo '  FROM=, NAME=, BASE=, CPU_MODEL=, DATE=, NOTE=   profile: log, new name, base profile, source fields'
 	@echo '  BENCH_PASSES=15, BENCH_ARGS=   bench-host passes; extra run_bench.py arguments'
 	@echo '  BUILD=build             output folder'
+	@echo '  CHECK_JOBS=2            parts of make check run at once (without make -j)'
 	@echo '  V=1                     print full command lines instead of "  CC      file"'
+	@echo
+	@echo 'Examples'
+	@echo '  make run PROFILE=hrtimer GUEST=hrtimer CPU=corei7_haswell_4770'
+	@echo '  make run KERNEL=x86/vmexit.flat CMDLINE="cpuid" MODULES="env.txt"   # a kvm-unit-tests kernel'
+	@echo '  make check V=1'
+	@echo '  make test-boot BOOT_TESTS=tests/boot/test_run_kernel.py'
 
 deps-build deps-run deps-test deps-bench: deps-%:
 	@scripts/ensure-deps.sh $*
@@ -106,12 +113,13 @@ test: deps-test
 	$(Q)$(MAKE) test-guests-qemu
 	$(Q)$(MAKE) test-boot
 
-# The edit-compile loop: everything that needs no emulator.
+# The edit-compile loop: everything that needs no emulator, the generator
+# tests beside the rest (CHECK_JOBS at a time, unless make -j says how
+# many), each part's output together.
+CHECK_JOBS ?= 2
 check test-quick: deps-test
-	$(Q)$(MAKE) check-spec
-	$(Q)$(MAKE) check-gen
-	$(Q)$(MAKE) test-gen
-	$(Q)$(MAKE) test-unit
+	$(Q)$(MAKE) $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(CHECK_JOBS)) --output-sync=target \
+		check-spec check-gen test-gen test-unit
 
 # The repository is self-contained: make check in a fresh clone of HEAD
 # in an empty temporary folder.

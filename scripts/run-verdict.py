@@ -81,15 +81,17 @@ def verdict(r: "bootlib.BootResult", timeout=None, stats_path=None):
         parts.append(f"TIMED OUT after {timeout} s" if timeout else "TIMED OUT")
     elif r.panicked:
         ok = False
-        parts.append(r.find(r"^exitplan: PANIC: .*$").group(0))
+        parts.append(bootlib.PANIC_RE.search(r.serial).group(0))
     elif status is None:
         ok = False
         parts.append("the run ended without exitplan's exit-status line")
     else:
         ok, what = meaning(status)
-        why = (detail(r, r"^exitplan: guest stopped: (.*)$") if status == -3 else
-               detail(r, r"^exitplan: (profile '.*' refused: .*|VT-x not available: .*)$") if status == -1 else
-               None)
+        why = None
+        if status == -3:
+            why = detail(r, r"^exitplan: guest stopped: (.*)$")
+        elif status == -1:
+            why = detail(r, r"^exitplan: (profile '.*' refused: .*|VT-x not available: .*)$")
         parts.append(f"exit status {status} = {what}" + (f": {why}" if why else ""))
     parts.append(f"serial {r.serial_path}")
     if stats_path:

@@ -25,6 +25,8 @@ import sys
 
 import yaml
 
+from vmxcaps import cap_value, feature_present
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPEC_FILES = ("exit_reasons.yaml", "vmx_controls.yaml", "vmcs_fields.yaml", "msrs.yaml",
               "features.yaml", "arch.yaml", "handlers.yaml", "runtime.yaml", "hypercalls.yaml")
@@ -406,38 +408,6 @@ def check_hypercalls(doc):
             err(w, "more arguments than the ABI has registers")
         if not h.get("doc"):
             err(w, "missing doc")
-
-
-def cap_value(model, name):
-    m = model["msrs"].get(name)
-    return m["value"] if m else 0
-
-
-def allowed1(model, fields, ref):
-    key, _, name = ref.partition(".")
-    f = fields[key]
-    bit = next(c["bit"] for c in f["controls"] if c["name"] == name)
-    ok = bool((cap_value(model, f["capability_msr"]) >> 32) & (1 << bit))
-    if key == "proc_based2":
-        act = next(c["bit"] for c in fields["proc_based"]["controls"]
-                   if c["name"] == "ACTIVATE_SECONDARY_CONTROLS")
-        ok = ok and bool((cap_value(model, fields["proc_based"]["capability_msr"]) >> 32) & (1 << act))
-    return ok
-
-
-def detect_one(model, fields, d):
-    if "controls" in d:
-        return all(allowed1(model, fields, c) for c in d["controls"])
-    if "msr" in d:
-        return bool((cap_value(model, d["msr"]) >> d["bit"]) & 1)
-    return None		# CPUID: not recorded in the caps files
-
-
-def feature_present(model, fields, f):
-    results = [detect_one(model, fields, d) for d in [f["detect"]] + f.get("also", [])]
-    if None in results:
-        return None
-    return all(results)
 
 
 def check_caps(capsdir, fields, features, matrix):

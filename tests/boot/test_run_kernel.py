@@ -4,7 +4,9 @@ the project, given by path, boots under exitplan as QEMU's `-kernel path
 -append CMDLINE -initrd a,b` would boot it: its command line is its path
 and then CMDLINE, the modules follow it in order, each with its path as
 its command line, all of them whole (longer than 255 bytes here), and the
-run ends with the verdict line.  A command line too long to pass whole is
+run ends with the verdict line; under the default profile and CPU model,
+and under another of each.  QEMU booting the same kernel directly is the
+reference: the guest sees the same command line and modules.  A command line too long to pass whole is
 refused at boot with a message naming the limit, never cut.
 
 The kernel is the handlers guest copied out of build/guest, so nothing
@@ -13,6 +15,8 @@ and every module (size, FNV-1a hash, command line) it received."""
 import os
 import re
 import subprocess
+
+import pytest
 
 import bootlib
 
@@ -27,7 +31,9 @@ def fnv1a(data: bytes) -> int:
     return h
 
 
-def test_run_outside_kernel_with_cmdline_and_modules(test_out):
+@pytest.mark.parametrize("profile, cpu", [("default", bootlib.DEFAULT_CPU),
+                                          ("hrtimer", "corei7_icelake_u")])
+def test_run_outside_kernel_with_cmdline_and_modules(test_out, profile, cpu):
     kernel = test_out / "outside" / "kernel.elf"
     kernel.parent.mkdir(parents=True, exist_ok=True)
     kernel.write_bytes(bootlib.build_guest("handlers").read_bytes())
@@ -50,7 +56,8 @@ def test_run_outside_kernel_with_cmdline_and_modules(test_out):
         if bootlib.BUILD.is_relative_to(bootlib.REPO) else str(bootlib.BUILD)
     p = subprocess.run(["make", "--no-print-directory", f"BUILD={build}", "run",
                         f"KERNEL={kernel}", f"CMDLINE={cmdline}", f"MODULES={mod1} {mod2}",
-                        f"CPU={bootlib.DEFAULT_CPU}", f"RUN_TIMEOUT={bootlib.BOOT_TIMEOUT}"] + bootlib.MAKE_ARGS,
+                        f"PROFILE={profile}", f"CPU={cpu}",
+                        f"RUN_TIMEOUT={bootlib.BOOT_TIMEOUT}"] + bootlib.MAKE_ARGS,
                        cwd=bootlib.REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True)
     assert p.returncode == 0, p.stdout[-4000:]
@@ -60,12 +67,13 @@ def test_run_outside_kernel_with_cmdline_and_modules(test_out):
                      r"(?:; statistics (\S+))?", verdict)
     assert m, verdict
     serial = bootlib.REPO / m.group(1)
-    assert serial == bootlib.BUILD / "default" / f"run-kernel-kernel-{bootlib.DEFAULT_CPU}.serial"
+    assert serial == bootlib.BUILD / profile / f"run-kernel-kernel-{cpu}.serial"
     if m.group(2):
         assert "guest_args:" in (bootlib.REPO / m.group(2)).read_text()
 
-    r = bootlib.read_result("bochs", bootlib.DEFAULT_CPU, serial)
+    r = bootlib.read_result("bochs", cpu, serial)
     r.expect_clean_exit(1)
+    r.expect(rf"^exitplan \S+ \(profile {profile}\)$")
     # The command line: the path first, then CMDLINE, whole.
     r.expect("^" + re.escape(f'guest handlers: command line "{kernel} {cmdline}"') + "$")
     r.expect(r"^PASS: multiboot-cmdline$")
@@ -76,6 +84,18 @@ def test_run_outside_kernel_with_cmdline_and_modules(test_out):
                                  f"0x{fnv1a(data):08x}, command line \"{m}\"") + "$")
     r.expect(r"^PASS: multiboot-modules$")
     assert not r.findall(r"^FAIL: "), r.describe()
+
+    # The reference: QEMU itself, booting the kernel directly.
+    qemu = test_out / "qemu.serial"
+    subprocess.run(["timeout", str(bootlib.BOOT_TIMEOUT), "qemu-system-x86_64", "-display", "none",
+                    "-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+                    "-kernel", str(kernel), "-append", cmdline, "-initrd", f"{mod1},{mod2}",
+                    "-serial", f"file:{qemu}"], stdin=subprocess.DEVNULL,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    q = bootlib.read_result("qemu", "qemu64", qemu)
+    seen = r"^(?:guest handlers: command line|multiboot: module) .*$"
+    assert re.findall(seen, q.serial, re.M) == re.findall(seen, r.serial, re.M), q.describe()
+    assert len(re.findall(seen, q.serial, re.M)) == 3
 
 
 def test_cmdline_too_long_is_refused(hv_elf, test_out):

@@ -75,3 +75,37 @@ def test_entry_failure_reasons_are_33_34_41():
     import yaml
     doc = yaml.safe_load((ROOT / "spec" / "exit_reasons.yaml").read_text())
     assert sorted(e["number"] for e in doc["exit_reasons"] if e.get("entry_failure")) == [33, 34, 41]
+
+
+def test_vmxcaps_reads_allowed_settings_as_the_sdm_says():
+    """spec/vmxcaps.py, the tests' one reading of the capability MSRs:
+    TRUE_* count when IA32_VMX_BASIC[55] is set, and the secondary
+    controls exist only when they can be activated (SDM Vol. 3D A.2, A.3.3)."""
+    import sys
+    import yaml
+    sys.path.insert(0, str(ROOT / "spec"))
+    import vmxcaps
+    fields = {f["key"]: f for f in
+              yaml.safe_load((ROOT / "spec" / "vmx_controls.yaml").read_text())["control_fields"]}
+    hlt = next(c["bit"] for c in fields["proc_based"]["controls"] if c["name"] == "HLT_EXITING")
+    act = next(c["bit"] for c in fields["proc_based"]["controls"]
+               if c["name"] == "ACTIVATE_SECONDARY_CONTROLS")
+
+    def model(basic, proc, true_proc, proc2):
+        return {"msrs": {"IA32_VMX_BASIC": {"value": basic},
+                         "IA32_VMX_PROCBASED_CTLS": {"value": proc},
+                         "IA32_VMX_TRUE_PROCBASED_CTLS": {"value": true_proc},
+                         "IA32_VMX_PROCBASED_CTLS2": {"value": proc2}}}
+
+    both = (1 << (32 + hlt)) | (1 << (32 + act)) | (1 << hlt)
+    true_without_hlt = 1 << (32 + act)
+    m = model(1 << 55, both, true_without_hlt, 0xff << 32)
+    assert not vmxcaps.allowed1(m, fields, "proc_based.HLT_EXITING")
+    assert vmxcaps.allowed(m, fields, "proc_based") == (0, true_without_hlt >> 32)
+    m = model(0, both, true_without_hlt, 0xff << 32)
+    assert vmxcaps.allowed1(m, fields, "proc_based.HLT_EXITING")
+    assert vmxcaps.allowed(m, fields, "proc_based")[0] == 1 << hlt
+    assert vmxcaps.allowed(m, fields, "proc_based2") == (0, 0xff)
+    m = model(0, 1 << (32 + hlt), 0, 0xff << 32)
+    assert vmxcaps.allowed(m, fields, "proc_based2") == (0, 0)
+    assert vmxcaps.detect(m, fields, {"cpuid": {"leaf": 1, "reg": "ecx", "bit": 5}}) is None

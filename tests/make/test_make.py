@@ -49,6 +49,11 @@ def test_verbose_build_prints_command_lines(build):
     assert not any(QUIET_LINE.match(l) for l in out.splitlines()), out
 
 
+def test_silent_build_prints_nothing(build):
+    """make -s (bootlib builds that way) is silent, as Kbuild's."""
+    assert make("-s", f"BUILD={build}", f"{build}/guest/status.elf").stdout == ""
+
+
 def test_quiet_build_still_shows_errors(build):
     """A compiler error reaches the terminal in quiet mode."""
     p = make(f"BUILD={build}", "GUEST_CC=gcc -include no-such-header.h",

@@ -2,8 +2,6 @@
 # Host unit tests (cmocka) of the pure VT-x logic and the generated code.
 #
 #   make test-unit     build and run every unit test; fails if any fails
-#   make test-unit-known-bugs
-#                      run the tests of known, unfixed bugs one by one
 #
 # Programs (all in $(BUILD)/unit):
 #   test_engine             vmx_compute_controls() on hand-made setups and
@@ -11,7 +9,8 @@
 #   test_policy             MSR and I/O bitmap construction
 #   PROFILE/test_controls   the profile's generated setup on every CPU model
 #   PROFILE/test_dispatch   the generated dispatch, for all 65536 reasons
-#   PROFILE/test_msrs       the generated MSR switch code and bitmap rules
+#   PROFILE/test_msrs       the manual MSR switching (arch/vmx/manual_msrs.h with
+#                           the profile's msr_switch.h) and the bitmap rules
 #   test_format             runtime/format.c against the host's snprintf
 #   test_platform           runtime/platform.c: fw_cfg, isa-debug-exit and
 #                           the ports a guest does not own
@@ -67,7 +66,7 @@ unit-build: $(UNIT_PROGRAMS)
 test-unit: unit-build
 	@failed=""; \
 	for t in $(UNIT_PROGRAMS); do \
-		echo "== $$t"; \
+		printf "  %-7s %s\n" RUN "$$t"; \
 		$$t || failed="$$failed $$t"; \
 	done; \
 	if [ -n "$$failed" ]; then \
