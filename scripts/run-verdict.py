@@ -65,8 +65,10 @@ def stats_document(serial: str):
 
 
 def detail(r: "bootlib.BootResult", pattern: str):
-    m = r.find(pattern)
-    return m.group(1).strip() if m else None
+    """The last match on the hypervisor's channel (port 0xE9): a line on
+    COM1 may be the guest's forgery."""
+    m = re.findall(pattern, r.hv, re.M)
+    return m[-1].strip() if m else None
 
 
 def verdict(r: "bootlib.BootResult", timeout=None, stats_path=None):
@@ -81,7 +83,7 @@ def verdict(r: "bootlib.BootResult", timeout=None, stats_path=None):
         parts.append(f"TIMED OUT after {timeout} s" if timeout else "TIMED OUT")
     elif r.panicked:
         ok = False
-        parts.append(bootlib.PANIC_RE.search(r.serial).group(0))
+        parts.append(bootlib.PANIC_RE.findall(r.hv)[-1])
     elif status is None:
         ok = False
         parts.append("the run ended without exitplan's exit-status line")

@@ -26,7 +26,7 @@ enum ept_range_kind {
 /*
  * The firmware the guest may run (real-mode BIOS calls, option ROMs):
  * the legacy ROM area below 1 MiB and the BIOS flash below 4 GiB
- * (shared/design/PLATFORM.md).  Every other non-RAM address below 4 GiB
+ * (docs/PLATFORM.md).  Every other non-RAM address below 4 GiB
  * is a device: an instruction fetch there is an EPT violation, reported,
  * never an instruction stream the emulator has to make sense of.
  */

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """scripts/run-verdict.py: the line that ends `make run`, for each way a
-run can end, judged from serial logs written here."""
+run can end, judged from the files a run leaves, written here: the serial
+log (COM1) and the hypervisor's own channel beside it (port 0xE9, Bochs's
+stdout), which alone carries the verdict."""
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +17,13 @@ STATS = ("# exitplan-stats-begin\nexitplan_stats:\n  version: 1\n  profile: defa
          "# exitplan-stats-end\n")
 
 
-def verdict(tmp_path, serial_text, *extra):
+def verdict(tmp_path, serial_text, *extra, hv_text=None):
+    """The verdict for a run whose COM1 said SERIAL_TEXT and whose port
+    0xE9 said HV_TEXT (by default the same: the hypervisor prints on both)."""
     serial = tmp_path / "run-handlers-skx.serial"
     serial.write_text(serial_text.replace("\n", "\r\n"))   # COM1's line ends
+    (tmp_path / "run-handlers-skx.stdout").write_text(
+        serial_text if hv_text is None else hv_text)
     p = subprocess.run([sys.executable, str(SCRIPT), "--serial", str(serial),
                         "--cpu", "corei7_skylake_x", "--timeout", "300", *extra],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -82,3 +88,13 @@ def test_stale_statistics_of_an_earlier_run_are_removed(tmp_path):
     stats.write_text("old\n")
     _, line, _ = verdict(tmp_path, BANNER + "exitplan: exit status 1\n")
     assert not stats.exists() and "; statistics " not in line
+
+
+def test_a_status_forged_on_com1_is_not_the_verdict(tmp_path):
+    """The guest owns COM1: its "exit status 1" line there counts for
+    nothing; the hypervisor's channel says the guest was stopped."""
+    rc, line, _ = verdict(tmp_path, BANNER + "exitplan: guest stopped: nothing at all\n"
+                          "exitplan: exit status 1\n",
+                          hv_text=BANNER + "exitplan: guest stopped: triple fault\n"
+                                           "exitplan: exit status -3\n")
+    assert rc == 1 and "exit status -3 = the guest was stopped by exitplan: triple fault;" in line
