@@ -9,7 +9,7 @@ BUILD    := build
 PROFILES := $(sort $(basename $(notdir $(wildcard profiles/*.yaml))))
 
 .PHONY: all help deps-build deps-run deps-test deps-bench gen check-gen diff explain \
-	build iso run test check-spec test-gen test-unit test-boot bench clean
+	build iso run test check-spec test-gen test-unit test-boot bench fuzz clean
 
 all: build
 
@@ -20,6 +20,7 @@ help:
 	@echo "make diff A=hrtimer B=overcommit   compare two profiles' generated code"
 	@echo "make explain [PROFILE=...]     the profile's decisions in words"
 	@echo "make bench                     exit costs per profile (Bochs ticks = instructions)"
+	@echo "make fuzz [SEEDS=1-20] [ITERATIONS=20000] [FUZZ_ARGS=stops]   the fuzz guest, every seed checked"
 	@echo "make profile FROM=serial.log NAME=x BASE=default   a profile from measured statistics"
 	@echo "make guests / run-qemu         build the test guests / boot the ISO in QEMU (no VT-x)"
 
@@ -48,6 +49,17 @@ test: deps-test
 check-spec:
 	$(PYTHON) spec/check_spec.py
 	$(PYTHON) spec/check_spec.py --self-test
+
+# The fuzz guest for as many seeds and instructions as asked, through the
+# checks of tests/boot/test_vmx_fuzz.py (make test runs a few of them).
+SEEDS      ?= 1-20
+ITERATIONS ?= 20000
+FUZZ_ARGS  ?=
+fuzz: deps-test
+	EXITPLAN_BUILD=$(BUILD) EXITPLAN_PROFILE=$(PROFILE) EXITPLAN_CPU=$(CPU) \
+	EXITPLAN_FUZZ_SEEDS='$(SEEDS)' EXITPLAN_FUZZ_ITERATIONS='$(ITERATIONS)' \
+	EXITPLAN_FUZZ_ARGS='$(FUZZ_ARGS)' \
+		$(PYTHON) -m pytest -q -p no:cacheprovider tests/boot/test_vmx_fuzz.py
 
 clean:
 	rm -rf $(BUILD)
