@@ -426,49 +426,73 @@ static void op_out(void)
 	count_fault();
 }
 
-/* REP INS into the scratch page, or REP OUTS from it (random bytes). */
+/*
+ * INS or OUTS, built as bytes in a stub and called: every size, with or
+ * without REP, a 16-bit address size (67h: SI, DI and CX, not ESI, EDI and
+ * ECX) and DF set or clear.  32-bit addresses point into the scratch page.
+ * 16-bit ones are DS:SI/ES:DI in free low memory (0x7000-0x77ff), the
+ * upper halves of ESI/EDI pointing into the hypervisor's region and that
+ * of ECX holding 1: an emulation that used the 32-bit registers would be
+ * refused at once instead of writing over the guest.
+ */
+static uint8_t io_stub[8] __attribute__((aligned(8)));
+static void *volatile io_stub_addr;
+static volatile uint32_t io_down;
+
 static void op_string_io(bool out)
 {
-	uint32_t port, count = 1 + below(16);
-	unsigned int size;
-	void *buf = scratch + below(sizeof(scratch) - 64);
+	uint32_t port, count = below(17), ptr, ecx, src, dst;
+	unsigned int size, n = 0;
+	bool addr16 = one_in(4), rep = !one_in(4), down = one_in(4);
 
 	if (out) {
 		if (!pick_out_port(&port, &size))
 			return;
+		if (port == 0x92)
+			return;		/* random bytes could turn A20 off */
 	} else {
 		port = rand_port();
 		size = rand_size();
 		if (port + size - 1 > 0xffff)
 			size = 1;
 	}
-	if (port == 0x92 && out)
-		return;		/* random bytes could turn A20 off */
-	for (unsigned int i = 0; i < 64; i++)
-		((uint8_t *)buf)[i] = (uint8_t)rand32();
-	TRACE("rep %s%c port 0x%x count %u", out ? "outs" : "ins", "bwl"[size >> 1], port, count);
-	expect_fault(ANY_VECTOR);
-	if (out) {
-		if (size == 1)
-			asm volatile(ASM_TRY("1f") "rep outsb\n\t1:"
-				     : "+S"(buf), "+c"(count) : "d"(port) : "memory");
-		else if (size == 2)
-			asm volatile(ASM_TRY("1f") "rep outsw\n\t1:"
-				     : "+S"(buf), "+c"(count) : "d"(port) : "memory");
-		else
-			asm volatile(ASM_TRY("1f") "rep outsl\n\t1:"
-				     : "+S"(buf), "+c"(count) : "d"(port) : "memory");
+	if (addr16) {
+		ptr = 0x05000000u | (0x7000 + below(0x800));
+		ecx = 0x00010000u | count;
 	} else {
-		if (size == 1)
-			asm volatile(ASM_TRY("1f") "rep insb\n\t1:"
-				     : "+D"(buf), "+c"(count) : "d"(port) : "memory");
-		else if (size == 2)
-			asm volatile(ASM_TRY("1f") "rep insw\n\t1:"
-				     : "+D"(buf), "+c"(count) : "d"(port) : "memory");
-		else
-			asm volatile(ASM_TRY("1f") "rep insl\n\t1:"
-				     : "+D"(buf), "+c"(count) : "d"(port) : "memory");
+		ptr = (uint32_t)(uintptr_t)scratch + 1024 + below(2048);
+		ecx = count;
 	}
+	src = dst = ptr;
+	for (unsigned int i = 0; i < 64; i++)
+		scratch[1024 + 2048 + i] = (uint8_t)rand32();
+	if (size == 2)
+		io_stub[n++] = 0x66;	/* operand size: 16 bits */
+	if (addr16)
+		io_stub[n++] = 0x67;	/* address size: 16 bits */
+	if (rep)
+		io_stub[n++] = 0xf3;	/* REP */
+	io_stub[n++] = (out ? 0x6e : 0x6c) + (size != 1);	/* INS/OUTS m8, m16/32 */
+	io_stub[n] = 0xc3;		/* RET */
+	TRACE("%s%s%s%c port 0x%x count 0x%x %s 0x%x%s", addr16 ? "addr16 " : "", rep ? "rep " : "",
+	      out ? "outs" : "ins", "bwl"[size >> 1], port, ecx, out ? "from" : "to", ptr,
+	      down ? " (DF=1)" : "");
+	expect_fault(ANY_VECTOR);
+	/* EBX keeps ESP across a fault in the stub (see op_int). */
+	io_stub_addr = io_stub;
+	io_down = down;
+	asm volatile("movl %%esp, %%ebx\n\t"
+		     "cmpl $0, %4\n\t"
+		     "je 2f\n\t"
+		     "std\n"
+		     "2:\t"
+		     ASM_TRY("1f")
+		     "call *%3\n\t"
+		     "1: cld\n\t"
+		     "movl %%ebx, %%esp"
+		     : "+S"(src), "+D"(dst), "+c"(ecx)
+		     : "m"(io_stub_addr), "m"(io_down), "d"(port)
+		     : "ebx", "eax", "memory", "cc");
 	fault_happened();
 	count_fault();
 }
@@ -535,7 +559,7 @@ static void op_mov_cr(void)
 {
 	uint32_t v;
 
-	switch (below(4)) {
+	switch (below(6)) {
 	case 0:
 		v = read_cr0() ^ (rand32() & CR0_FLIPPABLE);
 		if (one_in(8))
@@ -559,6 +583,18 @@ static void op_mov_cr(void)
 			v = rand32();
 		TRACE("mov cr4, 0x%x", v);
 		write_cr4_safe(v);
+		break;
+	case 4:
+		/* LMSW loads CR0[3:0] (and can set PE, never clear it). */
+		v = rand32() & 0xffff;
+		TRACE("lmsw 0x%x", v);
+		expect_fault(ANY_VECTOR);
+		asm volatile(ASM_TRY("1f") "lmsw %w0\n\t1:" : : "r"(v) : "memory");
+		break;
+	case 5:
+		TRACE("clts");
+		expect_fault(ANY_VECTOR);
+		asm volatile(ASM_TRY("1f") "clts\n\t1:" : : : "memory");
 		break;
 	default:
 		TRACE("mov from cr0/cr2/cr3/cr4");
@@ -803,13 +839,18 @@ static uint8_t int_stub[4] __attribute__((aligned(4)));
 
 static void op_int(void)
 {
-	/* INT3, or an external vector: never one the CPU pushes an error
-	 * code for (entry.S would then pop one too many). */
-	uint32_t vector = one_in(4) ? 3 : 32 + below(224);
+	/* INT3, INT1, or an external vector: never one the CPU pushes an
+	 * error code for (entry.S would then pop one too many). */
+	uint32_t vector = one_in(4) ? 3 : one_in(8) ? 1 : 32 + below(224);
 
-	int_stub[0] = 0xcd;		/* INT imm8 */
-	int_stub[1] = (uint8_t)vector;
-	int_stub[2] = 0xc3;		/* RET */
+	if (vector == 1) {
+		int_stub[0] = 0xf1;	/* INT1 (ICEBP): #DB as a trap */
+		int_stub[1] = 0xc3;	/* RET */
+	} else {
+		int_stub[0] = 0xcd;	/* INT imm8 */
+		int_stub[1] = (uint8_t)vector;
+		int_stub[2] = 0xc3;	/* RET */
+	}
 	TRACE("int 0x%x", vector);
 	expect_fault(ANY_VECTOR);
 	/* EBX keeps ESP: an exception in the stub resumes at 1: with the
@@ -827,8 +868,7 @@ static void op_int(void)
 
 static void op_stop(void)
 {
-	uint32_t which = below(5), port;
-	unsigned int size;
+	uint32_t which = below(6), port;
 
 	switch (which) {
 	case 0:
@@ -841,25 +881,38 @@ static void op_stop(void)
 		break;
 	case 2: {
 		uint32_t addr = EXITPLAN_HV_START + (rand32() & (EXITPLAN_HV_END - EXITPLAN_HV_START - 4));
+		bool write = one_in(2);
 
-		TRACE("read of hypervisor memory at 0x%x", addr);
+		TRACE("%s of hypervisor memory at 0x%x", write ? "write" : "read", addr);
 		expect_fault(ANY_VECTOR);
-		asm volatile(ASM_TRY("1f") "movl (%0), %%eax\n\t1:" : : "r"(addr) : "eax", "memory");
+		if (write)
+			asm volatile(ASM_TRY("1f") "movl %%eax, (%0)\n\t1:" : : "r"(addr), "a"(addr) : "memory");
+		else
+			asm volatile(ASM_TRY("1f") "movl (%0), %%eax\n\t1:" : : "r"(addr) : "eax", "memory");
+		fault_happened();
+		break;
+	}
+	case 3: {
+		/* exitplan decodes only aligned 32-bit MOVs there, and stops
+		 * a guest that uses anything else (docs/GUESTS.md). */
+		uint32_t addr = EXITPLAN_TEST_PAGE + below(0x1000);
+
+		TRACE("movzbl from the MMIO test page at 0x%x", addr);
+		expect_fault(ANY_VECTOR);
+		asm volatile(ASM_TRY("1f") "movzbl (%0), %%eax\n\t1:" : : "r"(addr) : "eax", "memory");
 		fault_happened();
 		break;
 	}
 	default:
-		do {
+		do
 			port = rand_port();
-			size = 1;
-		} while (!port_stops_guest(port));
+		while (!port_stops_guest(port));
 		TRACE("out port 0x%x (ends the guest by design)", port);
 		outb(port, port == 0x64 ? 0xfe : port == 0xcf9 ? 0x06 : port == 0x92 ? 0x03 : 0xff);
 		if (port == 0x8900)
 			outsb(port, "Shutdown", 8);
 		if (port == 0xb004)
 			outw(port, 0x2000 | 5 << 10);	/* SLP_EN, SLP_TYP 5 (S5 on PIIX4) */
-		(void)size;
 		break;
 	}
 }
