@@ -16,6 +16,7 @@ EXITPLAN_FUZZ_ARGS).  A failing seed is rerun exactly by
 every instruction before it runs."""
 import dataclasses
 import os
+import re
 
 import pytest
 
@@ -49,8 +50,9 @@ CASES, ITERATIONS = cases()
 
 
 def case_id(case):
+    """seed5-stops: a test id, and the name of its ISO and serial files."""
     seed, args = case
-    return f"seed{seed}" + (f"-{args.replace(' ', '-')}" if args else "")
+    return f"seed{seed}" + ("-" + re.sub(r"[^A-Za-z0-9]+", "-", args) if args else "")
 
 
 def guest_args(seed, args):
