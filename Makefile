@@ -28,7 +28,7 @@ MAKEFLAGS += --no-print-directory
 
 .PHONY: all help deps-build deps-run deps-test deps-bench gen check-gen diff explain \
 	build iso run test check test-quick check-clone test-make check-spec test-gen test-unit \
-	test-boot bench clean
+	test-boot bench fuzz clean
 
 all: build
 
@@ -64,6 +64,7 @@ help:
 	@echo '  profile         profiles/NAME.yaml from the statistics a run printed (FROM=, NAME=)'
 	@echo '  bench           exit costs of every profile on Bochs (long; docs/BENCH.md)'
 	@echo '  bench-host      the host microbenchmark of the generated dispatch alone'
+	@echo '  fuzz            the fuzz guest (random exiting instructions, seeded): exitplan must survive every seed'
 	@echo '  clean           remove build/'
 	@echo '  deps-build, deps-run, deps-test, deps-bench   install the Debian packages each needs'
 	@echo
@@ -84,6 +85,7 @@ help:
 	@echo '  A=, B=                  the two profiles of diff'
 	@echo '  FROM=, NAME=, BASE=, CPU_MODEL=, DATE=, NOTE=   profile: log, new name, base profile, source fields'
 	@echo '  BENCH_PASSES=15, BENCH_ARGS=   bench-host passes; extra run_bench.py arguments'
+	@echo '  SEEDS=1-20, ITERATIONS=20000, FUZZ_ARGS=   fuzz: seeds, instructions per seed, guest options (stops, bugs=)'
 	@echo '  BUILD=build             output folder'
 	@echo '  CHECK_JOBS=2            parts of make check run at once (without make -j)'
 	@echo '  V=1                     print full command lines instead of "  CC      file"'
@@ -135,6 +137,17 @@ test-make: deps-test
 check-spec:
 	$(call msg,CHECK,spec/)$(PYTHON) spec/check_spec.py
 	$(call msg,CHECK,spec/check_spec.py --self-test)$(PYTHON) spec/check_spec.py --self-test >/dev/null
+
+# The fuzz guest for as many seeds and instructions as asked, through the
+# checks of tests/boot/test_vmx_fuzz.py (make test runs a few of them).
+SEEDS      ?= 1-20
+ITERATIONS ?= 20000
+FUZZ_ARGS  ?=
+fuzz: deps-test
+	$(call msg,FUZZ,seeds $(SEEDS) x $(ITERATIONS))EXITPLAN_BUILD=$(BUILD) EXITPLAN_PROFILE=$(PROFILE) EXITPLAN_CPU=$(CPU) \
+	EXITPLAN_FUZZ_SEEDS='$(SEEDS)' EXITPLAN_FUZZ_ITERATIONS='$(ITERATIONS)' \
+	EXITPLAN_FUZZ_ARGS='$(FUZZ_ARGS)' \
+		$(PYTHON) -m pytest -q -p no:cacheprovider tests/boot/test_vmx_fuzz.py
 
 clean:
 	rm -rf $(BUILD)

@@ -3,6 +3,25 @@
 message, printed as a single `file:line:col: message` line."""
 
 import difflib
+import unicodedata
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def one_line(text):
+    """text with every control, format or separator character escaped
+    (\\n, \\x01, \\u202e), so that a message is one line whatever the
+    input file held."""
+    out = []
+    for c in str(text):
+        if c in _ESCAPES:
+            out.append(_ESCAPES[c])
+        elif unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            out.append(f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+                       if ord(c) < 0x10000 else f"\\U{ord(c):08x}")
+        else:
+            out.append(c)
+    return "".join(out)
 
 
 class GenError(Exception):
@@ -18,8 +37,8 @@ class GenError(Exception):
 
     def __str__(self):
         if self.line is None:
-            return f"{self.path}: {self.message}"
-        return f"{self.path}:{self.line}:{self.col}: {self.message}"
+            return f"{one_line(self.path)}: {one_line(self.message)}"
+        return f"{one_line(self.path)}:{self.line}:{self.col}: {one_line(self.message)}"
 
 
 def suggest(word, candidates):

@@ -136,10 +136,16 @@ def _convert(node, path, doc_path, marks, key_marks, int_keys=False):
     raise GenError(doc_path, *_mark(node), "unsupported YAML node")
 
 
-def _yaml_error(path, e):
-    """The GenError of a libyaml error (scanner, parser or composer)."""
+def _yaml_error(path, text, e):
+    """The GenError of a libyaml error (reader, scanner, parser or composer)."""
+    if isinstance(e, yaml.reader.ReaderError):
+        # A character YAML does not allow (C0 controls but tab and line
+        # ends, DEL, C1 controls, surrogates, U+FFFE/U+FFFF).
+        line, col = _position(text, min(e.position, len(text)))
+        c = e.character if isinstance(e.character, int) else ord(e.character)
+        return GenError(path, line, col, f"invalid YAML: character U+{c:04X} is not allowed")
     if not isinstance(e, yaml.MarkedYAMLError):
-        return GenError(path, 1, 1, f"invalid YAML: {e}")
+        return GenError(path, 1, 1, "invalid YAML: " + " ".join(str(e).split()))
     mark = e.problem_mark or e.context_mark
     problem = e.problem or e.context or "syntax error"
     if e.context and e.problem:
@@ -150,6 +156,11 @@ def _yaml_error(path, e):
         else:
             problem = f"{e.problem} ({e.context})"
     line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    # At the end of a text without a final line end, libyaml's mark is on
+    # the line after the last: point at the end of the last line instead.
+    last = text.count("\n") + 1
+    if line > last:
+        line, col = _position(text, len(text))
     return GenError(path, line, col, f"invalid YAML: {problem}")
 
 
@@ -203,7 +214,7 @@ def load_text(path, text, int_keys=False):
         _check_events(path, text)
         node = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as e:
-        raise _yaml_error(path, e) from None
+        raise _yaml_error(path, text, e) from None
     marks, key_marks = {}, {}
     if node is None:
         return Document(path, text, None, {(): (1, 1)}, key_marks)

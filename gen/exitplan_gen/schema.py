@@ -201,6 +201,8 @@ def _explain(doc, error):
         if path and path[-1] == "direct":
             return line, col, f"{at} needs one of {DIRECT_MODES_WORDS}"
         return line, col, f"{at} must not be empty"
+    if kind == "oneOf" and path and path[-1] == "direct" and not isinstance(value, dict):
+        return line, col, f"{at} must be a mapping, not {describe(value)}"
     if kind == "oneOf" and path and path[-1] == "direct":
         modes = sorted((k for k in value if k in DIRECT_MODES), key=lambda k: doc.key_mark(path + (k,)))
         if not modes:
