@@ -24,7 +24,14 @@ static const struct ept *current_ept(void)
 	return &vcpu->arch->ept;
 }
 
-/* Every page of [gpa, gpa + len) is mapped by EPT, and the host maps it. */
+/*
+ * Every page of [gpa, gpa + len) is guest RAM: mapped by EPT as
+ * write-back memory, and by the host.  Not MMIO, though EPT maps it for
+ * the guest: a device register read or written by the hypervisor's
+ * memcpy() would be an access the guest never made (of whatever width
+ * the copy chose; Bochs ends the emulation on a misaligned APIC access,
+ * as the fuzz guest found with a PUTS buffer in the APIC page).
+ */
 bool guest_phys_ok(uint64_t gpa, uint64_t len)
 {
 	const struct ept *ept = current_ept();
@@ -35,7 +42,9 @@ bool guest_phys_ok(uint64_t gpa, uint64_t len)
 	if (end < gpa || end > HV_IDENTITY_MAP_END)
 		return false;
 	for (uint64_t p = ALIGN_DOWN(gpa, (uint64_t)PAGE_SIZE); p < end; p += PAGE_SIZE) {
-		if (!ept_lookup(ept, p, NULL))
+		uint64_t e = ept_lookup(ept, p, NULL);
+
+		if (!e || (e & EPT_MEMTYPE_MASK) != EPT_MEMTYPE_WB)
 			return false;
 	}
 	return true;
