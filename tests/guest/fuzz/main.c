@@ -683,20 +683,11 @@ static void op_mov_dr(void)
 
 /* --- XSETBV ------------------------------------------------------------------ */
 
-#define XCR0_BNDREGS_BNDCSR	(3ull << 3)
-#define XCR0_AMX_PAIR		(3ull << 17)
-
 static void op_xsetbv(void)
 {
 	uint32_t xcr = one_in(8) ? (uint32_t)rand_operand() : 0;
 	uint64_t v = one_in(4) ? rand_operand() : (rand64() & 0x607ffull);
 
-	/* XSETBV of an XCR0 with one of the BNDREGS/BNDCSR or AMX pairs
-	 * executes on the host and #GPs there (issue 7, item 7). */
-	if (!bug("xcr0") && (v & XCR0_BNDREGS_BNDCSR) && (v & XCR0_BNDREGS_BNDCSR) != XCR0_BNDREGS_BNDCSR)
-		v &= ~XCR0_BNDREGS_BNDCSR;
-	if (!bug("xcr0") && (v & XCR0_AMX_PAIR) && (v & XCR0_AMX_PAIR) != XCR0_AMX_PAIR)
-		v &= ~XCR0_AMX_PAIR;
 	TRACE("xsetbv xcr 0x%x value 0x%llx", xcr, (unsigned long long)v);
 	xsetbv_safe(xcr, v);
 	count_fault();
