@@ -154,6 +154,22 @@ static void apic_write(unsigned int reg, uint32_t v)
 		*(volatile uint32_t *)phys_to_virt((rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_ADDR_MASK) + reg) = v;
 }
 
+/* One bit of the IRR, ISR or TMR (@reg the first of its eight registers). */
+static bool apic_vector_bit(unsigned int reg, uint8_t vector)
+{
+	return apic_read(reg + (vector / 32) * 0x10) & (1u << (vector % 32));
+}
+
+bool vmx_apic_irr_pending_edge(uint8_t vector)
+{
+	return apic_vector_bit(XAPIC_REG_IRR, vector) && !apic_vector_bit(XAPIC_REG_TMR, vector);
+}
+
+void vmx_apic_eoi(void)
+{
+	apic_write(XAPIC_REG_EOI, 0);
+}
+
 /*
  * What a global disable and re-enable would leave behind (SDM Vol. 3A
  * 11.4.3, 11.4.7.1): the APIC software-disabled with the spurious vector

@@ -331,6 +331,47 @@ static void check_cpuid_advertised(void)
 	}
 }
 
+/* ---- self-IPIs while interrupts are off coalesce, as in the APIC's IRR ---- */
+
+#define SELF_IPI_VECTOR		0x51
+static volatile uint32_t self_ipis;
+
+static void self_ipi_irq(struct trap_frame *frame)
+{
+	(void)frame;
+	self_ipis++;
+	apic_eoi();
+}
+
+static void send_self_ipi(uint8_t vector)
+{
+	apic_write(XAPIC_REG_ICR_HIGH, 0);
+	apic_write(XAPIC_REG_ICR_LOW, (uint32_t)APIC_ICR_SHORTHAND_SELF | vector);
+	for (unsigned int i = 0; i < 100000 && (apic_read(XAPIC_REG_ICR_LOW) & APIC_ICR_PENDING); i++)
+		pause();
+}
+
+static void check_self_ipi_coalesce(void)
+{
+	uint64_t t;
+
+	apic_init();
+	irq_register(SELF_IPI_VECTOR, self_ipi_irq);
+	self_ipis = 0;
+	cli();
+	/* Three of the same vector before the CPU can take one: one IRR bit, one interrupt. */
+	send_self_ipi(SELF_IPI_VECTOR);
+	send_self_ipi(SELF_IPI_VECTOR);
+	send_self_ipi(SELF_IPI_VECTOR);
+	sti();
+	for (t = rdtsc(); rdtsc() - t < 20000000ull;)
+		pause();
+	cli();
+	check("arch-self-ipi-coalesce", self_ipis == 1,
+	      "%u interrupts for three self-IPIs of vector 0x%x sent with IF=0",
+	      (unsigned int)self_ipis, SELF_IPI_VECTOR);
+}
+
 void check_arch(void)
 {
 	check_xcr0_pairs();
@@ -342,4 +383,5 @@ void check_arch(void)
 	check_string_io_segments();
 	check_task_switch();
 	check_cpuid_advertised();
+	check_self_ipi_coalesce();
 }
