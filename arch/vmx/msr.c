@@ -258,11 +258,10 @@ void vmx_program_preemption_timer(struct vcpu *vcpu)
 	vmcs_write(VMX_PREEMPTION_TIMER_VALUE, ticks);
 }
 
-/* The LVT timer entry is in TSC-deadline mode (SDM Vol. 3A 11.5.4.1). */
-static bool apic_timer_tsc_deadline_mode(void)
+/* The LVT timer entry @lvt is in TSC-deadline mode (SDM Vol. 3A 11.5.4.1). */
+static bool lvt_tsc_deadline_mode(uint32_t lvt)
 {
-	return (apic_read(XAPIC_REG_LVT_TIMER) & APIC_LVT_TIMER_MODE_MASK) ==
-	       APIC_LVT_TIMER_MODE_TSC_DEADLINE;
+	return (lvt & APIC_LVT_TIMER_MODE_MASK) == APIC_LVT_TIMER_MODE_TSC_DEADLINE;
 }
 
 /*
@@ -281,7 +280,7 @@ enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 		uint8_t vector = lvt & APIC_LVT_VECTOR_MASK;
 
 		a->tsc_deadline = 0;
-		if (!(lvt & APIC_LVT_MASKED) && apic_timer_tsc_deadline_mode() &&
+		if (!(lvt & APIC_LVT_MASKED) && lvt_tsc_deadline_mode(lvt) &&
 		    vector >= APIC_VECTOR_MIN_LEGAL)
 			vmx_deliver_irq(vcpu, vector);
 	}
@@ -305,7 +304,7 @@ static bool tsc_deadline_write(struct vcpu *vcpu, uint64_t v)
 		return true;
 	}
 	/* Outside TSC-deadline mode writes are ignored (SDM Vol. 3A 11.5.4.1). */
-	a->tsc_deadline = apic_timer_tsc_deadline_mode() ? v : 0;
+	a->tsc_deadline = lvt_tsc_deadline_mode(apic_read(XAPIC_REG_LVT_TIMER)) ? v : 0;
 	vmx_program_preemption_timer(vcpu);
 	return true;
 }
@@ -640,7 +639,10 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 	} else if (msr == MSR_IA32_TSC_DEADLINE) {
 		if (!vcpu->arch->has_tsc_deadline)
 			goto gp;
+		/* The CPU's deadline is in host TSC terms (tsc_deadline_write()). */
 		v = rdmsr(msr);
+		if (v)
+			v += vcpu->arch->tsc.offset;
 	} else if (!(allow = msr_allowed(msr))) {
 		goto gp;	/* including the IA32_VMX_* capability MSRs */
 	} else if (allow->how == MSR_VIA_VMCS) {
