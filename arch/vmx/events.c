@@ -92,9 +92,10 @@ static int irr_highest(const struct vcpu_arch_state *a)
 /*
  * Inject the highest queued interrupt if the guest can take it now and no
  * other event is being injected; keep the window open otherwise.  Returns
- * true when one was injected.
+ * true when one was injected.  @fresh: the vector whose exit this is (it
+ * is injected as it arrives), or -1.
  */
-bool vmx_try_inject_pending(struct vcpu *vcpu)
+static bool inject_pending(struct vcpu *vcpu, int fresh)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 	uint64_t rip;
@@ -128,18 +129,36 @@ bool vmx_try_inject_pending(struct vcpu *vcpu)
 	vmcs_write(GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_ACTIVE);
 	a->irr[vector / 64] &= ~(1ull << (vector % 64));
 	a->irq_pending = irr_highest(a) >= 0;
+	/*
+	 * Acknowledge-on-exit moved the vector to the APIC's ISR when it
+	 * arrived, so its IRR could latch it again meanwhile; on the CPU the
+	 * guest thinks it is, the interrupt stayed in the IRR until now and
+	 * the second request coalesced with it.  The one the APIC latched is
+	 * dropped when it arrives (an edge: a level-triggered one is its
+	 * source's to re-assert).  Not for an interrupt injected at its own
+	 * exit: it was not held back, and one arriving now would come after
+	 * it on hardware too.
+	 */
+	if (vector != fresh && vmx_apic_irr_pending_edge((uint8_t)vector))
+		a->coalesce[vector / 64] |= 1ull << (vector % 64);
 	/* More queued: the window exit after this one's delivery injects the next. */
 	vmx_set_intr_window(vcpu, a->irq_pending);
 	return true;
 }
 
+bool vmx_try_inject_pending(struct vcpu *vcpu)
+{
+	return inject_pending(vcpu, -1);
+}
+
 void vmx_deliver_irq(struct vcpu *vcpu, uint8_t vector)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
+	bool queued = a->irr[vector / 64] & (1ull << (vector % 64));
 
 	a->irr[vector / 64] |= 1ull << (vector % 64);
 	a->irq_pending = true;
-	vmx_try_inject_pending(vcpu);
+	inject_pending(vcpu, queued ? -1 : vector);
 }
 
 /* Interrupt-window exit: the guest can take the queued interrupt now. */
@@ -284,7 +303,9 @@ void vmx_queue_nmi(struct vcpu *vcpu)
 /* External interrupt, acknowledged on exit (SDM 25.7.1, 28.2.2). */
 enum vmx_exit_action handle_external_interrupt(struct vcpu *vcpu)
 {
+	struct vcpu_arch_state *a = vcpu->arch;
 	uint32_t info = vmcs_read32(VM_EXIT_INTR_INFO);
+	uint8_t vector;
 
 	if (!(info & INTR_INFO_VALID)) {
 		/*
@@ -297,9 +318,16 @@ enum vmx_exit_action handle_external_interrupt(struct vcpu *vcpu)
 		return vcpu_stop(vcpu, "external-interrupt exit without acknowledge-on-exit");
 	}
 	vmx_reinject_idt_vectoring();
+	vector = info & INTR_INFO_VECTOR_MASK;
 	/* Another CPU posted this vCPU events (apic.c): not the guest's interrupt. */
-	if ((info & INTR_INFO_VECTOR_MASK) == VMX_KICK_VECTOR)
+	if (vector == VMX_KICK_VECTOR)
 		return vmx_kicked(vcpu);
-	vmx_deliver_irq(vcpu, info & INTR_INFO_VECTOR_MASK);
+	if (unlikely(a->coalesce[vector / 64] & (1ull << (vector % 64)))) {
+		/* A duplicate (vmx_try_inject_pending()): the host acknowledged it, it ends it. */
+		a->coalesce[vector / 64] &= ~(1ull << (vector % 64));
+		vmx_apic_eoi();
+		return VMX_EXIT_RESUME;
+	}
+	vmx_deliver_irq(vcpu, vector);
 	return VMX_EXIT_RESUME;
 }

@@ -154,6 +154,22 @@ static void apic_write(unsigned int reg, uint32_t v)
 		*(volatile uint32_t *)phys_to_virt((rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_ADDR_MASK) + reg) = v;
 }
 
+/* One bit of the IRR, ISR or TMR (@reg the first of its eight registers). */
+static bool apic_vector_bit(unsigned int reg, uint8_t vector)
+{
+	return apic_read(reg + (vector / 32) * 0x10) & (1u << (vector % 32));
+}
+
+bool vmx_apic_irr_pending_edge(uint8_t vector)
+{
+	return apic_vector_bit(XAPIC_REG_IRR, vector) && !apic_vector_bit(XAPIC_REG_TMR, vector);
+}
+
+void vmx_apic_eoi(void)
+{
+	apic_write(XAPIC_REG_EOI, 0);
+}
+
 /*
  * What a global disable and re-enable would leave behind (SDM Vol. 3A
  * 11.4.3, 11.4.7.1): the APIC software-disabled with the spurious vector
@@ -252,11 +268,10 @@ void vmx_program_preemption_timer(struct vcpu *vcpu)
 	vmcs_write(VMX_PREEMPTION_TIMER_VALUE, ticks);
 }
 
-/* The LVT timer entry is in TSC-deadline mode (SDM Vol. 3A 11.5.4.1). */
-static bool apic_timer_tsc_deadline_mode(void)
+/* The LVT timer entry @lvt is in TSC-deadline mode (SDM Vol. 3A 11.5.4.1). */
+static bool lvt_tsc_deadline_mode(uint32_t lvt)
 {
-	return (apic_read(XAPIC_REG_LVT_TIMER) & APIC_LVT_TIMER_MODE_MASK) ==
-	       APIC_LVT_TIMER_MODE_TSC_DEADLINE;
+	return (lvt & APIC_LVT_TIMER_MODE_MASK) == APIC_LVT_TIMER_MODE_TSC_DEADLINE;
 }
 
 /*
@@ -275,7 +290,7 @@ enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 		uint8_t vector = lvt & APIC_LVT_VECTOR_MASK;
 
 		a->tsc_deadline = 0;
-		if (!(lvt & APIC_LVT_MASKED) && apic_timer_tsc_deadline_mode() &&
+		if (!(lvt & APIC_LVT_MASKED) && lvt_tsc_deadline_mode(lvt) &&
 		    vector >= APIC_VECTOR_MIN_LEGAL)
 			vmx_deliver_irq(vcpu, vector);
 	}
@@ -299,7 +314,7 @@ static bool tsc_deadline_write(struct vcpu *vcpu, uint64_t v)
 		return true;
 	}
 	/* Outside TSC-deadline mode writes are ignored (SDM Vol. 3A 11.5.4.1). */
-	a->tsc_deadline = apic_timer_tsc_deadline_mode() ? v : 0;
+	a->tsc_deadline = lvt_tsc_deadline_mode(apic_read(XAPIC_REG_LVT_TIMER)) ? v : 0;
 	vmx_program_preemption_timer(vcpu);
 	return true;
 }
@@ -637,7 +652,10 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 	} else if (msr == MSR_IA32_TSC_DEADLINE) {
 		if (!vcpu->arch->has_tsc_deadline)
 			goto gp;
+		/* The CPU's deadline is in host TSC terms (tsc_deadline_write()). */
 		v = rdmsr(msr);
+		if (v)
+			v += vcpu->arch->tsc.offset;
 	} else if (!(allow = msr_allowed(msr))) {
 		goto gp;	/* including the IA32_VMX_* capability MSRs */
 	} else if (allow->how == MSR_VIA_VMCS) {

@@ -52,6 +52,12 @@ struct vcpu_arch_state {
 	 */
 	uint64_t irr[4];
 	bool irq_pending;
+	/*
+	 * Vectors whose next external-interrupt exit is a duplicate: the
+	 * APIC latched them again after the exit acknowledged the first,
+	 * before the guest took it (events.c).
+	 */
+	uint64_t coalesce[4];
 	/* NMIs that arrived in VMX root operation and were given to the guest. */
 	uint64_t nmis_in_root;
 	/*
@@ -162,6 +168,12 @@ void vmx_inject_gp(struct vcpu *vcpu);
 void vmx_inject_ud(struct vcpu *vcpu);
 void vmx_inject_exception(struct vcpu *vcpu, unsigned int vector, bool has_error,
 			  uint32_t error_code);
+/*
+ * msr.c, the physical local APIC: @vector is requested again (IRR) and
+ * edge-triggered (TMR clear); an EOI for the interrupt in service.
+ */
+bool vmx_apic_irr_pending_edge(uint8_t vector);
+void vmx_apic_eoi(void);
 /* Queue @vector; inject the highest queued one now if the guest can take it, else open a window. */
 void vmx_deliver_irq(struct vcpu *vcpu, uint8_t vector);
 /* Inject the highest queued interrupt if possible (after HLT, interrupt window). */

@@ -12,6 +12,7 @@
  */
 #include "acpi.h"
 #include "apic.h"
+#include "arch_checks.h"
 #include "console.h"
 #include "exitplan.h"
 #include "fw_cfg.h"
@@ -939,5 +940,6 @@ void guest_main(void)
 	else
 		skip("apic-base", "the APIC timer does not work to begin with");
 	check_acpi();
+	check_arch();
 	skip("preemption-timer", "host-side only: nothing for the guest to observe");
 }

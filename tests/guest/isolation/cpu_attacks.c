@@ -15,21 +15,6 @@
 #include "test.h"
 #include "x86.h"
 
-/* XCR0 bits (SDM Vol. 1 13.3) and the MSRs used here (SDM Vol. 4). */
-#define XCR0_X87		(1ull << 0)
-#define XCR0_SSE		(1ull << 1)
-#define XCR0_BNDREGS		(1ull << 3)
-#define XCR0_BNDCSR		(1ull << 4)
-#define XCR0_TILECFG		(1ull << 17)
-#define XCR0_TILEDATA		(1ull << 18)
-#define CR4_OSXSAVE		(1u << 18)
-#define CPUID_1_ECX_XSAVE	(1u << 26)
-#define CPUID_1_ECX_X2APIC	(1u << 21)
-#define MSR_X2APIC_APICID	0x802
-#define MSR_X2APIC_ICR		0x830
-#define APIC_BASE_EXTD		(1ull << 10)
-#define ICR_DELIVERY_NMI	(4u << 8)
-#define LVT_TIMER_PERIODIC	(1u << 17)
 #define STORM_VECTOR		0x41
 
 /*
@@ -55,7 +40,7 @@ void attack_reserved_xcr0(void)
 		skip("reserved-xcr0", "no XSAVE on this CPU");
 		return;
 	}
-	write_cr4(read_cr4() | CR4_OSXSAVE);
+	write_cr4(read_cr4() | X86_CR4_OSXSAVE);
 	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int v = xsetbv_safe(bad[i].xcr, bad[i].value);
 
@@ -105,7 +90,7 @@ void attack_interrupt_storm(void)
 	irq_register(STORM_VECTOR, storm_irq);
 	storm_irqs = 0;
 	apic_write(XAPIC_REG_TIMER_DIV_CONF, APIC_TIMER_DIV_1);
-	apic_write(XAPIC_REG_LVT_TIMER, LVT_TIMER_PERIODIC | STORM_VECTOR);
+	apic_write(XAPIC_REG_LVT_TIMER, APIC_LVT_TIMER_MODE_PERIODIC | STORM_VECTOR);
 	apic_write(XAPIC_REG_TIMER_INIT_COUNT, count);
 	sti();
 	while (loops < STORM_LOOPS)
@@ -139,7 +124,7 @@ void attack_nmi_root(void)
 	}
 	if (!(base & APIC_BASE_EXTD))
 		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_EXTD);
-	id = (uint32_t)rdmsr(MSR_X2APIC_APICID);
+	id = (uint32_t)rdmsr(MSR_IA32_X2APIC_APICID);
 	for (unsigned int i = 0; i < 3; i++) {
 		uint32_t left = spins;
 
@@ -152,7 +137,7 @@ void attack_nmi_root(void)
 			     "jnz 2b\n\t"
 			     "1:"
 			     : "+b"(left)
-			     : "c"(MSR_X2APIC_ICR), "a"(ICR_DELIVERY_NMI), "d"(id)
+			     : "c"(MSR_IA32_X2APIC_ICR), "a"((uint32_t)APIC_ICR_DELIVERY_MODE_NMI), "d"(id)
 			     : "memory");
 		if (fault_happened())
 			taken++;
