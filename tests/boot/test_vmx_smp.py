@@ -8,6 +8,12 @@ on corei7_skylake_x (xAPIC and x2APIC) and corei7_sandy_bridge_2600k
 (no x2APIC).  Each run ends with every vCPU's state and statistics: the
 statistics document has one section per vCPU whose counts add up.
 
+The ping-pong guest (tests/guest/pingpong) bounces a token between two
+vCPUs, each sending a fixed IPI and halting until the other's wakes it,
+to completion under both `apic:` choices: passthrough (profile default)
+and intercept-icr (profile pipe-pingpong).  Timing is printed, never
+judged.
+
 The ICR's dangerous delivery modes never reach the hardware (issue 7):
 an SMI IPI is dropped and reported, an NMI to itself arrives as a virtual
 NMI, a byte write to the APIC page and a move of the APIC window are
@@ -33,6 +39,15 @@ RUNS = {
     "init-self": (SKYLAKE, 1, "init-self"),
 }
 SMP_RUNS = [n for n, (_, ncpu, _) in RUNS.items() if ncpu > 1]
+PINGPONG_ROUNDS = 100
+# name: (profile, CPU model, guest arguments)
+PINGPONG = {
+    "passthrough-xapic": ("default", SKYLAKE, f"n={PINGPONG_ROUNDS}"),
+    "passthrough-sandy": ("default", SANDY, f"n={PINGPONG_ROUNDS} shape=logical"),
+    "intercept-x2apic": ("pipe-pingpong", SKYLAKE, f"n={PINGPONG_ROUNDS} x2apic"),
+    "intercept-all-but-self": ("pipe-pingpong", SKYLAKE, f"n={PINGPONG_ROUNDS} shape=all-but-self"),
+    "intercept-spin": ("pipe-pingpong", SKYLAKE, f"n={PINGPONG_ROUNDS} spin"),
+}
 DOC_RE = re.compile(r"^# exitplan-stats-begin\n(.*?)^# exitplan-stats-end$", re.M | re.S)
 
 
@@ -117,3 +132,43 @@ def test_init_to_self_is_reported(smp_runs):
     r.expect(r"^exitplan: guest stopped: no vCPU is left running: each waits for a STARTUP "
              r"IPI or halted with interrupts off$")
     r.expect_clean_exit(-3)
+
+
+@pytest.fixture(scope="module")
+def pingpong_runs(boot_out):
+    guest = bootlib.build_guest("pingpong")
+    hvs = {p: bootlib.build_hv(p) for p in {prof for prof, _, _ in PINGPONG.values()}}
+    out = boot_out / "vmx-pingpong"
+    jobs = []
+    for name, (prof, cpu, args) in PINGPONG.items():
+        iso = bootlib.build_iso(hvs[prof], guest, out / f"{name}.iso", guest_args=args)
+        jobs.append(lambda i=iso, c=cpu, s=out / f"{name}.serial": bootlib.run_bochs(i, c, s, ncpu=2))
+    return dict(zip(PINGPONG, bootlib.run_parallel(jobs, max_workers=2)))
+
+
+@pytest.mark.parametrize("name", sorted(PINGPONG))
+def test_pingpong_completes(pingpong_runs, name):
+    r = pingpong_runs[name]
+    prof, _, args = PINGPONG[name]
+    r.expect(r"^PASS: pingpong-ap-started$")
+    r.expect(r"^PASS: pingpong-rounds$")
+    m = r.expect(r"^pingpong: round trip ticks: mean (\d+) min (\d+) p50 (\d+) p99 (\d+) max (\d+)$")
+    mean, lo, p50, p99, hi = (int(x) for x in m.groups())
+    assert lo <= p50 <= p99 <= hi and lo <= mean <= hi, m.group(0)
+    r.expect(r"^guest pingpong: 2 passed, 0 failed$")
+    r.expect_clean_exit(1)
+    st = yaml.safe_load(DOC_RE.findall(r.serial)[0])["exitplan_stats"]
+    assert st["profile"] == prof
+    rounds = PINGPONG_ROUNDS + 20      # the guest's default warm-up
+    for v in st["vcpus"]:
+        reasons = v["reasons"]
+        assert sum(e["count"] for e in reasons.values()) == v["exits"], v
+        if "spin" in args:
+            # Nobody halts to wait (the AP's one HLT is its end, cli; hlt).
+            assert reasons.get("HLT", {}).get("count", 0) <= 1, v
+            assert "EXTERNAL_INTERRUPT" not in reasons, v
+            continue
+        # Each side halts once per round and is woken by one interrupt exit.
+        assert reasons["HLT"]["count"] >= rounds, v
+        assert reasons["EXTERNAL_INTERRUPT"]["count"] >= rounds, v
+    assert not r.vmx_failures(), "\n".join(r.vmx_failures())
