@@ -275,7 +275,12 @@ enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 			vmx_deliver_irq(vcpu, vector);
 	}
 	vmx_program_preemption_timer(vcpu);
-	return VMX_EXIT_RESUME;
+	/*
+	 * The watchdog: events posted to this vCPU whose kick its APIC did not
+	 * accept (disabled, or TPR 15) are taken here, at the latest one timer
+	 * period late; a stop among them ends the vCPU (apic.c).
+	 */
+	return vmx_take_events(vcpu);
 }
 
 static bool tsc_deadline_write(struct vcpu *vcpu, uint64_t v)

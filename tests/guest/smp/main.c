@@ -22,7 +22,9 @@
  * Options: start=each, x2apic (every CPU switches to x2APIC mode and
  * the IPIs go through MSR 0x830; skipped where CPUID has no x2APIC),
  * init-self (end by sending INIT to itself: under exitplan with one vCPU
- * the machine stops, reported; on hardware the CPU resets).
+ * the machine stops, reported; on hardware the CPU resets), ap-deaf (the
+ * last AP ends spinning with its APIC software-disabled, deaf to the
+ * hypervisor's kick: the machine must stop all the same).
  * Runs unmodified on bare Bochs and under QEMU -smp n.
  */
 #include "acpi.h"
@@ -62,7 +64,7 @@ static struct cpu_slot slots[MAX_CPUS];
 static unsigned int ncpus;
 static volatile uint32_t ap_lock;
 
-enum { CMD_NONE, CMD_NMI_HALT };
+enum { CMD_NONE, CMD_NMI_HALT, CMD_DEAF };
 
 static void lock(void)
 {
@@ -191,6 +193,13 @@ void ap_main(void)
 		if (cmd != s->cmd_done) {
 			if (cmd == CMD_NMI_HALT)
 				ap_nmi_halt(s);
+			if (cmd == CMD_DEAF) {
+				/* APIC software-disabled: no fixed interrupt reaches it now. */
+				lapic_write(XAPIC_REG_SVR, APIC_SPURIOUS_VECTOR);
+				s->cmd_done = cmd;
+				for (;;)
+					asm volatile("" : : : "memory");
+			}
 			s->cmd_done = cmd;
 			continue;
 		}
@@ -443,4 +452,13 @@ void guest_main(void)
 	ipi_checks();
 	nmi_check();
 	init_sipi_checks();
+	if (cmdline_has("ap-deaf")) {
+		/* The last AP ends spinning with its APIC off: the machine must still stop. */
+		struct cpu_slot *s = &slots[ncpus - 1];
+
+		s->cmd = CMD_DEAF;
+		smp_send_ipi(s->apic_id, IPI_VECTOR);
+		wait_until(&s->cmd_done, CMD_DEAF);
+		check("ap-deaf", s->cmd_done == CMD_DEAF, "APIC ID %u never went deaf", s->apic_id);
+	}
 }
