@@ -21,6 +21,7 @@
 #include "panic.h"
 #include "profile.h"
 #include "traps.h"
+#include "vm.h"
 #include "vmcs_fields.h"
 #include "vmx.h"
 #include "vmx_controls_bits.h"
@@ -385,6 +386,9 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 		v = FEAT_CTL_LOCKED;
 	} else if (msr == MSR_IA32_EFER) {
 		v = vcpu_guest_efer(vcpu);
+	} else if (msr == MSR_IA32_X2APIC_LDR && (vcpu->arch->apic_base & APIC_BASE_EXTD)) {
+		/* Bochs 2.7 bug (PLATFORM.md): it reads 0; it is derived from the APIC ID. */
+		v = vm_x2apic_ldr(vcpu->vv->apic_id);
 	} else if (msr == MSR_IA32_TSC_DEADLINE && vcpu->arch->tsc_deadline_emulated) {
 		v = vcpu->arch->tsc_deadline;
 	} else if ((slot = profile_msr_manual_slot(vcpu, msr)) >= 0) {

@@ -77,6 +77,9 @@ def test_smp_guest_passes(smp_runs, name):
     assert not r.find(r"^FAIL"), r.describe()
     # Every AP came up once and ran its checks; every IPI shape was checked.
     assert len(r.findall(r"^PASS: ap-started$")) == ncpu - 1, r.describe()
+    if "x2apic" in args:
+        # Bochs 2.7's x2APIC LDR reads 0; exitplan answers the SDM's value.
+        assert len(r.findall(r"^PASS: ap-x2apic-ldr$")) == ncpu - 1, r.describe()
     for check in ("aps-entered-once", "ipi-physical-each-ap", "ipi-self", "ipi-all-excluding-self",
                   "ipi-all-including-self", "ipi-physical-broadcast", "ipi-logical",
                   "nmi-wakes-cli-hlt", "init-stops-running-ap", "init-sipi-restarts-ap",

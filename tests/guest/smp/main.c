@@ -53,7 +53,7 @@ struct cpu_slot {
 	uint32_t apic_id;
 	volatile uint32_t starts;	/* times it came up through the trampoline */
 	volatile uint32_t checked;	/* its per-CPU checks are done */
-	volatile uint32_t apic_id_ok, vmx_hidden, exception_ok, x2apic_ok;
+	volatile uint32_t apic_id_ok, vmx_hidden, exception_ok, x2apic_ok, x2apic_ldr;
 	volatile uint32_t ipis;		/* IPI_VECTOR interrupts taken */
 	volatile uint32_t cmd, cmd_done;
 	volatile uint32_t armed;	/* about to halt with interrupts off */
@@ -146,6 +146,8 @@ static void ap_checks(struct cpu_slot *s)
 	s->apic_id_ok = (r.ebx >> 24) == s->apic_id;
 	s->vmx_hidden = !(r.ecx & (1u << 5));
 	s->x2apic_ok = !smp_x2apic || (rdmsr(MSR_APIC_BASE) & APIC_BASE_EXTD_BIT);
+	/* The x2APIC LDR (SDM Vol. 3A 11.12.10.2); bare Bochs 2.7 reads 0 (PLATFORM.md). */
+	s->x2apic_ldr = smp_x2apic ? (uint32_t)rdmsr(0x80d) : 0;
 	/* The IDT's fault recovery is one for all CPUs: under ap_lock. */
 	expect_fault(X86_EXC_UD);
 	asm volatile(ASM_TRY("1f") "ud2\n\t" "1:" : : : "memory");
@@ -442,6 +444,9 @@ void guest_main(void)
 		check("ap-vmx-hidden", s->vmx_hidden, "APIC ID %u sees VMX", s->apic_id);
 		check("ap-exception", s->exception_ok, "APIC ID %u: ud2 raised no #UD", s->apic_id);
 		check("ap-x2apic-mode", s->x2apic_ok, "APIC ID %u not in x2APIC mode", s->apic_id);
+		if (smp_x2apic && exitplan_detected())
+			check("ap-x2apic-ldr", s->x2apic_ldr == logical_id(i),
+			      "APIC ID %u: LDR 0x%x, want 0x%x", s->apic_id, s->x2apic_ldr, logical_id(i));
 	}
 	settle();
 	/* Both STARTUPs of the pair went out; each AP ran the trampoline once. */
