@@ -414,7 +414,11 @@ void guest_main(void)
 	fw_cpus = (uint32_t)fw_cfg_read_le(0x05, 2);
 	printf("smp: %u CPUs in the MADT, fw_cfg says %u, %s mode\n", ncpus, fw_cpus,
 	       smp_x2apic ? "x2APIC" : "xAPIC");
-	check("madt-matches-fw_cfg", ncpus == fw_cpus, "MADT %u, fw_cfg %u", ncpus, fw_cpus);
+	/* Bare Bochs has no fw_cfg: its ports read all ones. */
+	if (fw_cpus == 0xffff)
+		skip("madt-matches-fw_cfg", "no fw_cfg (bare Bochs)");
+	else
+		check("madt-matches-fw_cfg", ncpus == fw_cpus, "MADT %u, fw_cfg %u", ncpus, fw_cpus);
 	apic_init();
 	icr_checks();
 	if (cmdline_has("init-self"))
@@ -441,7 +445,8 @@ void guest_main(void)
 		ok = check("ap-started", s->checked && s->starts == 1, "APIC ID %u: starts %u",
 			   s->apic_id, s->starts) && ok;
 		check("ap-apic-id", s->apic_id_ok, "APIC ID %u: CPUID.1:EBX[31:24] differs", s->apic_id);
-		check("ap-vmx-hidden", s->vmx_hidden, "APIC ID %u sees VMX", s->apic_id);
+		if (exitplan_detected())
+			check("ap-vmx-hidden", s->vmx_hidden, "APIC ID %u sees VMX", s->apic_id);
 		check("ap-exception", s->exception_ok, "APIC ID %u: ud2 raised no #UD", s->apic_id);
 		check("ap-x2apic-mode", s->x2apic_ok, "APIC ID %u not in x2APIC mode", s->apic_id);
 		if (smp_x2apic && exitplan_detected())
