@@ -123,9 +123,14 @@ unsigned int vm_icr_deliver(struct vm *vm, unsigned int self, const struct icr_r
 	unsigned int n = 0;
 
 	if (req->kind == ICR_SMI || req->kind == ICR_RESERVED) {
-		printk("exitplan: vCPU %u: %s IPI (vector %#x, targets %#x) dropped\n", self,
-		       req->kind == ICR_SMI ? "SMI" : "reserved delivery mode", req->vector,
-		       req->targets);
+		/* Said a few times, not for every one: a guest could flood the console. */
+		unsigned int n_dropped = __atomic_fetch_add(&vm->dropped_ipis, 1, __ATOMIC_RELAXED);
+
+		if (n_dropped < VM_DROPPED_IPIS_REPORTED)
+			printk("exitplan: vCPU %u: %s IPI (vector %#x, targets %#x) dropped%s\n", self,
+			       req->kind == ICR_SMI ? "SMI" : "reserved delivery mode", req->vector,
+			       req->targets, n_dropped + 1 == VM_DROPPED_IPIS_REPORTED ?
+			       "; further ones are dropped silently" : "");
 		return 0;
 	}
 	if (req->kind == ICR_INIT_DEASSERT)

@@ -76,7 +76,11 @@ struct vm {
 	struct platform_state platform;
 	/* The id of the vCPU whose stop ended the machine, or VM_NOT_STOPPING. */
 	int stopped_by;
+	/* SMI and reserved-mode IPIs dropped; the first VM_DROPPED_IPIS_REPORTED are printed. */
+	unsigned int dropped_ipis;
 };
+
+#define VM_DROPPED_IPIS_REPORTED	4
 
 /* Delivery modes and shorthands of the ICR (SDM Vol. 3A 11.6.1). */
 enum icr_kind {

@@ -30,15 +30,6 @@
 #include "vmm.h"
 #include "vmx.h"
 
-/*
- * Fixed IPIs in software (`apic: intercept-icr`), or written to the real
- * ICR after the check (`apic: passthrough`).  The generator defines
- * PROFILE_APIC_INTERCEPT_ICR from the profile.
- */
-#ifndef PROFILE_APIC_INTERCEPT_ICR
-#define PROFILE_APIC_INTERCEPT_ICR	0
-#endif
-
 static uint64_t xapic_page_pa;
 
 uint64_t vmx_xapic_page(void)

@@ -175,25 +175,27 @@ static bool decode_store(struct vcpu *vcpu, const uint8_t *b, unsigned int avail
 	for (; i < avail; i++) {
 		uint8_t p = b[i];
 
-		if (p == 0x66)
+		if (p == X86_PREFIX_OPERAND_SIZE)
 			opsize = true;
-		else if (p == 0x67)
+		else if (p == X86_PREFIX_ADDRESS_SIZE)
 			adsize = true;
-		else if (p == 0x26 || p == 0x2e || p == 0x36 || p == 0x3e || p == 0x64 || p == 0x65)
+		else if (p == X86_PREFIX_ES || p == X86_PREFIX_CS || p == X86_PREFIX_SS ||
+			 p == X86_PREFIX_DS || p == X86_PREFIX_FS || p == X86_PREFIX_GS)
 			continue;
 		else
 			break;
 	}
 	/* REX is the last prefix, and exists only in 64-bit code. */
-	if (code64 && i < avail && (b[i] & 0xf0) == 0x40)
+	if (code64 && i < avail && (b[i] & 0xf0) == X86_REX_BASE)
 		rex = b[i++];
 	if (i + 1 > avail)
 		return false;
-	if (b[i] == 0xa2 || b[i] == 0xa3) {
+	if (b[i] == X86_OPCODE_MOV_MOFFS8_AL || b[i] == X86_OPCODE_MOV_MOFFS_EAX) {
 		/* MOV moffs, AL/eAX: the address is an immediate of the address size. */
 		unsigned int asz = code64 ? (adsize ? 4 : 8) : (adsize == code32) ? 2 : 4;
 
-		insn->size = b[i] == 0xa2 ? 1 : (rex & 8) ? 8 : (opsize == code32) ? 2 : 4;
+		insn->size = b[i] == X86_OPCODE_MOV_MOFFS8_AL ? 1 : (rex & X86_REX_W) ? 8 :
+			     (opsize == code32) ? 2 : 4;
 		insn->value = vcpu_gpr_read(vcpu, 0);
 		insn->len = i + 1 + asz;
 		return insn->len <= avail;
@@ -201,22 +203,25 @@ static bool decode_store(struct vcpu *vcpu, const uint8_t *b, unsigned int avail
 	if (i + 2 > avail)
 		return false;
 	switch (b[i]) {
-	case 0x88: case 0xc6:
+	case X86_OPCODE_MOV_STORE8:
+	case X86_OPCODE_MOV_STORE_IMM8:
 		insn->size = 1;
 		break;
-	case 0x89: case 0xc7:
-		insn->size = (rex & 8) ? 8 : (opsize == code32) ? 2 : 4;
+	case X86_OPCODE_MOV_STORE:
+	case X86_OPCODE_MOV_STORE_IMM:
+		insn->size = (rex & X86_REX_W) ? 8 : (opsize == code32) ? 2 : 4;
 		break;
 	default:
 		return false;
 	}
-	reg = ((b[i + 1] >> 3) & 7) | ((rex & 4) ? 8 : 0);
-	if ((b[i] == 0xc6 || b[i] == 0xc7) && (reg & 7))
+	reg = ((b[i + 1] >> 3) & 7) | ((rex & X86_REX_R) ? 8 : 0);
+	if ((b[i] == X86_OPCODE_MOV_STORE_IMM8 || b[i] == X86_OPCODE_MOV_STORE_IMM) && (reg & 7))
 		return false;		/* C6/C7 with /1../7 is not MOV */
 	if (!modrm_len(b + i + 1, avail - i - 1, code64 ? false : (adsize == code32), &mlen))
 		return false;
 	i += 1 + mlen;
-	if (b[i - 1 - mlen] == 0xc6 || b[i - 1 - mlen] == 0xc7) {
+	if (b[i - 1 - mlen] == X86_OPCODE_MOV_STORE_IMM8 ||
+	    b[i - 1 - mlen] == X86_OPCODE_MOV_STORE_IMM) {
 		unsigned int imm = insn->size == 8 ? 4 : insn->size;	/* imm32, sign-extended */
 
 		if (i + imm > avail)

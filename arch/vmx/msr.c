@@ -26,6 +26,7 @@
 #include "panic.h"
 #include "profile.h"
 #include "traps.h"
+#include "vm.h"
 #include "vmcs_fields.h"
 #include "vmx.h"
 #include "vmx_controls_bits.h"
@@ -295,7 +296,12 @@ enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 			vmx_deliver_irq(vcpu, vector);
 	}
 	vmx_program_preemption_timer(vcpu);
-	return VMX_EXIT_RESUME;
+	/*
+	 * The watchdog: events posted to this vCPU whose kick its APIC did not
+	 * accept (disabled, or TPR 15) are taken here, at the latest one timer
+	 * period late; a stop among them ends the vCPU (apic.c).
+	 */
+	return vmx_take_events(vcpu);
 }
 
 static bool tsc_deadline_write(struct vcpu *vcpu, uint64_t v)
@@ -631,6 +637,9 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 		v = FEAT_CTL_LOCKED;
 	} else if (msr == MSR_IA32_EFER) {
 		v = vcpu_guest_efer(vcpu);
+	} else if (msr == MSR_IA32_X2APIC_LDR && (vcpu->arch->apic_base & APIC_BASE_EXTD)) {
+		/* Bochs 2.7 bug (PLATFORM.md): it reads 0; it is derived from the APIC ID. */
+		v = vm_x2apic_ldr(vcpu->vv->apic_id);
 	} else if (msr == MSR_IA32_TSC_DEADLINE && vcpu->arch->tsc_deadline_emulated) {
 		/* Kept in host TSC terms; 0 = disarmed. */
 		v = vcpu->arch->tsc_deadline ? vcpu->arch->tsc_deadline + vcpu->arch->tsc.offset : 0;

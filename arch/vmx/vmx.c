@@ -633,9 +633,13 @@ static void vmx_print_vcpu_end(const struct vcpu *vcpu, int stopped_by)
 	const struct vcpu_arch_state *a = vcpu->arch;
 	enum vcpu_run_state s = vm_vcpu_state(vcpu->vv);
 
-	/* Its state when it stopped, or now if it never did (hung). */
-	if (s == VCPU_RUN_STOPPED)
-		s = vcpu->vv->state_at_stop;
+	if (s != VCPU_RUN_STOPPED) {
+		/* vmx_wait_for_vcpus() said so: its statistics are as they were. */
+		printk("exitplan: vCPU %u: hung, still %s; it never stopped\n", vcpu->id,
+		       vm_vcpu_state_name(s));
+		return;
+	}
+	s = vcpu->vv->state_at_stop;
 	printk("exitplan: vCPU %u: %s%s when it stopped; ", vcpu->id, vm_vcpu_state_name(s),
 	       a->halted_at_stop && s == VCPU_RUN_RUNNING ? " (in HLT)" : "");
 	switch (a->stop) {
@@ -645,9 +649,6 @@ static void vmx_print_vcpu_end(const struct vcpu *vcpu, int stopped_by)
 		break;
 	case VCPU_STOP_VM:
 		printk("stopped with the machine (vCPU %d stopped it)\n", stopped_by);
-		break;
-	case VCPU_RUNNING:
-		printk("never stopped by itself\n");
 		break;
 	default:
 		printk("stopped: %s\n", a->stop_reason[0] ? a->stop_reason : "no reason recorded");

@@ -121,6 +121,22 @@ def explain(plan):
        "timing": "the dispatch counts every exit by reason; the runtime adds TSC ticks per reason.\n"}
       [p.stats])
 
+    w(f"\nInterprocessor interrupts (apic: {p.apic}):\n")
+    w(_wrap({
+        "passthrough": "every ICR write exits (MSR_WRITE of the x2APIC ICR, or an EPT_VIOLATION "
+                       "on the read-only xAPIC page); a checked fixed IPI is then written to the "
+                       "real ICR, and the target takes it as one EXTERNAL_INTERRUPT exit. "
+                       "INIT, STARTUP and NMI are emulated, SMI dropped. Cost per IPI: the "
+                       "sender's exit and the target's interrupt exit; the guest can address "
+                       "any physical CPU the destination names.",
+        "intercept-icr": "every ICR write exits (MSR_WRITE of the x2APIC ICR, or an "
+                         "EPT_VIOLATION on the read-only xAPIC page) and the hypervisor delivers "
+                         "each fixed IPI itself: it decodes the destination, posts the vector to "
+                         "each target vCPU and kicks its CPU, which takes the kick as an "
+                         "EXTERNAL_INTERRUPT exit and injects the vector. The same exits as "
+                         "passthrough plus the decode and the posting in the handler; no guest "
+                         "IPI reaches a CPU that is not one of its vCPUs.",
+    }[p.apic]))
     # Features.
     w("\nRequired features (the profile is refused at boot without them):\n")
     for r in plan.required_features:

@@ -184,6 +184,7 @@ def _semantic(doc, raw, spec):
                   f"unknown handler '{p.unexpected}'{suggest(p.unexpected, spec.unexpected_handlers)}")
 
     p.stats = v.get("statistics", "counts")
+    p.apic = v.get("apic", "passthrough")
 
     # --- features ---------------------------------------------------------
     f = v.get("features", {})

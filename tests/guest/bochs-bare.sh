@@ -5,6 +5,7 @@
 # deadline, XSAVE, Bochs's APIC), which QEMU's TCG does not all have.
 # The checks that need exitplan FAIL or SKIP, as under QEMU.
 # Usage: bochs-bare.sh GUEST.elf [GUEST_ARGS] [CPU]   (serial to stdout)
+# BOCHS_NCPU=n gives the machine n CPUs (the smp and pingpong guests).
 set -euo pipefail
 
 if [ $# -lt 1 ] || [ $# -gt 3 ]; then
@@ -34,7 +35,7 @@ grub-mkrescue -d /usr/lib/grub/i386-pc -o "$work/guest.iso" "$work/iso" \
 	>"$work/mkrescue.log" 2>&1 || { cat "$work/mkrescue.log" >&2; exit 1; }
 status=0
 "$boot/run-bochs.sh" "$work/guest.iso" "$cpu" "$work/out.serial" \
-	"${BOCHS_TIMEOUT:-120}" || status=$?
+	"${BOCHS_TIMEOUT:-120}" "${BOCHS_NCPU:-1}" || status=$?
 cat "$work/out.serial" 2>/dev/null || true
 grep -E 'VMENTER|PANIC|panic' "$work/out.bochs.log" 2>/dev/null | head -5 || true
 [ "$status" = 124 ] && echo "bochs-bare: timed out" >&2

@@ -255,6 +255,12 @@ static void test_smi_dropped(void **state)
 	assert_int_equal(kicked, 0);
 	assert_false(vm_vcpu_take_events(&vm.vcpu[0], &ev));
 	assert_true(fake_printk_contains("SMI IPI"));
+	/* A flood is reported a few times only. */
+	for (unsigned int i = 0; i < 100; i++)
+		vm_icr_deliver(&vm, 0, &smi);
+	assert_int_equal(vm.dropped_ipis, 101);
+	assert_int_equal(fake_printk_calls, VM_DROPPED_IPIS_REPORTED);
+	assert_true(fake_printk_contains("further ones are dropped silently"));
 }
 
 static void test_halted_and_progress(void **state)
