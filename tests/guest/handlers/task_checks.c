@@ -2,9 +2,10 @@
 /*
  * Hardware task switches that succeed (issue 7: TASK_SWITCH emulated):
  * a far JMP to a TSS and back, a CALL through a task gate in the GDT
- * and back with IRET, INT n through a task gate in the IDT, and a #GP
+ * and back with IRET, INT n through a task gate in the IDT, a #GP
  * delivered through a task gate with its error code on the new task's
- * stack.  Each new task records what it finds (its registers, EFLAGS,
+ * stack, and an external interrupt (a self-IPI) through a task gate.
+ * Each new task records what it finds (its registers, EFLAGS,
  * CR0, the busy bits of both TSS descriptors, its back link) and returns;
  * the checks compare with SDM Vol. 3A 8.3.  They pass on bare Bochs
  * (tests/guest/bochs-bare.sh) as under exitplan.
@@ -12,6 +13,7 @@
  * The checks leave TR at the TSS of the main task (this file's tss_a);
  * the GDT and IDT they change are restored.
  */
+#include "apic.h"
 #include "console.h"
 #include "string.h"
 #include "task_checks.h"
@@ -45,9 +47,11 @@ _Static_assert(sizeof(struct tss32) == 104, "the 32-bit TSS is 104 bytes");
 #define SEL_GATE_C	0x38	/* task gate to TSS C */
 #define SEL_TSS_D	0x40	/* INT 0x41 through a task gate in the IDT */
 #define SEL_TSS_E	0x48	/* #GP through a task gate in the IDT */
-#define GDT_ENTRIES	10
+#define SEL_TSS_F	0x50	/* an external interrupt through a task gate in the IDT */
+#define GDT_ENTRIES	11
 
 #define INT_VECTOR	0x41
+#define IRQ_VECTOR	0x52	/* the self-IPI */
 #define GP_SELECTOR	0x1238	/* beyond the GDT: MOV to FS raises #GP(0x1238) */
 /* The high dword of a TSS descriptor: bit 9 is the busy flag (type bit 1). */
 #define DESC_HI_BUSY	(1u << 9)
@@ -67,15 +71,17 @@ struct task_seen {
 	uint32_t count;		/* 60: how many times a task started */
 };
 
-struct tss32 tss_a, tss_b, tss_c, tss_d, tss_e;
+struct tss32 tss_a, tss_b, tss_c, tss_d, tss_e, tss_f;
 uint64_t task_gdt[GDT_ENTRIES] __attribute__((aligned(8)));
 volatile struct task_seen seen;
-static uint8_t task_stacks[4][1024] __attribute__((aligned(16)));
+static struct tss32 tss_f_start;	/* what task F starts with */
+static uint8_t task_stacks[5][1024] __attribute__((aligned(16)));
 
 void task_b_entry(void);
 void task_c_entry(void);
 void task_d_entry(void);
 void task_e_entry(void);
+void task_f_entry(void);
 
 /*
  * Each task: record, then go back (JMP to A, or IRET to the task that
@@ -127,7 +133,13 @@ asm(".macro RECORD self, tss\n\t"
     /* Resume the main task after the faulting instruction (tss_a.eip). */
     "movl $task_gp_resume, tss_a+32\n\t"
     "iretl\n\t"
-    "jmp task_e_entry\n\t");
+    "jmp task_e_entry\n\t"
+    ".globl task_f_entry\n"
+    "task_f_entry:\n\t"
+    "RECORD 0x50, tss_f\n\t"
+    "call apic_eoi\n\t"
+    "iretl\n\t"
+    "jmp task_f_entry\n\t");
 
 static uint64_t tss_desc(const struct tss32 *t)
 {
@@ -278,10 +290,34 @@ static __attribute__((noinline)) void check_exception_gate(void)
 	      GP_SELECTOR, seen.gpr[4], stack_top, seen.link, seen.eflags);
 }
 
+/* An external interrupt through a task gate: not an instruction, so no EIP advance. */
+static void check_ext_interrupt_gate(void)
+{
+	uint64_t t;
+
+	apic_init();
+	clear_seen();
+	cli();
+	apic_write(XAPIC_REG_ICR_HIGH, 0);
+	apic_write(XAPIC_REG_ICR_LOW, (uint32_t)APIC_ICR_SHORTHAND_SELF | IRQ_VECTOR);
+	sti();
+	for (t = rdtsc(); !seen.count && rdtsc() - t < 20000000ull;)
+		pause();
+	cli();
+	asm volatile("clts" : : : "memory");
+	check("task-ext-interrupt-gate", seen.count == 1 && regs_from_tss(&tss_f_start) &&
+	      (seen.eflags & EFLAGS_NT) && (seen.cr0 & CR0_TS) && seen.link == SEL_TSS_A &&
+	      (seen.desc_a_hi & DESC_HI_BUSY) && (seen.desc_self_hi & DESC_HI_BUSY) &&
+	      !(desc_hi(SEL_TSS_F) & DESC_HI_BUSY),
+	      "task F ran %u times, registers %s, EFLAGS 0x%x, CR0 0x%x, link 0x%x; back: TSS F %s",
+	      seen.count, regs_from_tss(&tss_f_start) ? "as in its TSS" : "wrong", seen.eflags,
+	      seen.cr0, seen.link, desc_hi(SEL_TSS_F) & DESC_HI_BUSY ? "busy" : "available");
+}
+
 void check_tasks(void)
 {
 	struct { uint16_t limit; uint32_t base; } __attribute__((packed)) old_gdt, gdt, idtr;
-	uint64_t *idt, old_int, old_gp;
+	uint64_t *idt, old_int, old_gp, old_irq;
 	uint16_t tr;
 
 	asm volatile("sgdt %0" : "=m"(old_gdt));
@@ -294,12 +330,15 @@ void check_tasks(void)
 	tss_init(&tss_c, task_c_entry, task_stacks[1], 0xc0c00000);
 	tss_init(&tss_d, task_d_entry, task_stacks[2], 0xd0d00000);
 	tss_init(&tss_e, task_e_entry, task_stacks[3], 0xe0e00000);
+	tss_init(&tss_f, task_f_entry, task_stacks[4], 0xf0f00000);
+	tss_f_start = tss_f;
 	task_gdt[SEL_TSS_A >> 3] = tss_desc(&tss_a);
 	task_gdt[SEL_TSS_B >> 3] = tss_desc(&tss_b);
 	task_gdt[SEL_TSS_C >> 3] = tss_desc(&tss_c);
 	task_gdt[SEL_GATE_C >> 3] = task_gate(SEL_TSS_C);
 	task_gdt[SEL_TSS_D >> 3] = tss_desc(&tss_d);
 	task_gdt[SEL_TSS_E >> 3] = tss_desc(&tss_e);
+	task_gdt[SEL_TSS_F >> 3] = tss_desc(&tss_f);
 	gdt.limit = sizeof(task_gdt) - 1;
 	gdt.base = (uint32_t)(uintptr_t)task_gdt;
 	asm volatile("lgdt %0" : : "m"(gdt) : "memory");
@@ -310,8 +349,10 @@ void check_tasks(void)
 	idt = (uint64_t *)(uintptr_t)idtr.base;
 	old_int = idt[INT_VECTOR];
 	old_gp = idt[13];
+	old_irq = idt[IRQ_VECTOR];
 	idt[INT_VECTOR] = task_gate(SEL_TSS_D);
 	idt[13] = task_gate(SEL_TSS_E);
+	idt[IRQ_VECTOR] = task_gate(SEL_TSS_F);
 
 	if (tr != SEL_TSS_A || !(desc_hi(SEL_TSS_A) & DESC_HI_BUSY)) {
 		check("task-jmp", false, "LTR 0x%x: TR 0x%x, descriptor 0x%08x", SEL_TSS_A, tr,
@@ -321,9 +362,11 @@ void check_tasks(void)
 		check_call_iret();
 		check_int_gate();
 		check_exception_gate();
+		check_ext_interrupt_gate();
 	}
 
 	idt[INT_VECTOR] = old_int;
 	idt[13] = old_gp;
+	idt[IRQ_VECTOR] = old_irq;
 	asm volatile("lgdt %0" : : "m"(old_gdt));
 }
