@@ -212,6 +212,32 @@ static bool push_error_code(struct ts_cpu *cpu, const struct ts_mem *mem, uint32
 	return true;
 }
 
+/* Divide error, invalid TSS, segment not present, stack fault, #GP (Vol. 3A Table 6-4). */
+static bool contributory(unsigned int vector)
+{
+	return vector == X86_EXC_DE || (vector >= X86_EXC_TS && vector <= X86_EXC_GP);
+}
+
+/*
+ * The fault @res raised while the hardware exception @event was being
+ * delivered (Vol. 3A 6.15, Table 6-5): contributory after contributory,
+ * or contributory or #PF after #PF, is #DF(0); any fault in the delivery
+ * of a #DF shuts the processor down.  Benign pairs are delivered serially:
+ * the new fault stands.
+ */
+static void combine_with_event(const struct ts_event *event, struct ts_result *res)
+{
+	unsigned int first = event->vector, second = res->fault_vector;
+
+	if (first == X86_EXC_DF) {
+		stop(res, "a fault in the delivery of #DF through a task gate: shutdown (triple fault)");
+		return;
+	}
+	if ((contributory(first) && contributory(second)) ||
+	    (first == X86_EXC_PF && (contributory(second) || second == X86_EXC_PF)))
+		fault(res, X86_EXC_DF, 0);
+}
+
 /* Set or clear the busy flag of the TSS descriptor at @la. */
 static bool set_busy(const struct ts_mem *mem, uint64_t la, uint64_t desc, bool busy)
 {
@@ -219,8 +245,9 @@ static bool set_busy(const struct ts_mem *mem, uint64_t la, uint64_t desc, bool 
 	return mem->write(mem->ctx, la, &desc, sizeof(desc));
 }
 
-void task_switch(struct ts_cpu *cpu, const struct ts_mem *mem, uint16_t selector,
-		 enum ts_source source, const struct ts_event *event, struct ts_result *res)
+static void do_task_switch(struct ts_cpu *cpu, const struct ts_mem *mem, uint16_t selector,
+			   enum ts_source source, const struct ts_event *event,
+			   struct ts_result *res)
 {
 	bool gate = source == TS_SOURCE_IDT_GATE;
 	bool iret = source == TS_SOURCE_IRET;
@@ -388,4 +415,12 @@ void task_switch(struct ts_cpu *cpu, const struct ts_mem *mem, uint16_t selector
 		return;
 	if (gate && event->has_error_code)
 		push_error_code(cpu, mem, event->error_code, res);
+}
+
+void task_switch(struct ts_cpu *cpu, const struct ts_mem *mem, uint16_t selector,
+		 enum ts_source source, const struct ts_event *event, struct ts_result *res)
+{
+	do_task_switch(cpu, mem, selector, source, event, res);
+	if (res->outcome == TS_FAULT && source == TS_SOURCE_IDT_GATE && event->exception)
+		combine_with_event(event, res);
 }

@@ -66,6 +66,7 @@ struct ts_event {
 	unsigned int vector;
 	bool external;		/* an external interrupt or NMI: EXT in the error codes */
 	bool software;		/* INT n, INT3, INTO: the gate's DPL is checked against CPL */
+	bool exception;		/* a hardware exception: a fault in its delivery may be #DF */
 	bool has_error_code;	/* pushed on the new task's stack */
 	uint32_t error_code;
 };
@@ -106,7 +107,9 @@ struct ts_result {
  * TS_SOURCE_IDT_GATE only (NULL otherwise).  On TS_FAULT before the
  * commit point (the new TSS's descriptor and the gate's privilege) cpu is
  * unchanged; after it, the switch is done and the fault belongs to the
- * new task (SDM Vol. 3A 8.3, Table 8-2).
+ * new task (SDM Vol. 3A 8.3, Table 8-2).  A fault in the delivery of a
+ * hardware exception through the gate combines with it as Vol. 3A 6.15
+ * Table 6-5 says: #DF, or TS_STOP (shutdown) in the delivery of a #DF.
  */
 void task_switch(struct ts_cpu *cpu, const struct ts_mem *mem, uint16_t selector,
 		 enum ts_source source, const struct ts_event *event, struct ts_result *res);

@@ -110,6 +110,7 @@ enum vmx_exit_action vmx_task_switch(struct vcpu *vcpu)
 		event.vector = idt & INTR_INFO_VECTOR_MASK;
 		event.software = type == INTR_INFO_TYPE_SW_INT || type == INTR_INFO_TYPE_SW_EXC;
 		event.external = !event.software;
+		event.exception = type == INTR_INFO_TYPE_HW_EXCEPTION;
 		event.has_error_code = idt & INTR_INFO_DELIVER_CODE;
 		event.error_code = vmcs_read32(IDT_VECTORING_ERROR_CODE);
 	}
@@ -170,7 +171,7 @@ enum vmx_exit_action vmx_task_switch(struct vcpu *vcpu)
 		vmcs_write(GUEST_INTERRUPTIBILITY_INFO, intr);
 	}
 	if (res.outcome == TS_FAULT) {
-		/* #TS, #NP, #SS or #GP: each with its error code. */
+		/* #TS, #NP, #SS, #GP or #DF: each with its error code (0 for #DF). */
 		vmx_inject_exception(vcpu, res.fault_vector, true, res.error_code);
 		return VMX_EXIT_RESUME;
 	}

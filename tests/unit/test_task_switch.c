@@ -344,6 +344,43 @@ static void test_new_tss_descriptor_faults(void **state)
 	expect_early_fault(SEL_TSS_B, TS_SOURCE_JMP, NULL, X86_EXC_TS, SEL_TSS_B);
 }
 
+/* A fault in the delivery of a hardware exception through the gate (Vol. 3A Table 6-5). */
+static void test_fault_in_exception_delivery(void **state)
+{
+	struct ts_event gp = { .vector = X86_EXC_GP, .external = true, .exception = true,
+			       .has_error_code = true };
+	struct ts_event pf = { .vector = X86_EXC_PF, .external = true, .exception = true,
+			       .has_error_code = true };
+	struct ts_event db = { .vector = X86_EXC_DB, .external = true, .exception = true };
+	struct ts_event df = { .vector = X86_EXC_DF, .external = true, .exception = true,
+			       .has_error_code = true };
+	struct ts_event irq = { .vector = 0x30, .external = true };
+	struct ts_result res;
+
+	(void)state;
+	gdt_set(SEL_TSS_B, gdt_get(SEL_TSS_B) & ~X86_DESC_P);
+	/* Contributory (#GP) then contributory (#NP): #DF(0). */
+	expect_early_fault(SEL_TSS_B, TS_SOURCE_IDT_GATE, &gp, X86_EXC_DF, 0);
+	/* #PF then #NP: #DF(0). */
+	expect_early_fault(SEL_TSS_B, TS_SOURCE_IDT_GATE, &pf, X86_EXC_DF, 0);
+	/* Benign (#DB) then #NP, and an interrupt then #NP: the #NP, with EXT. */
+	expect_early_fault(SEL_TSS_B, TS_SOURCE_IDT_GATE, &db, X86_EXC_NP, SEL_TSS_B | 1);
+	expect_early_fault(SEL_TSS_B, TS_SOURCE_IDT_GATE, &irq, X86_EXC_NP, SEL_TSS_B | 1);
+	/* Any fault in the delivery of #DF: shutdown. */
+	task_switch(&cpu, &mem, SEL_TSS_B, TS_SOURCE_IDT_GATE, &df, &res);
+	assert_int_equal(res.outcome, TS_STOP);
+	/* After the commit point too: #GP through the gate, the new task's DS not present. */
+	setup(NULL);
+	tss_at(TSS_B_BASE)->sreg[TS_DS][0] = SEL_DATA_NP;
+	task_switch(&cpu, &mem, SEL_TSS_B, TS_SOURCE_IDT_GATE, &gp, &res);
+	assert_int_equal(res.outcome, TS_FAULT);
+	assert_true(res.committed);
+	assert_int_equal(res.fault_vector, X86_EXC_DF);
+	assert_int_equal(res.error_code, 0);
+	/* No error code was pushed: the delivery did not complete. */
+	assert_int_equal(cpu.gpr[4], 0x9000);
+}
+
 static void expect_stop(uint16_t sel, enum ts_source src)
 {
 	struct ts_result res;
@@ -485,6 +522,7 @@ int main(void)
 		cmocka_unit_test_setup(test_software_int_gate_dpl, setup),
 		cmocka_unit_test_setup(test_new_tss_descriptor_faults, setup),
 		cmocka_unit_test_setup(test_not_emulated, setup),
+		cmocka_unit_test_setup(test_fault_in_exception_delivery, setup),
 		cmocka_unit_test_setup(test_segment_faults, setup),
 		cmocka_unit_test_setup(test_ldt_and_ring3, setup),
 		cmocka_unit_test(test_descriptor_fields),
