@@ -163,11 +163,15 @@ enum vmx_exit_action vmx_task_switch(struct vcpu *vcpu)
 		write_segment(&cpu.tr, GUEST_TR_SELECTOR, GUEST_TR_BASE, GUEST_TR_LIMIT, GUEST_TR_AR_BYTES);
 		/*
 		 * The new task starts with no STI or MOV-SS shadow; an NMI
-		 * delivered through the gate blocks NMIs until its IRET.
+		 * delivered through the gate blocks NMIs until the next IRET,
+		 * which unblocks them also when it switches tasks (Vol. 3A
+		 * 6.7.1; with virtual NMIs the bit is virtual-NMI blocking).
 		 */
 		intr &= ~(uint32_t)(GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS);
 		if (source == TS_SOURCE_IDT_GATE && type == INTR_INFO_TYPE_NMI)
 			intr |= GUEST_INTR_STATE_NMI;
+		else if (source == TS_SOURCE_IRET)
+			intr &= ~(uint32_t)GUEST_INTR_STATE_NMI;
 		vmcs_write(GUEST_INTERRUPTIBILITY_INFO, intr);
 	}
 	if (res.outcome == TS_FAULT) {

@@ -4,7 +4,8 @@
  * a far JMP to a TSS and back, a CALL through a task gate in the GDT
  * and back with IRET, INT n through a task gate in the IDT, a #GP
  * delivered through a task gate with its error code on the new task's
- * stack, and an external interrupt (a self-IPI) through a task gate.
+ * stack, an external interrupt (a self-IPI) and NMIs through task gates
+ * (the IRET back unblocks NMIs).
  * Each new task records what it finds (its registers, EFLAGS,
  * CR0, the busy bits of both TSS descriptors, its back link) and returns;
  * the checks compare with SDM Vol. 3A 8.3.  They pass on bare Bochs
@@ -48,7 +49,8 @@ _Static_assert(sizeof(struct tss32) == 104, "the 32-bit TSS is 104 bytes");
 #define SEL_TSS_D	0x40	/* INT 0x41 through a task gate in the IDT */
 #define SEL_TSS_E	0x48	/* #GP through a task gate in the IDT */
 #define SEL_TSS_F	0x50	/* an external interrupt through a task gate in the IDT */
-#define GDT_ENTRIES	11
+#define SEL_TSS_G	0x58	/* NMIs through a task gate in the IDT */
+#define GDT_ENTRIES	12
 
 #define INT_VECTOR	0x41
 #define IRQ_VECTOR	0x52	/* the self-IPI */
@@ -71,17 +73,18 @@ struct task_seen {
 	uint32_t count;		/* 60: how many times a task started */
 };
 
-struct tss32 tss_a, tss_b, tss_c, tss_d, tss_e, tss_f;
+struct tss32 tss_a, tss_b, tss_c, tss_d, tss_e, tss_f, tss_g;
 uint64_t task_gdt[GDT_ENTRIES] __attribute__((aligned(8)));
 volatile struct task_seen seen;
 static struct tss32 tss_f_start;	/* what task F starts with */
-static uint8_t task_stacks[5][1024] __attribute__((aligned(16)));
+static uint8_t task_stacks[6][1024] __attribute__((aligned(16)));
 
 void task_b_entry(void);
 void task_c_entry(void);
 void task_d_entry(void);
 void task_e_entry(void);
 void task_f_entry(void);
+void task_g_entry(void);
 
 /*
  * Each task: record, then go back (JMP to A, or IRET to the task that
@@ -139,7 +142,12 @@ asm(".macro RECORD self, tss\n\t"
     "RECORD 0x50, tss_f\n\t"
     "call apic_eoi\n\t"
     "iretl\n\t"
-    "jmp task_f_entry\n\t");
+    "jmp task_f_entry\n\t"
+    ".globl task_g_entry\n"
+    "task_g_entry:\n\t"
+    "RECORD 0x58, tss_g\n\t"
+    "iretl\n\t"
+    "jmp task_g_entry\n\t");
 
 static uint64_t tss_desc(const struct tss32 *t)
 {
@@ -290,19 +298,28 @@ static __attribute__((noinline)) void check_exception_gate(void)
 	      GP_SELECTOR, seen.gpr[4], stack_top, seen.link, seen.eflags);
 }
 
+static void send_self_nmi(void)
+{
+	apic_write(XAPIC_REG_ICR_HIGH, apic_read(XAPIC_REG_ID) & 0xff000000u);
+	apic_write(XAPIC_REG_ICR_LOW, (uint32_t)APIC_ICR_DELIVERY_MODE_NMI);
+}
+
+static void wait_for_task(uint32_t count)
+{
+	for (uint64_t t = rdtsc(); seen.count < count && rdtsc() - t < 20000000ull;)
+		pause();
+}
+
 /* An external interrupt through a task gate: not an instruction, so no EIP advance. */
 static void check_ext_interrupt_gate(void)
 {
-	uint64_t t;
-
 	apic_init();
 	clear_seen();
 	cli();
 	apic_write(XAPIC_REG_ICR_HIGH, 0);
 	apic_write(XAPIC_REG_ICR_LOW, (uint32_t)APIC_ICR_SHORTHAND_SELF | IRQ_VECTOR);
 	sti();
-	for (t = rdtsc(); !seen.count && rdtsc() - t < 20000000ull;)
-		pause();
+	wait_for_task(1);
 	cli();
 	asm volatile("clts" : : : "memory");
 	check("task-ext-interrupt-gate", seen.count == 1 && regs_from_tss(&tss_f_start) &&
@@ -314,10 +331,31 @@ static void check_ext_interrupt_gate(void)
 	      seen.cr0, seen.link, desc_hi(SEL_TSS_F) & DESC_HI_BUSY ? "busy" : "available");
 }
 
+/* An NMI through a task gate; the IRET that switches back unblocks NMIs: a second one comes. */
+static void check_nmi_gate(void)
+{
+	uint32_t link, eflags, first;
+
+	clear_seen();
+	send_self_nmi();
+	wait_for_task(1);
+	first = seen.count;
+	link = seen.link;
+	eflags = seen.eflags;
+	send_self_nmi();
+	wait_for_task(2);
+	asm volatile("clts" : : : "memory");
+	check("task-nmi-gate", first == 1 && link == SEL_TSS_A && (eflags & EFLAGS_NT) &&
+	      seen.count == 2 && !(desc_hi(SEL_TSS_G) & DESC_HI_BUSY),
+	      "task G ran %u times for the first NMI (link 0x%x, EFLAGS 0x%x), %u for both; "
+	      "TSS G %s", first, link, eflags, seen.count,
+	      desc_hi(SEL_TSS_G) & DESC_HI_BUSY ? "busy" : "available");
+}
+
 void check_tasks(void)
 {
 	struct { uint16_t limit; uint32_t base; } __attribute__((packed)) old_gdt, gdt, idtr;
-	uint64_t *idt, old_int, old_gp, old_irq;
+	uint64_t *idt, old_int, old_gp, old_irq, old_nmi;
 	uint16_t tr;
 
 	asm volatile("sgdt %0" : "=m"(old_gdt));
@@ -332,6 +370,7 @@ void check_tasks(void)
 	tss_init(&tss_e, task_e_entry, task_stacks[3], 0xe0e00000);
 	tss_init(&tss_f, task_f_entry, task_stacks[4], 0xf0f00000);
 	tss_f_start = tss_f;
+	tss_init(&tss_g, task_g_entry, task_stacks[5], 0x90900000);
 	task_gdt[SEL_TSS_A >> 3] = tss_desc(&tss_a);
 	task_gdt[SEL_TSS_B >> 3] = tss_desc(&tss_b);
 	task_gdt[SEL_TSS_C >> 3] = tss_desc(&tss_c);
@@ -339,6 +378,7 @@ void check_tasks(void)
 	task_gdt[SEL_TSS_D >> 3] = tss_desc(&tss_d);
 	task_gdt[SEL_TSS_E >> 3] = tss_desc(&tss_e);
 	task_gdt[SEL_TSS_F >> 3] = tss_desc(&tss_f);
+	task_gdt[SEL_TSS_G >> 3] = tss_desc(&tss_g);
 	gdt.limit = sizeof(task_gdt) - 1;
 	gdt.base = (uint32_t)(uintptr_t)task_gdt;
 	asm volatile("lgdt %0" : : "m"(gdt) : "memory");
@@ -350,9 +390,11 @@ void check_tasks(void)
 	old_int = idt[INT_VECTOR];
 	old_gp = idt[13];
 	old_irq = idt[IRQ_VECTOR];
+	old_nmi = idt[2];
 	idt[INT_VECTOR] = task_gate(SEL_TSS_D);
 	idt[13] = task_gate(SEL_TSS_E);
 	idt[IRQ_VECTOR] = task_gate(SEL_TSS_F);
+	idt[2] = task_gate(SEL_TSS_G);
 
 	if (tr != SEL_TSS_A || !(desc_hi(SEL_TSS_A) & DESC_HI_BUSY)) {
 		check("task-jmp", false, "LTR 0x%x: TR 0x%x, descriptor 0x%08x", SEL_TSS_A, tr,
@@ -363,10 +405,12 @@ void check_tasks(void)
 		check_int_gate();
 		check_exception_gate();
 		check_ext_interrupt_gate();
+		check_nmi_gate();
 	}
 
 	idt[INT_VECTOR] = old_int;
 	idt[13] = old_gp;
 	idt[IRQ_VECTOR] = old_irq;
+	idt[2] = old_nmi;
 	asm volatile("lgdt %0" : : "m"(old_gdt));
 }
