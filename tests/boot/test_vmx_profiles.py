@@ -30,7 +30,8 @@ GUEST_ARGS = "quick"
 # The handlers guest's task switches that succeed (tests/guest/handlers/
 # task_checks.c): each a TASK_SWITCH exit the hypervisor emulates.
 TASK_CHECKS = ["task-jmp", "task-jmp-back", "task-call-gate", "task-iret", "task-int-gate",
-               "task-exception-error-code", "task-ext-interrupt-gate", "task-nmi-gate"]
+               "task-exception-error-code", "task-ext-interrupt-gate", "task-nmi-gate",
+               "task-debug-trap"]
 
 
 def _yaml(path):

@@ -5,7 +5,8 @@
  * and back with IRET, INT n through a task gate in the IDT, a #GP
  * delivered through a task gate with its error code on the new task's
  * stack, an external interrupt (a self-IPI) and NMIs through task gates
- * (the IRET back unblocks NMIs).
+ * (the IRET back unblocks NMIs), and a TSS with its T flag set: #DB
+ * with DR6.BT before the new task's first instruction.
  * Each new task records what it finds (its registers, EFLAGS,
  * CR0, the busy bits of both TSS descriptors, its back link) and returns;
  * the checks compare with SDM Vol. 3A 8.3.  They pass on bare Bochs
@@ -50,7 +51,10 @@ _Static_assert(sizeof(struct tss32) == 104, "the 32-bit TSS is 104 bytes");
 #define SEL_TSS_E	0x48	/* #GP through a task gate in the IDT */
 #define SEL_TSS_F	0x50	/* an external interrupt through a task gate in the IDT */
 #define SEL_TSS_G	0x58	/* NMIs through a task gate in the IDT */
-#define GDT_ENTRIES	12
+#define SEL_TSS_H	0x60	/* T flag set */
+#define SEL_TSS_I	0x68	/* #DB through a task gate in the IDT */
+#define GDT_ENTRIES	14
+#define DR6_BT		(1u << 15)
 
 #define INT_VECTOR	0x41
 #define IRQ_VECTOR	0x52	/* the self-IPI */
@@ -73,11 +77,13 @@ struct task_seen {
 	uint32_t count;		/* 60: how many times a task started */
 };
 
-struct tss32 tss_a, tss_b, tss_c, tss_d, tss_e, tss_f, tss_g;
+struct tss32 tss_a, tss_b, tss_c, tss_d, tss_e, tss_f, tss_g, tss_h, tss_i;
+/* What task I (the #DB task) saw: DR6, its back link, how often it ran. */
+volatile uint32_t dbg_dr6, dbg_link, dbg_count;
 uint64_t task_gdt[GDT_ENTRIES] __attribute__((aligned(8)));
 volatile struct task_seen seen;
 static struct tss32 tss_f_start;	/* what task F starts with */
-static uint8_t task_stacks[6][1024] __attribute__((aligned(16)));
+static uint8_t task_stacks[8][1024] __attribute__((aligned(16)));
 
 void task_b_entry(void);
 void task_c_entry(void);
@@ -85,6 +91,8 @@ void task_d_entry(void);
 void task_e_entry(void);
 void task_f_entry(void);
 void task_g_entry(void);
+void task_h_entry(void);
+void task_i_entry(void);
 
 /*
  * Each task: record, then go back (JMP to A, or IRET to the task that
@@ -147,7 +155,25 @@ asm(".macro RECORD self, tss\n\t"
     "task_g_entry:\n\t"
     "RECORD 0x58, tss_g\n\t"
     "iretl\n\t"
-    "jmp task_g_entry\n\t");
+    "jmp task_g_entry\n\t"
+    ".globl task_h_entry\n"
+    "task_h_entry:\n\t"
+    "RECORD 0x60, tss_h\n\t"
+    "ljmp $0x20, $0\n\t"
+    "jmp task_h_entry\n\t"
+    ".globl task_i_entry\n"
+    "task_i_entry:\n\t"
+    "movl %dr6, %eax\n\t"
+    "movl %eax, dbg_dr6\n\t"
+    "movzwl tss_i, %eax\n\t"
+    "movl %eax, dbg_link\n\t"
+    "incl dbg_count\n\t"
+    "movl $0xffff0ff0, %eax\n\t"	/* DR6 as at reset: BT clear again */
+    "movl %eax, %dr6\n\t"
+    /* Or the IRET back to H, a switch to a TSS with T set, traps again. */
+    "movw $0, tss_h+100\n\t"
+    "iretl\n\t"
+    "jmp task_i_entry\n\t");
 
 static uint64_t tss_desc(const struct tss32 *t)
 {
@@ -352,10 +378,23 @@ static void check_nmi_gate(void)
 	      desc_hi(SEL_TSS_G) & DESC_HI_BUSY ? "busy" : "available");
 }
 
+/* JMP to a TSS with T set: #DB (DR6.BT) in the new task before its first instruction. */
+static void check_debug_trap(void)
+{
+	clear_seen();
+	dbg_count = 0;
+	asm volatile("ljmp $0x60, $0" : : : "eax", "ecx", "edx", "ebx", "esi", "edi", "memory", "cc");
+	asm volatile("clts" : : : "memory");
+	check("task-debug-trap", dbg_count == 1 && (dbg_dr6 & DR6_BT) && dbg_link == SEL_TSS_H &&
+	      seen.count == 1,
+	      "the #DB task ran %u times, DR6 0x%x, its link 0x%x; task H ran %u times",
+	      dbg_count, dbg_dr6, dbg_link, seen.count);
+}
+
 void check_tasks(void)
 {
 	struct { uint16_t limit; uint32_t base; } __attribute__((packed)) old_gdt, gdt, idtr;
-	uint64_t *idt, old_int, old_gp, old_irq, old_nmi;
+	uint64_t *idt, old_int, old_gp, old_irq, old_nmi, old_db;
 	uint16_t tr;
 
 	asm volatile("sgdt %0" : "=m"(old_gdt));
@@ -371,6 +410,9 @@ void check_tasks(void)
 	tss_init(&tss_f, task_f_entry, task_stacks[4], 0xf0f00000);
 	tss_f_start = tss_f;
 	tss_init(&tss_g, task_g_entry, task_stacks[5], 0x90900000);
+	tss_init(&tss_h, task_h_entry, task_stacks[6], 0x80800000);
+	tss_h.trap = 1;
+	tss_init(&tss_i, task_i_entry, task_stacks[7], 0x70700000);
 	task_gdt[SEL_TSS_A >> 3] = tss_desc(&tss_a);
 	task_gdt[SEL_TSS_B >> 3] = tss_desc(&tss_b);
 	task_gdt[SEL_TSS_C >> 3] = tss_desc(&tss_c);
@@ -379,6 +421,8 @@ void check_tasks(void)
 	task_gdt[SEL_TSS_E >> 3] = tss_desc(&tss_e);
 	task_gdt[SEL_TSS_F >> 3] = tss_desc(&tss_f);
 	task_gdt[SEL_TSS_G >> 3] = tss_desc(&tss_g);
+	task_gdt[SEL_TSS_H >> 3] = tss_desc(&tss_h);
+	task_gdt[SEL_TSS_I >> 3] = tss_desc(&tss_i);
 	gdt.limit = sizeof(task_gdt) - 1;
 	gdt.base = (uint32_t)(uintptr_t)task_gdt;
 	asm volatile("lgdt %0" : : "m"(gdt) : "memory");
@@ -391,10 +435,12 @@ void check_tasks(void)
 	old_gp = idt[13];
 	old_irq = idt[IRQ_VECTOR];
 	old_nmi = idt[2];
+	old_db = idt[1];
 	idt[INT_VECTOR] = task_gate(SEL_TSS_D);
 	idt[13] = task_gate(SEL_TSS_E);
 	idt[IRQ_VECTOR] = task_gate(SEL_TSS_F);
 	idt[2] = task_gate(SEL_TSS_G);
+	idt[1] = task_gate(SEL_TSS_I);
 
 	if (tr != SEL_TSS_A || !(desc_hi(SEL_TSS_A) & DESC_HI_BUSY)) {
 		check("task-jmp", false, "LTR 0x%x: TR 0x%x, descriptor 0x%08x", SEL_TSS_A, tr,
@@ -406,11 +452,13 @@ void check_tasks(void)
 		check_exception_gate();
 		check_ext_interrupt_gate();
 		check_nmi_gate();
+		check_debug_trap();
 	}
 
 	idt[INT_VECTOR] = old_int;
 	idt[13] = old_gp;
 	idt[IRQ_VECTOR] = old_irq;
 	idt[2] = old_nmi;
+	idt[1] = old_db;
 	asm volatile("lgdt %0" : : "m"(old_gdt));
 }
