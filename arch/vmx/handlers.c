@@ -244,7 +244,7 @@ enum vmx_exit_action handle_vmcall(struct vcpu *vcpu)
  * false when they cannot be read (the guest's CR3 points at memory it
  * does not have).
  */
-static bool load_pae_pdptrs(void)
+bool load_pae_pdptrs(void)
 {
 	static const enum vmcs_field pdptr[4] = {
 		GUEST_PDPTR0, GUEST_PDPTR1, GUEST_PDPTR2, GUEST_PDPTR3,
@@ -525,58 +525,12 @@ enum vmx_exit_action handle_invd(struct vcpu *vcpu)
 
 /*
  * A task switch (CALL, JMP, IRET or a task gate in the IDT to a TSS;
- * SDM Vol. 3A 8.3, Vol. 3C 26.4.2).  The new TSS descriptor is checked
- * as the processor checks it, with its faults: outside the GDT or with
- * TI set #GP (#TS for IRET), not a TSS of the right kind (available for
- * CALL/JMP/gates, busy for IRET) #GP (#TS for IRET), not present #NP,
- * a limit below 67H (2BH for a 16-bit TSS) #TS, each with the selector
- * as error code.  A switch that passes these is not emulated: the guest
- * is stopped with a report saying so, rather than left half switched.
+ * SDM Vol. 3A 8.3, Vol. 3C 27.4.2): emulated, with the faults the CPU
+ * raises, by task_switch.c.
  */
 enum vmx_exit_action handle_task_switch(struct vcpu *vcpu)
 {
-	uint64_t q = vmcs_read(EXIT_QUALIFICATION);
-	uint16_t sel = (uint16_t)(q & EXIT_QUAL_TS_SELECTOR_MASK);
-	uint64_t source = q & EXIT_QUAL_TS_SOURCE_MASK;
-	bool iret = source == EXIT_QUAL_TS_SOURCE_IRET;
-	unsigned int bad_sel_fault = iret ? X86_EXC_TS : X86_EXC_GP;
-	uint32_t err = sel & 0xfffc;
-	uint64_t desc, type, limit;
-
-	/* Through a task gate in the IDT, the fault is in the delivery of an external event. */
-	if (source == EXIT_QUAL_TS_SOURCE_IDT_GATE &&
-	    (vmcs_read32(IDT_VECTORING_INFO_FIELD) & INTR_INFO_TYPE_MASK) == INTR_INFO_TYPE_EXT_INTR)
-		err |= 1;	/* EXT (SDM Vol. 3A 6.13) */
-	if ((sel & 4) || (uint32_t)(sel | 7) > vmcs_read32(GUEST_GDTR_LIMIT)) {
-		vmx_inject_exception(vcpu, bad_sel_fault, true, err);
-		return VMX_EXIT_RESUME;
-	}
-	if (!guest_read_linear(vmcs_read(GUEST_GDTR_BASE) + (sel & ~7u), &desc, sizeof(desc)))
-		return vcpu_stop(vcpu, "task switch to TSS %#x: the GDT at %#llx is not readable",
-				 sel, (unsigned long long)vmcs_read(GUEST_GDTR_BASE));
-	type = desc & X86_DESC_TYPE_MASK;
-	if (iret ? type != X86_DESC_TYPE_TSS32_BUSY && type != X86_DESC_TYPE_TSS16_BUSY
-		 : type != X86_DESC_TYPE_TSS32_AVAIL && type != X86_DESC_TYPE_TSS16_AVAIL) {
-		vmx_inject_exception(vcpu, bad_sel_fault, true, err);
-		return VMX_EXIT_RESUME;
-	}
-	if (!(desc & X86_DESC_P)) {
-		vmx_inject_exception(vcpu, X86_EXC_NP, true, err);
-		return VMX_EXIT_RESUME;
-	}
-	limit = (desc & X86_DESC_LIMIT_LOW_MASK) |
-		((desc & X86_DESC_LIMIT_HIGH_MASK) >> X86_DESC_LIMIT_HIGH_SHIFT << 16);
-	if (desc & X86_DESC_G)
-		limit = (limit << 12) | 0xfff;
-	if (limit < ((type == X86_DESC_TYPE_TSS32_AVAIL || type == X86_DESC_TYPE_TSS32_BUSY)
-		     ? TSS32_MIN_LIMIT : TSS16_MIN_LIMIT)) {
-		vmx_inject_exception(vcpu, X86_EXC_TS, true, err);
-		return VMX_EXIT_RESUME;
-	}
-	return vcpu_stop(vcpu, "hardware task switch (%s) to TSS %#x at RIP %#llx: not emulated",
-			 iret ? "IRET" : source == EXIT_QUAL_TS_SOURCE_JMP ? "JMP" :
-			 source == EXIT_QUAL_TS_SOURCE_CALL ? "CALL" : "task gate", sel,
-			 (unsigned long long)vmcs_read(GUEST_RIP));
+	return vmx_task_switch(vcpu);
 }
 
 /* --- events that end the guest ---------------------------------------- */

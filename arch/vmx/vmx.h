@@ -293,6 +293,15 @@ static inline void vcpu_spill_fixed_regs(struct vcpu *vcpu)
 		       "=m"(r->r14), "=m"(r->r15));
 }
 
+/*
+ * handlers.c: with PAE paging (not IA-32e mode), load the VMCS's PDPTEs
+ * from the guest's CR3, as a MOV to CR0, CR3 or CR4 does; false when
+ * they are not in guest memory.
+ */
+bool load_pae_pdptrs(void);
+/* task_switch_vmcs.c: the TASK_SWITCH exit, emulated. */
+enum vmx_exit_action vmx_task_switch(struct vcpu *vcpu);
+
 /* Guest memory: identity GPA == HPA outside the hypervisor region. */
 bool guest_phys_ok(uint64_t gpa, uint64_t len);
 /* Translate a guest linear address through the guest's paging (or none). */

@@ -27,6 +27,11 @@ MODELS = ["corei7_skylake_x", "corei7_sandy_bridge_2600k", "corei7_haswell_4770"
           "corei7_icelake_u"]
 PROFILES = sorted(p.stem for p in (REPO / "profiles").glob("*.yaml"))
 GUEST_ARGS = "quick"
+# The handlers guest's task switches that succeed (tests/guest/handlers/
+# task_checks.c): each a TASK_SWITCH exit the hypervisor emulates.
+TASK_CHECKS = ["task-jmp", "task-jmp-back", "task-call-gate", "task-iret", "task-int-gate",
+               "task-exception-error-code", "task-ext-interrupt-gate", "task-nmi-gate",
+               "task-debug-trap"]
 
 
 def _yaml(path):
@@ -136,6 +141,8 @@ def test_profile_on_model(matrix, profile, model):
     m = r.expect(r"^guest handlers: (\d+) passed, (\d+) failed$")
     assert int(m.group(1)) > 0 and int(m.group(2)) == 0, r.describe()
     assert not r.find(r"^FAIL"), r.describe()
+    for check in TASK_CHECKS:
+        r.expect(rf"^PASS: {check}$")
     # The exit summary, then the status: the handlers guest leaves
     # through isa-debug-exit with code 0.
     stats = _yaml(REPO / "profiles" / f"{profile}.yaml").get("statistics", "counts")
@@ -144,6 +151,7 @@ def test_profile_on_model(matrix, profile, model):
     else:
         r.expect(r"^exitplan: exits by reason")
         r.expect(r"^ +\d+ CPUID +\d+")
+        r.expect(r"^ +9 TASK_SWITCH +\d+")
     r.expect(r"^exitplan: guest exit status 1$")
     r.expect_clean_exit()
     assert not r.vmx_failures(), "\n".join(r.vmx_failures())

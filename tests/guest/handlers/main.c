@@ -20,6 +20,7 @@
 #include "idt.h"
 #include "multiboot.h"
 #include "string.h"
+#include "task_checks.h"
 #include "test.h"
 #include "vmx_exit_reasons.h"	/* generated from spec/exit_reasons.yaml */
 #include "x86.h"
@@ -941,5 +942,6 @@ void guest_main(void)
 		skip("apic-base", "the APIC timer does not work to begin with");
 	check_acpi();
 	check_arch();
+	check_tasks();
 	skip("preemption-timer", "host-side only: nothing for the guest to observe");
 }

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Hardware task switches that succeed (issue 7: TASK_SWITCH emulated):
+ * a far JMP to a TSS and back, a CALL through a task gate in the GDT
+ * and back with IRET, INT n through a task gate in the IDT, a #GP
+ * delivered through a task gate with its error code on the new task's
+ * stack, an external interrupt (a self-IPI) and NMIs through task gates
+ * (the IRET back unblocks NMIs), and a TSS with its T flag set: #DB
+ * with DR6.BT before the new task's first instruction.
+ * Each new task records what it finds (its registers, EFLAGS,
+ * CR0, the busy bits of both TSS descriptors, its back link) and returns;
+ * the checks compare with SDM Vol. 3A 8.3.  They pass on bare Bochs
+ * (tests/guest/bochs-bare.sh) as under exitplan.
+ *
+ * The checks leave TR at the TSS of the main task (this file's tss_a);
+ * the GDT and IDT they change are restored.
+ */
+#include "apic.h"
+#include "console.h"
+#include "exitplan.h"
+#include "string.h"
+#include "task_checks.h"
+#include "test.h"
+#include "x86.h"
+
+/* The 32-bit TSS (SDM Vol. 3A 8.2.1, Figure 8-2). */
+struct tss32 {
+	uint16_t link, r0;
+	uint32_t esp0;
+	uint16_t ss0, r1;
+	uint32_t esp1;
+	uint16_t ss1, r2;
+	uint32_t esp2;
+	uint16_t ss2, r3;
+	uint32_t cr3, eip, eflags;
+	uint32_t gpr[8];	/* EAX, ECX, EDX, EBX, ESP, EBP, ESI, EDI */
+	uint32_t sreg[6];	/* ES, CS, SS, DS, FS, GS */
+	uint32_t ldt;
+	uint16_t trap, io_map_base;
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct tss32) == 104, "the 32-bit TSS is 104 bytes");
+
+/* The selectors of this file's GDT: entry.S's first four entries, then these. */
+#define SEL_CODE	0x08
+#define SEL_DATA	0x10
+#define SEL_TSS_A	0x20	/* the main task */
+#define SEL_TSS_B	0x28	/* far JMP */
+#define SEL_TSS_C	0x30	/* CALL through the task gate, IRET */
+#define SEL_GATE_C	0x38	/* task gate to TSS C */
+#define SEL_TSS_D	0x40	/* INT 0x41 through a task gate in the IDT */
+#define SEL_TSS_E	0x48	/* #GP through a task gate in the IDT */
+#define SEL_TSS_F	0x50	/* an external interrupt through a task gate in the IDT */
+#define SEL_TSS_G	0x58	/* NMIs through a task gate in the IDT */
+#define SEL_TSS_H	0x60	/* T flag set */
+#define SEL_TSS_I	0x68	/* #DB through a task gate in the IDT */
+#define GDT_ENTRIES	14
+#define DR6_BT		(1u << 15)
+
+#define INT_VECTOR	0x41
+#define IRQ_VECTOR	0x52	/* the self-IPI */
+#define GP_SELECTOR	0x1238	/* beyond the GDT: MOV to FS raises #GP(0x1238) */
+/* The high dword of a TSS descriptor: bit 9 is the busy flag (type bit 1). */
+#define DESC_HI_BUSY	(1u << 9)
+#define EFLAGS_NT	(1u << 14)
+#define CR0_TS		(1u << 3)
+
+/* What a task saw when it started (the RECORD macro below), at these offsets. */
+struct task_seen {
+	uint32_t gpr[8];	/* 0 */
+	uint32_t eflags;	/* 32 */
+	uint32_t cr0;		/* 36 */
+	uint32_t desc_a_hi;	/* 40: the main task's TSS descriptor, high dword */
+	uint32_t desc_self_hi;	/* 44: its own */
+	uint32_t link;		/* 48: its TSS's previous task link */
+	uint32_t error_code;	/* 52: task E: popped from its stack */
+	uint32_t esp_after_pop;	/* 56 */
+	uint32_t count;		/* 60: how many times a task started */
+};
+
+struct tss32 tss_a, tss_b, tss_c, tss_d, tss_e, tss_f, tss_g, tss_h, tss_i;
+/* What task I (the #DB task) saw: DR6, its back link, how often it ran. */
+volatile uint32_t dbg_dr6, dbg_link, dbg_count;
+uint64_t task_gdt[GDT_ENTRIES] __attribute__((aligned(8)));
+volatile struct task_seen seen;
+static struct tss32 tss_f_start;	/* what task F starts with */
+static uint8_t task_stacks[8][1024] __attribute__((aligned(16)));
+
+void task_b_entry(void);
+void task_c_entry(void);
+void task_d_entry(void);
+void task_e_entry(void);
+void task_f_entry(void);
+void task_g_entry(void);
+void task_h_entry(void);
+void task_i_entry(void);
+
+/*
+ * Each task: record, then go back (JMP to A, or IRET to the task that
+ * nested it); started again, it resumes after that and starts over.
+ */
+asm(".macro RECORD self, tss\n\t"
+    "movl %eax, seen\n\t"
+    "movl %ecx, seen+4\n\t"
+    "movl %edx, seen+8\n\t"
+    "movl %ebx, seen+12\n\t"
+    "movl %esp, seen+16\n\t"
+    "movl %ebp, seen+20\n\t"
+    "movl %esi, seen+24\n\t"
+    "movl %edi, seen+28\n\t"
+    "pushfl\n\t"
+    "popl seen+32\n\t"
+    "movl %cr0, %eax\n\t"
+    "movl %eax, seen+36\n\t"
+    "movl task_gdt+0x24, %eax\n\t"
+    "movl %eax, seen+40\n\t"
+    "movl task_gdt+\\self+4, %eax\n\t"
+    "movl %eax, seen+44\n\t"
+    "movzwl \\tss, %eax\n\t"
+    "movl %eax, seen+48\n\t"
+    "incl seen+60\n\t"
+    ".endm\n\t"
+    ".text\n\t"
+    ".globl task_b_entry\n"
+    "task_b_entry:\n\t"
+    "RECORD 0x28, tss_b\n\t"
+    "ljmp $0x20, $0\n\t"
+    "jmp task_b_entry\n\t"
+    ".globl task_c_entry\n"
+    "task_c_entry:\n\t"
+    "RECORD 0x30, tss_c\n\t"
+    "iretl\n\t"
+    "jmp task_c_entry\n\t"
+    ".globl task_d_entry\n"
+    "task_d_entry:\n\t"
+    "RECORD 0x40, tss_d\n\t"
+    "iretl\n\t"
+    "jmp task_d_entry\n\t"
+    ".globl task_e_entry\n"
+    "task_e_entry:\n\t"
+    "RECORD 0x48, tss_e\n\t"
+    "popl %eax\n\t"
+    "movl %eax, seen+52\n\t"
+    "movl %esp, seen+56\n\t"
+    /* Resume the main task after the faulting instruction (tss_a.eip). */
+    "movl $task_gp_resume, tss_a+32\n\t"
+    "iretl\n\t"
+    "jmp task_e_entry\n\t"
+    ".globl task_f_entry\n"
+    "task_f_entry:\n\t"
+    "RECORD 0x50, tss_f\n\t"
+    "call apic_eoi\n\t"
+    "iretl\n\t"
+    "jmp task_f_entry\n\t"
+    ".globl task_g_entry\n"
+    "task_g_entry:\n\t"
+    "RECORD 0x58, tss_g\n\t"
+    "iretl\n\t"
+    "jmp task_g_entry\n\t"
+    ".globl task_h_entry\n"
+    "task_h_entry:\n\t"
+    "RECORD 0x60, tss_h\n\t"
+    "ljmp $0x20, $0\n\t"
+    "jmp task_h_entry\n\t"
+    ".globl task_i_entry\n"
+    "task_i_entry:\n\t"
+    "movl %dr6, %eax\n\t"
+    "movl %eax, dbg_dr6\n\t"
+    "movzwl tss_i, %eax\n\t"
+    "movl %eax, dbg_link\n\t"
+    "incl dbg_count\n\t"
+    "movl $0xffff0ff0, %eax\n\t"	/* DR6 as at reset: BT clear again */
+    "movl %eax, %dr6\n\t"
+    /* Or the IRET back to H, a switch to a TSS with T set, traps again. */
+    "movw $0, tss_h+100\n\t"
+    "iretl\n\t"
+    "jmp task_i_entry\n\t");
+
+static uint64_t tss_desc(const struct tss32 *t)
+{
+	uint32_t base = (uint32_t)(uintptr_t)t, limit = sizeof(*t) - 1;
+
+	/* Present, DPL 0, type 9: an available 32-bit TSS. */
+	return (limit & 0xffff) | ((uint64_t)(base & 0xffffff) << 16) | (0x89ull << 40) |
+	       ((uint64_t)(limit >> 16) << 48) | ((uint64_t)(base >> 24) << 56);
+}
+
+/* A task gate (type 5, present, DPL 0) naming @sel; the same format in the GDT and the IDT. */
+static uint64_t task_gate(uint16_t sel)
+{
+	return ((uint64_t)sel << 16) | (0x85ull << 40);
+}
+
+static void tss_init(struct tss32 *t, void (*entry)(void), uint8_t *stack, uint32_t tag)
+{
+	memset(t, 0, sizeof(*t));
+	t->cr3 = read_cr3();
+	t->eip = (uint32_t)(uintptr_t)entry;
+	t->eflags = 0x2;
+	for (unsigned int i = 0; i < 8; i++)
+		t->gpr[i] = tag + i;
+	t->gpr[4] = (uint32_t)(uintptr_t)(stack + sizeof(task_stacks[0]));
+	for (unsigned int i = 0; i < 6; i++)
+		t->sreg[i] = SEL_DATA;
+	t->sreg[1] = SEL_CODE;
+	t->io_map_base = sizeof(*t);	/* no I/O bitmap */
+}
+
+static uint32_t desc_hi(uint16_t sel)
+{
+	return (uint32_t)(task_gdt[sel >> 3] >> 32);
+}
+
+/* The task saw the registers its TSS gave it (ESP less what it pushed: nothing). */
+static bool regs_from_tss(const struct tss32 *t)
+{
+	for (unsigned int i = 0; i < 8; i++)
+		if (seen.gpr[i] != t->gpr[i])
+			return false;
+	return true;
+}
+
+static void clear_seen(void)
+{
+	memset((void *)&seen, 0, sizeof(seen));
+}
+
+static void check_jmp(void)
+{
+	uint32_t a = 0xa0000001, b = 0xa0000002, c = 0xa0000003, d = 0xa0000004;
+	uint32_t s = 0xa0000005, di = 0xa0000006;
+	uint32_t cr0;
+	struct tss32 b_start;
+
+	clear_seen();
+	b_start = tss_b;
+	asm volatile("ljmp $0x28, $0" : "+a"(a), "+b"(b), "+c"(c), "+d"(d), "+S"(s), "+D"(di)
+		     : : "memory", "cc");
+	cr0 = read_cr0();
+	asm volatile("clts" : : : "memory");
+	check("task-jmp", seen.count == 1 && regs_from_tss(&b_start) &&
+	      !(seen.eflags & EFLAGS_NT) && (seen.cr0 & CR0_TS) &&
+	      !(seen.desc_a_hi & DESC_HI_BUSY) && (seen.desc_self_hi & DESC_HI_BUSY) &&
+	      seen.link == 0,
+	      "task B ran %u times, registers %s, EFLAGS 0x%x, CR0 0x%x, TSS A %s, TSS B %s, "
+	      "link 0x%x", seen.count, regs_from_tss(&b_start) ? "as in its TSS" : "wrong",
+	      seen.eflags, seen.cr0, seen.desc_a_hi & DESC_HI_BUSY ? "busy" : "available",
+	      seen.desc_self_hi & DESC_HI_BUSY ? "busy" : "available", seen.link);
+	/* Back in A (B JMPed to it): A's registers, B available again, A busy, CR0.TS. */
+	check("task-jmp-back", a == 0xa0000001 && b == 0xa0000002 && c == 0xa0000003 &&
+	      d == 0xa0000004 && s == 0xa0000005 && di == 0xa0000006 && (cr0 & CR0_TS) &&
+	      !(desc_hi(SEL_TSS_B) & DESC_HI_BUSY) && (desc_hi(SEL_TSS_A) & DESC_HI_BUSY) &&
+	      tss_b.eip != b_start.eip && tss_a.eip != 0,
+	      "EAX 0x%x EBX 0x%x ECX 0x%x EDX 0x%x ESI 0x%x EDI 0x%x, CR0 0x%x, TSS B %s, "
+	      "TSS A %s, B's saved EIP 0x%x", a, b, c, d, s, di, cr0,
+	      desc_hi(SEL_TSS_B) & DESC_HI_BUSY ? "busy" : "available",
+	      desc_hi(SEL_TSS_A) & DESC_HI_BUSY ? "busy" : "available", tss_b.eip);
+}
+
+static void check_call_iret(void)
+{
+	uint32_t a = 0xc0000001, b = 0xc0000002, s = 0xc0000005, di = 0xc0000006;
+	uint32_t eflags;
+	struct tss32 c_start;
+
+	clear_seen();
+	c_start = tss_c;
+	asm volatile("lcall $0x38, $0" : "+a"(a), "+b"(b), "+S"(s), "+D"(di) : : "ecx", "edx",
+		     "memory", "cc");
+	asm volatile("pushfl; popl %0" : "=r"(eflags));
+	asm volatile("clts" : : : "memory");
+	/* In C: NT set, linked back to A, both busy, CR0.TS. */
+	check("task-call-gate", seen.count == 1 && regs_from_tss(&c_start) &&
+	      (seen.eflags & EFLAGS_NT) && (seen.cr0 & CR0_TS) && seen.link == SEL_TSS_A &&
+	      (seen.desc_a_hi & DESC_HI_BUSY) && (seen.desc_self_hi & DESC_HI_BUSY),
+	      "task C ran %u times, registers %s, EFLAGS 0x%x, CR0 0x%x, link 0x%x, "
+	      "TSS A %s, TSS C %s", seen.count, regs_from_tss(&c_start) ? "as in its TSS" : "wrong",
+	      seen.eflags, seen.cr0, seen.link,
+	      seen.desc_a_hi & DESC_HI_BUSY ? "busy" : "available",
+	      seen.desc_self_hi & DESC_HI_BUSY ? "busy" : "available");
+	/* Back in A by IRET: C available, its EFLAGS image without NT, A's registers. */
+	check("task-iret", a == 0xc0000001 && b == 0xc0000002 && s == 0xc0000005 &&
+	      di == 0xc0000006 && !(eflags & EFLAGS_NT) &&
+	      !(desc_hi(SEL_TSS_C) & DESC_HI_BUSY) && (desc_hi(SEL_TSS_A) & DESC_HI_BUSY) &&
+	      !(tss_c.eflags & EFLAGS_NT),
+	      "EAX 0x%x EBX 0x%x ESI 0x%x EDI 0x%x, EFLAGS 0x%x, TSS C %s, TSS A %s, "
+	      "C's saved EFLAGS 0x%x", a, b, s, di, eflags,
+	      desc_hi(SEL_TSS_C) & DESC_HI_BUSY ? "busy" : "available",
+	      desc_hi(SEL_TSS_A) & DESC_HI_BUSY ? "busy" : "available", tss_c.eflags);
+}
+
+static void check_int_gate(void)
+{
+	uint32_t a = 0xd0000001, b = 0xd0000002;
+	struct tss32 d_start;
+
+	clear_seen();
+	d_start = tss_d;
+	asm volatile("int $0x41" : "+a"(a), "+b"(b) : : "ecx", "edx", "esi", "edi", "memory", "cc");
+	asm volatile("clts" : : : "memory");
+	check("task-int-gate", seen.count == 1 && regs_from_tss(&d_start) &&
+	      (seen.eflags & EFLAGS_NT) && (seen.cr0 & CR0_TS) && seen.link == SEL_TSS_A &&
+	      (seen.desc_a_hi & DESC_HI_BUSY) && (seen.desc_self_hi & DESC_HI_BUSY) &&
+	      a == 0xd0000001 && b == 0xd0000002 && !(desc_hi(SEL_TSS_D) & DESC_HI_BUSY),
+	      "task D ran %u times, registers %s, EFLAGS 0x%x, CR0 0x%x, link 0x%x; back: "
+	      "EAX 0x%x EBX 0x%x, TSS D %s", seen.count,
+	      regs_from_tss(&d_start) ? "as in its TSS" : "wrong", seen.eflags, seen.cr0,
+	      seen.link, a, b, desc_hi(SEL_TSS_D) & DESC_HI_BUSY ? "busy" : "available");
+}
+
+static __attribute__((noinline)) void check_exception_gate(void)
+{
+	uint32_t stack_top = tss_e.gpr[4];
+
+	clear_seen();
+	asm volatile("movw %%ax, %%fs\n\t"
+		     "task_gp_resume:"
+		     : : "a"(GP_SELECTOR) : "ecx", "edx", "ebx", "esi", "edi", "memory", "cc");
+	asm volatile("clts" : : : "memory");
+	check("task-exception-error-code", seen.count == 1 && seen.error_code == GP_SELECTOR &&
+	      seen.gpr[4] == stack_top - 4 && seen.esp_after_pop == stack_top &&
+	      seen.link == SEL_TSS_A && (seen.eflags & EFLAGS_NT),
+	      "task E ran %u times: error code 0x%x on its stack (want 0x%x), ESP 0x%x "
+	      "(stack top 0x%x), link 0x%x, EFLAGS 0x%x", seen.count, seen.error_code,
+	      GP_SELECTOR, seen.gpr[4], stack_top, seen.link, seen.eflags);
+}
+
+static void send_self_nmi(void)
+{
+	apic_write(XAPIC_REG_ICR_HIGH, apic_read(XAPIC_REG_ID) & 0xff000000u);
+	apic_write(XAPIC_REG_ICR_LOW, (uint32_t)APIC_ICR_DELIVERY_MODE_NMI);
+}
+
+static void wait_for_task(uint32_t count)
+{
+	for (uint64_t t = rdtsc(); seen.count < count && rdtsc() - t < 20000000ull;)
+		pause();
+}
+
+/* An external interrupt through a task gate: not an instruction, so no EIP advance. */
+static void check_ext_interrupt_gate(void)
+{
+	apic_init();
+	clear_seen();
+	cli();
+	apic_write(XAPIC_REG_ICR_HIGH, 0);
+	apic_write(XAPIC_REG_ICR_LOW, (uint32_t)APIC_ICR_SHORTHAND_SELF | IRQ_VECTOR);
+	sti();
+	wait_for_task(1);
+	cli();
+	asm volatile("clts" : : : "memory");
+	check("task-ext-interrupt-gate", seen.count == 1 && regs_from_tss(&tss_f_start) &&
+	      (seen.eflags & EFLAGS_NT) && (seen.cr0 & CR0_TS) && seen.link == SEL_TSS_A &&
+	      (seen.desc_a_hi & DESC_HI_BUSY) && (seen.desc_self_hi & DESC_HI_BUSY) &&
+	      !(desc_hi(SEL_TSS_F) & DESC_HI_BUSY),
+	      "task F ran %u times, registers %s, EFLAGS 0x%x, CR0 0x%x, link 0x%x; back: TSS F %s",
+	      seen.count, regs_from_tss(&tss_f_start) ? "as in its TSS" : "wrong", seen.eflags,
+	      seen.cr0, seen.link, desc_hi(SEL_TSS_F) & DESC_HI_BUSY ? "busy" : "available");
+}
+
+/* An NMI through a task gate; the IRET that switches back unblocks NMIs: a second one comes. */
+static void check_nmi_gate(void)
+{
+	uint32_t link, eflags, first;
+
+	clear_seen();
+	send_self_nmi();
+	wait_for_task(1);
+	first = seen.count;
+	link = seen.link;
+	eflags = seen.eflags;
+	send_self_nmi();
+	wait_for_task(2);
+	asm volatile("clts" : : : "memory");
+	check("task-nmi-gate", first == 1 && link == SEL_TSS_A && (eflags & EFLAGS_NT) &&
+	      seen.count == 2 && !(desc_hi(SEL_TSS_G) & DESC_HI_BUSY),
+	      "task G ran %u times for the first NMI (link 0x%x, EFLAGS 0x%x), %u for both; "
+	      "TSS G %s", first, link, eflags, seen.count,
+	      desc_hi(SEL_TSS_G) & DESC_HI_BUSY ? "busy" : "available");
+}
+
+/* JMP to a TSS with T set: #DB (DR6.BT) in the new task before its first instruction. */
+static void check_debug_trap(void)
+{
+	if (qemu_tcg_detected()) {
+		skip("task-debug-trap", "QEMU TCG ignores the T flag of a TSS");
+		return;
+	}
+	clear_seen();
+	dbg_count = 0;
+	asm volatile("ljmp $0x60, $0" : : : "eax", "ecx", "edx", "ebx", "esi", "edi", "memory", "cc");
+	asm volatile("clts" : : : "memory");
+	check("task-debug-trap", dbg_count == 1 && (dbg_dr6 & DR6_BT) && dbg_link == SEL_TSS_H &&
+	      seen.count == 1,
+	      "the #DB task ran %u times, DR6 0x%x, its link 0x%x; task H ran %u times",
+	      dbg_count, dbg_dr6, dbg_link, seen.count);
+}
+
+void check_tasks(void)
+{
+	struct { uint16_t limit; uint32_t base; } __attribute__((packed)) old_gdt, gdt, idtr;
+	uint64_t *idt, old_int, old_gp, old_irq, old_nmi, old_db;
+	uint16_t tr;
+
+	asm volatile("sgdt %0" : "=m"(old_gdt));
+	asm volatile("sidt %0" : "=m"(idtr));
+	memset(task_gdt, 0, sizeof(task_gdt));
+	memcpy(task_gdt, (const void *)(uintptr_t)old_gdt.base,
+	       old_gdt.limit + 1u < 4 * 8 ? old_gdt.limit + 1u : 4 * 8);
+	tss_init(&tss_a, NULL, task_stacks[0], 0);
+	tss_init(&tss_b, task_b_entry, task_stacks[0], 0xb0000000);
+	tss_init(&tss_c, task_c_entry, task_stacks[1], 0xc0c00000);
+	tss_init(&tss_d, task_d_entry, task_stacks[2], 0xd0d00000);
+	tss_init(&tss_e, task_e_entry, task_stacks[3], 0xe0e00000);
+	tss_init(&tss_f, task_f_entry, task_stacks[4], 0xf0f00000);
+	tss_f_start = tss_f;
+	tss_init(&tss_g, task_g_entry, task_stacks[5], 0x90900000);
+	tss_init(&tss_h, task_h_entry, task_stacks[6], 0x80800000);
+	tss_h.trap = 1;
+	tss_init(&tss_i, task_i_entry, task_stacks[7], 0x70700000);
+	task_gdt[SEL_TSS_A >> 3] = tss_desc(&tss_a);
+	task_gdt[SEL_TSS_B >> 3] = tss_desc(&tss_b);
+	task_gdt[SEL_TSS_C >> 3] = tss_desc(&tss_c);
+	task_gdt[SEL_GATE_C >> 3] = task_gate(SEL_TSS_C);
+	task_gdt[SEL_TSS_D >> 3] = tss_desc(&tss_d);
+	task_gdt[SEL_TSS_E >> 3] = tss_desc(&tss_e);
+	task_gdt[SEL_TSS_F >> 3] = tss_desc(&tss_f);
+	task_gdt[SEL_TSS_G >> 3] = tss_desc(&tss_g);
+	task_gdt[SEL_TSS_H >> 3] = tss_desc(&tss_h);
+	task_gdt[SEL_TSS_I >> 3] = tss_desc(&tss_i);
+	gdt.limit = sizeof(task_gdt) - 1;
+	gdt.base = (uint32_t)(uintptr_t)task_gdt;
+	asm volatile("lgdt %0" : : "m"(gdt) : "memory");
+	/* The main task: its TSS receives this state at each switch away. */
+	asm volatile("ltr %w0" : : "r"((uint16_t)SEL_TSS_A) : "memory");	/* sets the busy flag */
+	asm volatile("str %w0" : "=r"(tr));
+
+	idt = (uint64_t *)(uintptr_t)idtr.base;
+	old_int = idt[INT_VECTOR];
+	old_gp = idt[13];
+	old_irq = idt[IRQ_VECTOR];
+	old_nmi = idt[2];
+	old_db = idt[1];
+	idt[INT_VECTOR] = task_gate(SEL_TSS_D);
+	idt[13] = task_gate(SEL_TSS_E);
+	idt[IRQ_VECTOR] = task_gate(SEL_TSS_F);
+	idt[2] = task_gate(SEL_TSS_G);
+	idt[1] = task_gate(SEL_TSS_I);
+
+	if (tr != SEL_TSS_A || !(desc_hi(SEL_TSS_A) & DESC_HI_BUSY)) {
+		check("task-jmp", false, "LTR 0x%x: TR 0x%x, descriptor 0x%08x", SEL_TSS_A, tr,
+		      desc_hi(SEL_TSS_A));
+	} else {
+		check_jmp();
+		check_call_iret();
+		check_int_gate();
+		check_exception_gate();
+		check_ext_interrupt_gate();
+		check_nmi_gate();
+		check_debug_trap();
+	}
+
+	idt[INT_VECTOR] = old_int;
+	idt[13] = old_gp;
+	idt[IRQ_VECTOR] = old_irq;
+	idt[2] = old_nmi;
+	idt[1] = old_db;
+	asm volatile("lgdt %0" : : "m"(old_gdt));
+}
