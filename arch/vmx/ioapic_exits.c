@@ -150,15 +150,16 @@ enum vmx_exit_action vmx_device_page_access(struct vcpu *vcpu, uint64_t gpa, uin
 		return vcpu_stop(vcpu, "EPT violation: instruction fetch from %s page at GPA %#llx "
 				 "(RIP %#llx): device memory is not executable", name,
 				 (unsigned long long)gpa, (unsigned long long)vmcs_read(GUEST_RIP));
-	/* The delivery of an event touched the page (its IDT or stack there): not an instruction's access. */
+	/* An event's delivery touched the page (its IDT or stack there), not an instruction. */
 	if (vmcs_read32(IDT_VECTORING_INFO_FIELD) & INTR_INFO_VALID)
 		return vcpu_stop(vcpu, "delivery of event %#x touched %s page at GPA %#llx "
 				 "(RIP %#llx)", vmcs_read32(IDT_VECTORING_INFO_FIELD), name,
 				 (unsigned long long)gpa, (unsigned long long)vmcs_read(GUEST_RIP));
-	if (!vmx_mmio_decode(vcpu, &a))
+	/* The decode must agree with the access the CPU reported (else the code changed under it). */
+	if (!vmx_mmio_decode(vcpu, &a) || a.store != !!(q & EXIT_QUAL_EPT_WRITE))
 		return vcpu_stop(vcpu, "access to %s page at GPA %#llx by an instruction that is "
-				 "not a MOV (RIP %#llx, bytes %02x %02x %02x %02x)", name,
-				 (unsigned long long)gpa, (unsigned long long)vmcs_read(GUEST_RIP),
+				 "not a MOV load or store matching the exit (RIP %#llx, "
+				 "bytes %02x %02x %02x %02x)", name, (unsigned long long)gpa, (unsigned long long)vmcs_read(GUEST_RIP),
 				 a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]);
 	if (page_of(gpa) == IOAPIC_DEFAULT_BASE)
 		return ioapic_access(vcpu, gpa, &a);
