@@ -159,8 +159,8 @@ enum vmx_exit_action vmx_device_page_access(struct vcpu *vcpu, uint64_t gpa, uin
 	if (!vmx_mmio_decode(vcpu, &a) || a.store != !!(q & EXIT_QUAL_EPT_WRITE))
 		return vcpu_stop(vcpu, "access to %s page at GPA %#llx by an instruction that is "
 				 "not a MOV load or store matching the exit (RIP %#llx, "
-				 "bytes %02x %02x %02x %02x)", name, (unsigned long long)gpa, (unsigned long long)vmcs_read(GUEST_RIP),
-				 a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]);
+				 "bytes %02x %02x %02x %02x)", name, (unsigned long long)gpa,
+				 (unsigned long long)vmcs_read(GUEST_RIP), a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]);
 	if (page_of(gpa) == IOAPIC_DEFAULT_BASE)
 		return ioapic_access(vcpu, gpa, &a);
 	return hpet_access(vcpu, gpa, &a);
