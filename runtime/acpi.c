@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "acpi.h"
 #include "compiler.h"
@@ -54,6 +55,25 @@ struct madt_local_x2apic {
 	uint32_t flags;
 	uint32_t processor_uid;
 } __packed;
+
+/*
+ * The IA-PC HPET description table (HPET Specification 1.0a, 3.2.4): the
+ * event timer block's base address as a Generic Address Structure.
+ */
+struct acpi_hpet {
+	struct acpi_header header;	/* "HPET" */
+	uint32_t event_timer_block_id;
+	uint8_t address_space_id;	/* 0: system memory */
+	uint8_t register_bit_width;
+	uint8_t register_bit_offset;
+	uint8_t access_size;
+	uint64_t address;
+	uint8_t hpet_number;
+	uint16_t min_clock_tick;
+	uint8_t page_protection;
+} __packed;
+
+#define ACPI_GAS_SYSTEM_MEMORY	0
 
 /* Where the RSDP may be (ACPI 5.2.5.1): the EBDA's first KiB, the BIOS ROM. */
 #define BDA_EBDA_SEGMENT	0x40e
@@ -187,4 +207,14 @@ unsigned int acpi_madt_apic_ids(uint32_t *ids, unsigned int max)
 		p += p[1];
 	}
 	return n;
+}
+
+uint64_t acpi_hpet_base(void)
+{
+	const struct acpi_hpet *hpet = (const void *)table_find("HPET");
+
+	if (!hpet || hpet->header.length < offsetof(struct acpi_hpet, hpet_number) ||
+	    hpet->address_space_id != ACPI_GAS_SYSTEM_MEMORY)
+		return 0;
+	return hpet->address;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Just enough ACPI to list the CPUs: the RSDP, the RSDT/XSDT, and the
- * MADT's local APIC and x2APIC entries (ACPI 6.4, 5.2.5-5.2.8, 5.2.12).
+ * Just enough ACPI to list the CPUs and find the HPET: the RSDP, the
+ * RSDT/XSDT, the MADT's local APIC and x2APIC entries (ACPI 6.4,
+ * 5.2.5-5.2.8, 5.2.12) and the HPET table's base address (IA-PC HPET
+ * Specification 1.0a, 3.2.4).
  */
 #ifndef EXITPLAN_ACPI_H
 #define EXITPLAN_ACPI_H
@@ -14,5 +16,12 @@
  * no usable MADT.
  */
 unsigned int acpi_madt_apic_ids(uint32_t *ids, unsigned int max);
+
+/*
+ * The physical address of the HPET's event timer block the ACPI HPET
+ * table gives, or 0 when there is no such table (or its block is not in
+ * memory space).
+ */
+uint64_t acpi_hpet_base(void);
 
 #endif /* EXITPLAN_ACPI_H */

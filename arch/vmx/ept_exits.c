@@ -6,7 +6,9 @@
  * page, whose 32-bit MOV loads and stores are emulated here, and the
  * hypervisor region, whose every access is an attack or a guest bug.
  * The xAPIC page is mapped read-only: its writes are decoded here and
- * emulated by apic.c.
+ * emulated by apic.c.  The I/O APIC and HPET pages are not mapped: their
+ * loads and stores are decoded here too (vmx_mmio_decode()) and answered
+ * by ioapic_exits.c.
  * Anything else is a bug in the EPT built by vmx.c.  Either way the
  * guest is stopped with a report and the hypervisor carries on.
  */
@@ -15,6 +17,7 @@
 #include "console.h"
 #include "exit_handlers.h"
 #include "layout.h"
+#include "mmio.h"
 #include "platform.h"
 #include "string.h"
 #include "vmcs_fields.h"
@@ -240,6 +243,118 @@ static bool decode_store(struct vcpu *vcpu, const uint8_t *b, unsigned int avail
 }
 
 /*
+ * The loads an emulated MMIO page answers: MOV r, r/m (8A, 8B) and MOV
+ * AL/eAX, moffs (A0, A1), with the prefixes decode_store() takes.  The
+ * destination is ModRM.reg (REX.R), or AH..BH for 8A without REX.
+ */
+static bool decode_load(const uint8_t *b, unsigned int avail, struct mmio_access *a)
+{
+	bool long_mode = vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_IA32E_MODE;
+	uint32_t cs_ar = vmcs_read32(GUEST_CS_AR_BYTES);
+	bool code64 = long_mode && (cs_ar & VMX_AR_L);
+	bool code32 = code64 || (cs_ar & VMX_AR_DB);
+	bool opsize = false, adsize = false;
+	unsigned int i = 0, rex = 0, mlen;
+
+	for (; i < avail; i++) {
+		uint8_t p = b[i];
+
+		if (p == 0x66)
+			opsize = true;
+		else if (p == 0x67)
+			adsize = true;
+		else if (p == 0x26 || p == 0x2e || p == 0x36 || p == 0x3e || p == 0x64 || p == 0x65)
+			continue;
+		else
+			break;
+	}
+	if (code64 && i < avail && (b[i] & 0xf0) == 0x40)
+		rex = b[i++];
+	if (i + 1 > avail)
+		return false;
+	a->store = false;
+	a->high_byte = false;
+	if (b[i] == 0xa0 || b[i] == 0xa1) {
+		unsigned int asz = code64 ? (adsize ? 4 : 8) : (adsize == code32) ? 2 : 4;
+
+		a->size = b[i] == 0xa0 ? 1 : (rex & 8) ? 8 : (opsize == code32) ? 2 : 4;
+		a->reg = 0;
+		a->len = i + 1 + asz;
+		return a->len <= avail;
+	}
+	if (b[i] != 0x8a && b[i] != 0x8b)
+		return false;
+	if (i + 2 > avail)
+		return false;
+	a->size = b[i] == 0x8a ? 1 : (rex & 8) ? 8 : (opsize == code32) ? 2 : 4;
+	a->reg = ((b[i + 1] >> 3) & 7) | ((rex & 4) ? 8 : 0);
+	if (a->size == 1 && !rex && a->reg >= 4) {
+		a->reg -= 4;
+		a->high_byte = true;
+	}
+	if (!modrm_len(b + i + 1, avail - i - 1, code64 ? false : (adsize == code32), &mlen))
+		return false;
+	a->len = i + 1 + mlen;
+	return true;
+}
+
+bool vmx_mmio_decode(struct vcpu *vcpu, struct mmio_access *a)
+{
+	uint8_t code[STORE_INSN_MAX];
+	struct store_insn st;
+	unsigned int avail;
+	uint64_t rip = guest_rip_linear();
+
+	/* The instruction may end just before an unmapped page: fetch no further. */
+	avail = PAGE_SIZE - (rip & (PAGE_SIZE - 1));
+	if (avail > sizeof(code))
+		avail = sizeof(code);
+	memset(code, 0, sizeof(code));
+	if (!guest_read_linear(rip, code, avail))
+		avail = 0;
+	memcpy(a->bytes, code, sizeof(a->bytes));
+	if (avail && decode_load(code, avail, a))
+		return true;
+	if (avail && decode_store(vcpu, code, avail, &st)) {
+		a->store = true;
+		a->high_byte = false;
+		a->size = st.size;
+		a->value = st.value;
+		a->len = st.len;
+		return true;
+	}
+	return false;
+}
+
+void vmx_mmio_complete(struct vcpu *vcpu, const struct mmio_access *a, uint64_t value)
+{
+	uint32_t intr;
+
+	if (!a->store) {
+		uint64_t old = vcpu_gpr_read(vcpu, a->reg);
+
+		/* 32-bit results zero-extend; 8- and 16-bit ones merge (SDM Vol. 1 3.4.1.1). */
+		if (a->high_byte)
+			value = (old & ~0xff00ull) | ((value & 0xff) << 8);
+		else if (a->size == 1)
+			value = (old & ~0xffull) | (value & 0xff);
+		else if (a->size == 2)
+			value = (old & ~0xffffull) | (value & 0xffff);
+		else if (a->size == 4)
+			value &= 0xffffffffull;
+		vcpu_gpr_write(vcpu, a->reg, value);
+	}
+	/* The instruction completes: past it, out of any STI or MOV-SS shadow. */
+	vmcs_write(GUEST_RIP, vmcs_read(GUEST_RIP) + a->len);
+	intr = vmcs_read32(GUEST_INTERRUPTIBILITY_INFO);
+	if (intr & (GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS))
+		vmcs_write(GUEST_INTERRUPTIBILITY_INFO,
+			   intr & ~(uint32_t)(GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS));
+	/* An event the exit interrupted goes in first (SDM 28.2.4). */
+	vmx_reinject_idt_vectoring();
+}
+
+/*
  * A write to the xAPIC page (ICR, EOI, TPR, LVTs, timer...): emulated by
  * apic.c, the guest resumes after the instruction.  A fetch from it is
  * refused like any MMIO page's; an instruction that is not a MOV store
@@ -297,6 +412,8 @@ enum vmx_exit_action handle_ept_violation(struct vcpu *vcpu)
 		return mmio_test_page(vcpu, gpa, q);
 	if ((gpa & ~(uint64_t)(PAGE_SIZE - 1)) == vmx_xapic_page())
 		return xapic_page_write(vcpu, gpa, q);
+	if (vmx_device_page(gpa))
+		return vmx_device_page_access(vcpu, gpa, q);
 
 	printk("exitplan: EPT violation: guest %s of GPA %#llx at RIP %#llx, qualification %#llx",
 	       ept_access_name(q), (unsigned long long)gpa, (unsigned long long)rip,

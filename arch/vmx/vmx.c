@@ -29,6 +29,7 @@
 #include "platform.h"
 #include "vmm.h"
 #include "vmx.h"
+#include "mmio.h"
 #include "vmx_controls_bits.h"
 #include "vmx_exit_reasons.h"
 #include "vmx_features.h"
@@ -492,7 +493,8 @@ static bool vmx_build_vm_ept(struct vmx_cpu *vc, const struct boot_info *bi)
 	vmx_vm_ept.use_1g = vmx_feature_supported(caps, VMX_FEATURE_EPT_1G_PAGES);
 	n = ept_identity_ranges(bi, ranges, ARRAY_SIZE(ranges));
 	if (!n || !ept_build(&vmx_vm_ept, ranges, n) ||
-	    !ept_set_4k(&vmx_vm_ept, vmx_xapic_page(), EPT_READ | EPT_MEMTYPE_UC)) {
+	    !ept_set_4k(&vmx_vm_ept, vmx_xapic_page(), EPT_READ | EPT_MEMTYPE_UC) ||
+	    !vmx_hide_device_pages(&vmx_vm_ept)) {
 		printk("exitplan: cannot build the EPT identity map\n");
 		return false;
 	}

@@ -44,7 +44,10 @@ STOP_REPORT = {
     "reset-cf9": RESET_REPORT + r"reset control register 0xcf9 \(0x6\)",
     # tests/guest/isolation/cpu_attacks.c (test_vmx_isolation_cpu.py checks the details)
     "mmio-exec-vga": r"^exitplan: guest stopped: EPT violation: instruction fetch from MMIO",
-    "mmio-exec-ioapic": r"^exitplan: guest stopped: EPT violation: instruction fetch from MMIO",
+    "mmio-exec-ioapic": r"^exitplan: guest stopped: EPT violation: instruction fetch from the I/O "
+                        r"APIC page",
+    # tests/guest/isolation/mmio_attacks.c (test_vmx_isolation_mmio.py checks the details)
+    "ioapic-byte": r"^exitplan: guest stopped: I/O APIC write of 1 byte\(s\) at GPA 0xfec00000",
 }
 # Attacks that are the guest powering off: exit status 0 (runtime/platform.h).
 POWER_OFF_REPORT = {

@@ -495,6 +495,42 @@ static void test_hypervisor_region_and_test_page_hidden(void **state)
 }
 
 /*
+ * ept_set_4k() with no permissions: how vmx.c leaves out the I/O APIC and
+ * HPET pages (arch/vmx/ioapic_exits.c) after the map is built.  The page
+ * goes, its neighbours in the split 2-MiB page keep their flags, and a
+ * second call leaves it out.
+ */
+static void test_device_page_unmapped(void **state)
+{
+	static const uint64_t pages[] = { 0xfec00000, 0xfed00000 };
+	struct ept ept = { .use_2m = true, .use_1g = true };
+	const uint64_t mmio = EPT_MEMTYPE_UC | EPT_READ | EPT_WRITE;
+	unsigned int level;
+
+	(void)state;
+	set_map(qemu_128m, ARRAY_SIZE(qemu_128m));
+	compose_ranges();
+	table_limit = MAX_TABLES;
+	assert_true(ept_build(&ept, ranges, n_ranges));
+	for (unsigned int i = 0; i < ARRAY_SIZE(pages); i++) {
+		assert_true(ept_set_4k(&ept, pages[i], 0));
+		assert_int_equal(ept_lookup(&ept, pages[i], NULL), 0);
+		assert_int_equal(ept_lookup(&ept, pages[i] + 0x3ff, NULL), 0);
+		assert_int_equal(ept_lookup(&ept, pages[i] - 4096, &level) &
+				 (EPT_MEMTYPE_MASK | EPT_RWX), mmio);
+		assert_int_equal(level, 0);
+		assert_int_equal(ept_lookup(&ept, pages[i] + 4096, NULL) &
+				 (EPT_MEMTYPE_MASK | EPT_RWX), mmio);
+		/* Again: nothing to split, the page stays out. */
+		assert_true(ept_set_4k(&ept, pages[i], 0));
+		assert_int_equal(ept_lookup(&ept, pages[i], NULL), 0);
+	}
+	/* The local APIC's page, in the next 2 MiB, untouched. */
+	assert_int_equal(ept_lookup(&ept, 0xfee00000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX), mmio);
+	free_tables();
+}
+
+/*
  * Regression: the identity map ended at the end of the RAM range with the
  * highest start, not the highest end.  Available entries [4 GiB, 8 GiB)
  * and [6 GiB, 6.25 GiB): RAM in [6.25 GiB, 8 GiB) was in the guest's
@@ -590,6 +626,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_ram_above_4g, teardown),
 		cmocka_unit_test_teardown(test_odd_maps, teardown),
 		cmocka_unit_test_teardown(test_hypervisor_region_and_test_page_hidden, teardown),
+		cmocka_unit_test_teardown(test_device_page_unmapped, teardown),
 		cmocka_unit_test_teardown(test_out_of_memory, teardown),
 		cmocka_unit_test_teardown(test_nested_ram_above_4g, teardown),
 		cmocka_unit_test_teardown(test_ranges_overflow, teardown),

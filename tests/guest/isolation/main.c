@@ -4,7 +4,7 @@
  * with attack=NAME (docs/GUESTS.md lists them).
  *
  * Fatal attacks (read-hv, write-hv, read-hv-high, triple-fault; reset-kbc,
- * reset-92, reset-cf9, acpi-s5, bochs-shutdown) print "isolation:
+ * reset-92, reset-cf9, acpi-s5, bochs-shutdown; ioapic-byte) print "isolation:
  * attacking NAME" and then do it: exitplan must stop the guest (EPT
  * violation, triple fault, reset request) or end it as powered off, and
  * never let the machine itself reset or power off.  If the guest is still
@@ -21,6 +21,7 @@
 #include "cpu_attacks.h"
 #include "exitplan.h"
 #include "idt.h"
+#include "mmio_attacks.h"
 #include "platform_attacks.h"
 #include "string.h"
 #include "test.h"
@@ -494,6 +495,9 @@ static const struct attack attacks[] = {
 	{ "reserved-xcr0", attack_reserved_xcr0, false },
 	{ "interrupt-storm", attack_interrupt_storm, false },
 	{ "nmi-root", attack_nmi_root, false },
+	{ "ioapic", attack_ioapic, false },
+	{ "hpet", attack_hpet, false },
+	{ "ioapic-byte", attack_ioapic_byte, true },
 };
 
 void guest_main(void)

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The device pages EPT leaves out although they are neither RAM nor the
+ * hypervisor's: devices a guest could program to run code outside VMX
+ * (SMM, through an SMI) or to write any physical address.
+ *
+ *   - The I/O APIC (0xFEC00000): a redirection entry delivers a device
+ *     interrupt as an SMI, NMI or INIT to any CPU.  Emulated by ioapic.c
+ *     over the hardware, the entries filtered.
+ *   - The HPET (the ACPI HPET table's base, else 0xFED00000): a timer in
+ *     FSB delivery writes a guest-chosen value to a guest-chosen address
+ *     (an MSI with any delivery mode; on Bochs, a write to any physical
+ *     address).  Not the guest's at all: an absent device, reads all
+ *     ones, writes dropped.
+ *
+ * Each access is an EPT violation, decoded by vmx_mmio_decode(); an
+ * instruction fetch, an event delivery through the page or an
+ * instruction that is not a MOV stop the guest with a report.
+ */
+#include "acpi.h"
+#include "arch_bits.h"
+#include "compiler.h"
+#include "console.h"
+#include "ept.h"
+#include "ioapic.h"
+#include "layout.h"
+#include "mmio.h"
+#include "page_alloc.h"
+#include "vm.h"
+#include "vmcs_fields.h"
+#include "vmx.h"
+
+#define HPET_DEFAULT_BASE	0xfed00000ull	/* IA-PC HPET Specification 1.0a, 2.1 */
+
+static uint64_t hpet_page = HPET_DEFAULT_BASE;
+
+/* The guest's I/O APIC, under the VM's platform_lock (so is the hardware's IOREGSEL). */
+static struct ioapic_guest vm_ioapic;
+static bool vm_ioapic_ready;
+static bool ioapic_refusal_reported, hpet_write_reported;
+
+static volatile uint32_t *ioapic_reg(unsigned int offset)
+{
+	return phys_to_virt(IOAPIC_DEFAULT_BASE + offset);
+}
+
+uint32_t ioapic_hw_read(uint8_t index)
+{
+	*ioapic_reg(IOAPIC_IOREGSEL) = index;
+	return *ioapic_reg(IOAPIC_IOWIN);
+}
+
+void ioapic_hw_write(uint8_t index, uint32_t value)
+{
+	*ioapic_reg(IOAPIC_IOREGSEL) = index;
+	*ioapic_reg(IOAPIC_IOWIN) = value;
+}
+
+void ioapic_hw_eoi(uint32_t value)
+{
+	*ioapic_reg(IOAPIC_EOI) = value;
+}
+
+static uint64_t page_of(uint64_t gpa)
+{
+	return gpa & ~(uint64_t)(PAGE_SIZE - 1);
+}
+
+bool vmx_device_page(uint64_t gpa)
+{
+	return page_of(gpa) == IOAPIC_DEFAULT_BASE || page_of(gpa) == hpet_page;
+}
+
+/* Unmap the page at @pa (a device window, present as MMIO until now). */
+static bool hide_page(struct ept *ept, uint64_t pa)
+{
+	if (!ept_lookup(ept, pa, NULL))
+		return true;		/* not mapped anyway */
+	return ept_set_4k(ept, pa, 0);
+}
+
+bool vmx_hide_device_pages(struct ept *ept)
+{
+	uint64_t base = acpi_hpet_base();
+
+	/* A table naming RAM the hypervisor owns or no address below 4 GiB is not believed. */
+	if (base && base < HV_IDENTITY_MAP_END &&
+	    !(base >= HV_REGION_START && base < HV_REGION_END))
+		hpet_page = page_of(base);
+	printk("exitplan: EPT: the I/O APIC page %#llx and the HPET page %#llx%s are emulated, "
+	       "not mapped\n", (unsigned long long)IOAPIC_DEFAULT_BASE,
+	       (unsigned long long)hpet_page, base ? " (ACPI HPET table)" : "");
+	return hide_page(ept, IOAPIC_DEFAULT_BASE) && hide_page(ept, hpet_page);
+}
+
+static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa,
+					  const struct mmio_access *a)
+{
+	unsigned int offset = gpa & (PAGE_SIZE - 1);
+	struct ioapic_refusal refusal;
+	enum ioapic_result r;
+	uint32_t value = 0;
+	bool report = false;
+
+	spin_lock(&vcpu->vm->platform_lock);
+	if (!vm_ioapic_ready) {
+		ioapic_guest_init(&vm_ioapic);
+		vm_ioapic_ready = true;
+	}
+	if (a->store)
+		r = ioapic_guest_write(&vm_ioapic, offset, a->size, (uint32_t)a->value, &refusal);
+	else
+		r = ioapic_guest_read(&vm_ioapic, offset, a->size, &value);
+	if (r == IOAPIC_REFUSED && !ioapic_refusal_reported)
+		report = ioapic_refusal_reported = true;
+	spin_unlock(&vcpu->vm->platform_lock);
+
+	if (r == IOAPIC_BAD_ACCESS)
+		return vcpu_stop(vcpu, "I/O APIC %s of %u byte(s) at GPA %#llx (RIP %#llx): only "
+				 "aligned 32-bit accesses are defined (82093AA)",
+				 a->store ? "write" : "read", a->size, (unsigned long long)gpa,
+				 (unsigned long long)vmcs_read(GUEST_RIP));
+	if (report)
+		printk("exitplan: guest I/O APIC redirection entry %u written masked: delivery "
+		       "mode %s (low dword %#x) is not the guest's; later ones are not reported\n",
+		       refusal.entry, ioapic_delivery_mode_name(refusal.value), refusal.value);
+	vmx_mmio_complete(vcpu, a, value);
+	return VMX_EXIT_RESUME;
+}
+
+/* An absent device: all ones, writes go nowhere (the first is reported). */
+static enum vmx_exit_action hpet_access(struct vcpu *vcpu, uint64_t gpa,
+					const struct mmio_access *a)
+{
+	if (a->store && !__atomic_exchange_n(&hpet_write_reported, true, __ATOMIC_RELAXED))
+		printk("exitplan: guest write of %#llx to the HPET at %#llx dropped (the HPET is "
+		       "not the guest's: FSB delivery writes any address); later ones are not "
+		       "reported\n", (unsigned long long)a->value, (unsigned long long)gpa);
+	vmx_mmio_complete(vcpu, a, ~0ull);
+	return VMX_EXIT_RESUME;
+}
+
+enum vmx_exit_action vmx_device_page_access(struct vcpu *vcpu, uint64_t gpa, uint64_t q)
+{
+	const char *name = page_of(gpa) == IOAPIC_DEFAULT_BASE ? "the I/O APIC" : "the HPET";
+	struct mmio_access a;
+
+	/* No instruction stream to emulate on a device page. */
+	if (q & EXIT_QUAL_EPT_FETCH)
+		return vcpu_stop(vcpu, "EPT violation: instruction fetch from %s page at GPA %#llx "
+				 "(RIP %#llx): device memory is not executable", name,
+				 (unsigned long long)gpa, (unsigned long long)vmcs_read(GUEST_RIP));
+	/* An event's delivery touched the page (its IDT or stack there), not an instruction. */
+	if (vmcs_read32(IDT_VECTORING_INFO_FIELD) & INTR_INFO_VALID)
+		return vcpu_stop(vcpu, "delivery of event %#x touched %s page at GPA %#llx "
+				 "(RIP %#llx)", vmcs_read32(IDT_VECTORING_INFO_FIELD), name,
+				 (unsigned long long)gpa, (unsigned long long)vmcs_read(GUEST_RIP));
+	/* The decode must agree with the access the CPU reported (else the code changed under it). */
+	if (!vmx_mmio_decode(vcpu, &a) || a.store != !!(q & EXIT_QUAL_EPT_WRITE))
+		return vcpu_stop(vcpu, "access to %s page at GPA %#llx by an instruction that is "
+				 "not a MOV load or store matching the exit (RIP %#llx, "
+				 "bytes %02x %02x %02x %02x)", name, (unsigned long long)gpa,
+				 (unsigned long long)vmcs_read(GUEST_RIP), a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]);
+	if (page_of(gpa) == IOAPIC_DEFAULT_BASE)
+		return ioapic_access(vcpu, gpa, &a);
+	return hpet_access(vcpu, gpa, &a);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Emulated MMIO pages: the decode of the instruction that touched one
+ * (ept_exits.c) and the pages the hypervisor keeps from the guest and
+ * answers itself (ioapic_exits.c: the I/O APIC, the HPET).
+ */
+#ifndef EXITPLAN_VMX_MMIO_H
+#define EXITPLAN_VMX_MMIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "exit.h"
+
+struct vcpu;
+struct ept;
+
+/* A MOV load or store, as vmx_mmio_decode() finds it at the guest's RIP. */
+struct mmio_access {
+	bool store;
+	unsigned int size;	/* 1, 2, 4 or 8 bytes */
+	unsigned int reg;	/* load: the destination GPR (0 RAX .. 15 R15) ... */
+	bool high_byte;		/* ... or its bits 15:8 (AH, CH, DH, BH) */
+	uint64_t value;		/* store: the value */
+	unsigned int len;	/* of the instruction */
+	uint8_t bytes[4];	/* its first bytes, for reports */
+};
+
+/*
+ * Decode the instruction at the guest's RIP as a MOV load (8A, 8B, A0,
+ * A1) or store (88, 89, C6, C7, A2, A3) with any prefixes, in 16-, 32-
+ * or 64-bit code; false for anything else.  The address comes from the
+ * exit, not from the decode.
+ */
+bool vmx_mmio_decode(struct vcpu *vcpu, struct mmio_access *a);
+/*
+ * Complete @a: a load's destination gets @value (8- and 16-bit loads
+ * merge, 32-bit ones zero-extend); RIP moves past the instruction, out of
+ * any STI or MOV-SS shadow; an event the exit interrupted is re-injected.
+ */
+void vmx_mmio_complete(struct vcpu *vcpu, const struct mmio_access *a, uint64_t value);
+
+/* Is @gpa in a device page the guest does not get (the I/O APIC, the HPET)? */
+bool vmx_device_page(uint64_t gpa);
+/* An EPT violation there: emulated, or the guest stopped with a report. */
+enum vmx_exit_action vmx_device_page_access(struct vcpu *vcpu, uint64_t gpa, uint64_t q);
+/* Leave those pages out of @ept (vmx.c, once, before any guest runs). */
+bool vmx_hide_device_pages(struct ept *ept);
+
+#endif /* EXITPLAN_VMX_MMIO_H */

@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The isolation guest's attacks through device MMIO
+(tests/guest/isolation/mmio_attacks.c) are contained, reported on the
+hypervisor's own channel (port 0xE9, bootlib.BootResult.hv), and the
+hypervisor's report still ends the run.
+
+- ioapic: I/O APIC redirection entries with delivery mode SMI, INIT,
+  NMI, ExtINT and reserved read back masked; the IOAPIC ID cannot be
+  changed; the version register, the IOREGSEL latch and a fixed entry
+  are what hardware gives (arch/vmx/ioapic.c).
+- hpet: the HPET is absent (its registers read all ones), and timer 0 in
+  FSB delivery aimed at a guest word writes nothing (arch/vmx/ioapic_exits.c).
+- ioapic-byte: a byte write to IOREGSEL stops the guest with a report,
+  and Bochs keeps running to the hypervisor's report.
+- mmio-exec-ioapic (test_vmx_isolation_cpu.py) covers the fetch."""
+import re
+
+import pytest
+
+import bootlib
+
+# attack: (PASS lines, hypervisor report lines on port 0xE9)
+NONFATAL = {
+    "ioapic": (["ioapic-version", "ioapic-ioregsel", "ioapic-fixed-entry", "ioapic-smi-masked",
+                "ioapic-init-masked", "ioapic-nmi-masked", "ioapic-extint-masked",
+                "ioapic-reserved-masked", "ioapic-id-kept"],
+               [r"^exitplan: guest I/O APIC redirection entry 23 written masked: delivery mode SMI "
+                r"\(low dword 0x246\) is not the guest's; later ones are not reported$"]),
+    "hpet": (["hpet-absent", "hpet-fsb-no-write"],
+             [r"^exitplan: guest write of 0 to the HPET at 0xfed00010 dropped \(the HPET is not "
+              r"the guest's: FSB delivery writes any address\); later ones are not reported$"]),
+}
+FATAL = ["ioapic-byte"]
+
+
+@pytest.fixture(scope="module")
+def runs(hv_elf, boot_out):
+    guest = bootlib.build_guest("isolation")
+    out = boot_out / "vmx-isolation-mmio"
+    names = list(NONFATAL) + FATAL
+    isos = [bootlib.build_iso(hv_elf, guest, out / f"{name}.iso", guest_args=f"attack={name}")
+            for name in names]
+    results = bootlib.run_parallel([
+        lambda i=iso, name=name: bootlib.run_bochs(i, bootlib.DEFAULT_CPU, out / f"{name}.serial")
+        for iso, name in zip(isos, names)])
+    return dict(zip(names, results))
+
+
+def test_device_pages_not_mapped(runs):
+    r = runs["ioapic"]
+    r.expect_hv(r"^exitplan: EPT: the I/O APIC page 0xfec00000 and the HPET page 0xfed00000"
+                r"( \(ACPI HPET table\))? are emulated, not mapped$")
+
+
+@pytest.mark.parametrize("attack", list(NONFATAL))
+def test_mmio_attack_contained(runs, attack):
+    r = runs[attack]
+    passes, reports = NONFATAL[attack]
+    r.expect(rf"^isolation: attacking {re.escape(attack)} \(")
+    assert not r.find(r"^(FAIL|SKIP): "), r.describe()
+    for name in passes:
+        r.expect(rf"^PASS: {re.escape(name)}$")
+    for pattern in reports:
+        r.expect_hv(pattern)
+    r.expect(rf"^guest isolation: {len(passes)} passed, 0 failed$")
+    r.expect_hv(r"^exitplan: guest exit status 1$")
+    assert r.hv.splitlines()[-1] == "exitplan: exit status 1", r.describe()
+    r.expect_clean_exit(1)
+    assert not r.vmx_failures(), "\n".join(r.vmx_failures())
+
+
+def test_ioapic_refusal_reported_once(runs):
+    r = runs["ioapic"]
+    assert len(re.findall(r"^exitplan: guest I/O APIC redirection entry", r.hv, re.M)) == 1, r.hv
+
+
+def test_ioapic_byte_write_stops_the_guest(runs):
+    r = runs["ioapic-byte"]
+    r.expect(r"^isolation: attacking ioapic-byte \(")
+    r.expect_hv(r"^exitplan: guest stopped: I/O APIC write of 1 byte\(s\) at GPA 0xfec00000 "
+                r"\(RIP 0x[0-9a-f]+\): only aligned 32-bit accesses are defined \(82093AA\)$")
+    assert not r.find(r"^FAIL"), r.describe()
+    assert not r.find(r"^exitplan: guest exit status"), r.describe()
+    r.expect_clean_exit()
+    assert not r.vmx_failures(), "\n".join(r.vmx_failures())

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The isolation guest's attacks through device MMIO on Bochs's machine:
+ *
+ *   - ioapic: I/O APIC redirection entries with delivery mode SMI, NMI,
+ *     INIT, ExtINT and the reserved ones route a device interrupt into
+ *     SMM (outside VMX and EPT) or reset a CPU.  Under exitplan each reads
+ *     back masked.  The architectural parts (the version register, the
+ *     IOREGSEL latch, a fixed-mode entry written and read back) pass on
+ *     bare Bochs too (tests/guest/bochs-bare.sh);
+ *   - hpet: timer 0 in FSB delivery, its route register aimed at a word
+ *     of the guest's own memory: a bare HPET writes the word when the
+ *     comparator matches, as it would write the hypervisor's.  Under
+ *     exitplan the HPET is absent: its registers read all ones and the
+ *     word keeps its value;
+ *   - ioapic-byte (fatal): a byte write to IOREGSEL, undefined in the
+ *     82093AA datasheet (and a panic in some emulators): exitplan stops
+ *     the guest with a report.
+ *
+ * Under exitplan the hypervisor reports the first refused entry and the
+ * first HPET write on its own channel (tests/boot/test_vmx_isolation_mmio.py).
+ * Without exitplan the parts that only exitplan contains are skipped in
+ * attack=all-nonfatal, and FAIL when run alone.
+ */
+#include "acpi.h"
+#include "console.h"
+#include "exitplan.h"
+#include "mmio_attacks.h"
+#include "string.h"
+#include "test.h"
+#include "x86.h"
+
+/* Intel 82093AA datasheet, 3.0. */
+#define IOAPIC_BASE		0xfec00000u
+#define IOAPIC_IOREGSEL		0x00
+#define IOAPIC_IOWIN		0x10
+#define IOAPIC_REG_ID		0x00
+#define IOAPIC_REG_VER		0x01
+#define IOAPIC_REG_REDTBL	0x10
+#define IOREDTBL_MASKED		(1u << 16)
+#define IOREDTBL_RO_BITS	((1u << 12) | (1u << 14))	/* delivery status, remote IRR */
+#define IOREDTBL_DELMOD_SHIFT	8
+#define DELMOD_FIXED		0
+/* The pin the attacks rewrite: the last of Bochs's 24, which no ISA IRQ uses. */
+#define ATTACK_PIN		23
+
+/* IA-PC HPET Specification 1.0a, 2.3. */
+#define HPET_DEFAULT_BASE	0xfed00000u
+#define HPET_GCAP_ID		0x000
+#define HPET_GEN_CONF		0x010
+#define HPET_MAIN_COUNTER	0x0f0
+#define HPET_T0_CONF		0x100
+#define HPET_T0_COMPARATOR	0x108
+#define HPET_T0_FSB_ROUTE	0x110	/* bits 31:0 the value, 63:32 the address */
+#define HPET_ENABLE_CNF		(1u << 0)
+#define HPET_TN_INT_ENB_CNF	(1u << 2)
+#define HPET_TN_FSB_EN_CNF	(1u << 14)
+#define HPET_TN_FSB_INT_DEL_CAP	(1u << 15)
+#define HPET_ACPI_BASE_OFFSET	44	/* the GAS's address in the ACPI HPET table */
+#define FSB_CANARY		0x600dc0deu
+#define FSB_VALUE		0xbadc0de5u
+#define FSB_WAIT_TICKS		20000000ull
+
+static volatile uint32_t *mmio32(uint32_t addr)
+{
+	return phys_ptr(addr);
+}
+
+static uint32_t ioapic_read(uint8_t index)
+{
+	*mmio32(IOAPIC_BASE + IOAPIC_IOREGSEL) = index;
+	return *mmio32(IOAPIC_BASE + IOAPIC_IOWIN);
+}
+
+static void ioapic_write(uint8_t index, uint32_t value)
+{
+	*mmio32(IOAPIC_BASE + IOAPIC_IOREGSEL) = index;
+	*mmio32(IOAPIC_BASE + IOAPIC_IOWIN) = value;
+}
+
+static void announce(const char *name, const char *how)
+{
+	printf("isolation: attacking %s (%s)\n", name, how);
+	console_flush();
+}
+
+/*
+ * Parts only exitplan contains: in attack=all-nonfatal on a bare machine,
+ * whose summary must say 0 failed (tests/guest/qemu-check.sh), skipped;
+ * run alone (attack=NAME under bochs-bare.sh) they show what the device
+ * does when nobody filters it.  None harms the machine: the rewritten
+ * pin never sees an edge, the FSB message lands in the guest's memory.
+ */
+static bool contained_here(const char *name)
+{
+	char attack[32];
+
+	if (exitplan_detected() || !cmdline_value("attack", attack, sizeof(attack)) ||
+	    strcmp(attack, "all-nonfatal"))
+		return true;
+	skip(name, "not under exitplan: nothing filters the device");
+	return false;
+}
+
+void attack_ioapic(void)
+{
+	static const struct {
+		const char *name;
+		unsigned int mode;
+	} modes[] = {
+		{ "ioapic-smi-masked", 2 }, { "ioapic-init-masked", 5 },
+		{ "ioapic-nmi-masked", 4 }, { "ioapic-extint-masked", 7 },
+		{ "ioapic-reserved-masked", 3 },
+	};
+	uint8_t low = IOAPIC_REG_REDTBL + 2 * ATTACK_PIN;
+	uint32_t ver, saved_low, saved_high, v, want, id;
+
+	announce("ioapic", "SMI, INIT, NMI and ExtINT redirection entries");
+	/* Architectural: a version the 82093AA family gives, enough entries for the attack pin. */
+	ver = ioapic_read(IOAPIC_REG_VER);
+	check("ioapic-version", (ver & 0xff) >= 0x10 && (ver & 0xff) <= 0x2f &&
+	      ((ver >> 16) & 0xff) >= ATTACK_PIN, "IOAPICVER reads 0x%x", ver);
+	*mmio32(IOAPIC_BASE + IOAPIC_IOREGSEL) = IOAPIC_REG_VER;
+	v = *mmio32(IOAPIC_BASE + IOAPIC_IOREGSEL);
+	check("ioapic-ioregsel", (v & 0xff) == IOAPIC_REG_VER, "IOREGSEL reads 0x%x", v);
+
+	saved_low = ioapic_read(low);
+	saved_high = ioapic_read(low + 1);
+	/* A fixed, masked entry (nothing fires): written as given. */
+	want = IOREDTBL_MASKED | (DELMOD_FIXED << IOREDTBL_DELMOD_SHIFT) | 0x45;
+	ioapic_write(low + 1, 0);
+	ioapic_write(low, want);
+	v = ioapic_read(low);
+	check("ioapic-fixed-entry", (v & ~IOREDTBL_RO_BITS) == want,
+	      "a fixed entry written 0x%x reads 0x%x", want, v);
+
+	for (unsigned int i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (!contained_here(modes[i].name))
+			continue;
+		/* Unmasked, edge, physical destination APIC ID 0: the boot CPU. */
+		want = (modes[i].mode << IOREDTBL_DELMOD_SHIFT) | 0x46;
+		ioapic_write(low, want);
+		v = ioapic_read(low);
+		check(modes[i].name, (v & ~IOREDTBL_RO_BITS) == (want | IOREDTBL_MASKED),
+		      "delivery mode %u written 0x%x reads 0x%x", modes[i].mode, want, v);
+	}
+	if (contained_here("ioapic-id-kept")) {
+		id = ioapic_read(IOAPIC_REG_ID);
+		ioapic_write(IOAPIC_REG_ID, id ^ (0xfu << 24));
+		v = ioapic_read(IOAPIC_REG_ID);
+		check("ioapic-id-kept", v == id, "IOAPICID 0x%x became 0x%x", id, v);
+	}
+	ioapic_write(low, saved_low | IOREDTBL_MASKED);
+	ioapic_write(low + 1, saved_high);
+	ioapic_write(low, saved_low);
+}
+
+/* The HPET's base from the ACPI HPET table, or the usual one. */
+static uint32_t hpet_base(void)
+{
+	const struct acpi_rsdp *rsdp = acpi_find_rsdp();
+	const struct acpi_header *t = rsdp ? acpi_find_table(rsdp, "HPET") : NULL;
+	uint32_t base;
+
+	if (!t || t->length < HPET_ACPI_BASE_OFFSET + 8)
+		return HPET_DEFAULT_BASE;
+	memcpy(&base, (const uint8_t *)t + HPET_ACPI_BASE_OFFSET, sizeof(base));
+	return base;
+}
+
+void attack_hpet(void)
+{
+	static volatile uint32_t canary;
+	uint32_t base = hpet_base(), cap, conf;
+	uint64_t t;
+
+	announce("hpet", "timer 0 in FSB delivery aimed at guest memory");
+	cap = *mmio32(base + HPET_GCAP_ID);
+	conf = *mmio32(base + HPET_T0_CONF);
+	if (exitplan_detected())
+		check("hpet-absent", cap == 0xffffffffu && conf == 0xffffffffu,
+		      "the HPET at 0x%x reads capabilities 0x%x, timer 0 0x%x", base, cap, conf);
+	else if (!(conf & HPET_TN_FSB_INT_DEL_CAP))
+		printf("isolation: hpet: timer 0 has no FSB delivery (0x%x)\n", conf);
+	if (!contained_here("hpet-fsb-no-write"))
+		return;
+	canary = FSB_CANARY;
+	*mmio32(base + HPET_GEN_CONF) = 0;
+	*mmio32(base + HPET_MAIN_COUNTER) = 0;
+	*mmio32(base + HPET_MAIN_COUNTER + 4) = 0;
+	*mmio32(base + HPET_T0_FSB_ROUTE) = FSB_VALUE;
+	*mmio32(base + HPET_T0_FSB_ROUTE + 4) = (uint32_t)(uintptr_t)&canary;
+	*mmio32(base + HPET_T0_COMPARATOR) = 100;
+	*mmio32(base + HPET_T0_COMPARATOR + 4) = 0;
+	*mmio32(base + HPET_T0_CONF) = HPET_TN_FSB_EN_CNF | HPET_TN_INT_ENB_CNF;
+	*mmio32(base + HPET_GEN_CONF) = HPET_ENABLE_CNF;
+	t = rdtsc();
+	while (rdtsc() - t < FSB_WAIT_TICKS && canary == FSB_CANARY)
+		pause();
+	*mmio32(base + HPET_GEN_CONF) = 0;
+	check("hpet-fsb-no-write", canary == FSB_CANARY,
+	      "the HPET's FSB message wrote 0x%x over the word at 0x%x", canary,
+	      (uint32_t)(uintptr_t)&canary);
+}
+
+void attack_ioapic_byte(void)
+{
+	announce("ioapic-byte", "a byte write to IOREGSEL");
+	*(volatile uint8_t *)phys_ptr(IOAPIC_BASE + IOAPIC_IOREGSEL) = IOAPIC_REG_VER;
+	printf("FAIL: ioapic-byte not contained\n");
+	test_abort();
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The isolation guest's attacks through device MMIO (mmio_attacks.c):
+ * the I/O APIC's redirection table and the HPET's FSB delivery.  main.c
+ * lists them in its attack table; docs/GUESTS.md says what each does.
+ */
+#ifndef ISOLATION_MMIO_ATTACKS_H
+#define ISOLATION_MMIO_ATTACKS_H
+
+/* Non-fatal: contained means the guest runs on and its checks pass. */
+void attack_ioapic(void);
+void attack_hpet(void);
+
+/* Fatal: a byte write to IOREGSEL, which the 82093AA leaves undefined. */
+void attack_ioapic_byte(void);
+
+#endif /* ISOLATION_MMIO_ATTACKS_H */

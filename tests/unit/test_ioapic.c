@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * arch/vmx/ioapic.c: the guest's I/O APIC over a fake one (an array of
+ * indirect registers with its own IOREGSEL, as the 82093AA has).  The
+ * redirection-entry filter for every delivery mode, the guest's IOREGSEL
+ * latch apart from the hardware's, the registers a guest may not write,
+ * reserved offsets and indexes, the access sizes the datasheet defines.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ioapic.h"
+
+/* The fake I/O APIC: Bochs's 82093AA, ID 1, version 0x11, 24 entries. */
+#define FAKE_VER	0x00170011u
+#define FAKE_ENTRIES	24
+
+static uint32_t hw[256];
+static unsigned int hw_writes, hw_eois;
+static uint32_t hw_last_eoi;
+
+uint32_t ioapic_hw_read(uint8_t index)
+{
+	return hw[index];
+}
+
+void ioapic_hw_write(uint8_t index, uint32_t value)
+{
+	hw[index] = value;
+	hw_writes++;
+}
+
+void ioapic_hw_eoi(uint32_t value)
+{
+	hw_last_eoi = value;
+	hw_eois++;
+}
+
+static struct ioapic_guest g;
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(hw, 0, sizeof(hw));
+	hw[IOAPIC_REG_ID] = 1u << 24;
+	hw[IOAPIC_REG_VER] = FAKE_VER;
+	hw[IOAPIC_REG_ARB] = 1u << 24;
+	for (unsigned int n = 0; n < FAKE_ENTRIES; n++)
+		hw[IOAPIC_REG_REDTBL + 2 * n] = IOREDTBL_MASKED;
+	hw_writes = hw_eois = 0;
+	ioapic_guest_init(&g);
+	return 0;
+}
+
+static void select_reg(uint32_t index)
+{
+	struct ioapic_refusal r;
+
+	assert_int_equal(ioapic_guest_write(&g, IOAPIC_IOREGSEL, 4, index, &r), IOAPIC_DONE);
+}
+
+static enum ioapic_result win_write(uint8_t index, uint32_t value, struct ioapic_refusal *r)
+{
+	select_reg(index);
+	return ioapic_guest_write(&g, IOAPIC_IOWIN, 4, value, r);
+}
+
+static uint32_t win_read(uint8_t index)
+{
+	uint32_t v = 0xdeadbeef;
+
+	select_reg(index);
+	assert_int_equal(ioapic_guest_read(&g, IOAPIC_IOWIN, 4, &v), IOAPIC_DONE);
+	return v;
+}
+
+/* The filter alone: fixed and lowest priority pass, the other six are masked. */
+static void test_filter(void **state)
+{
+	(void)state;
+	for (unsigned int mode = 0; mode < 8; mode++) {
+		uint32_t low = (mode << IOREDTBL_DELMOD_SHIFT) | (1u << 15) | (1u << 13) | 0x31;
+		bool allowed = mode == IOAPIC_DELMOD_FIXED || mode == IOAPIC_DELMOD_LOWEST;
+
+		assert_int_equal(ioapic_delivery_allowed(low), allowed);
+		assert_int_equal(ioapic_filter_redirection(low), allowed ? low : low | IOREDTBL_MASKED);
+		/* Already masked: unchanged either way. */
+		assert_int_equal(ioapic_filter_redirection(low | IOREDTBL_MASKED),
+				 low | IOREDTBL_MASKED);
+	}
+	assert_string_equal(ioapic_delivery_mode_name(IOAPIC_DELMOD_SMI << 8), "SMI");
+	assert_string_equal(ioapic_delivery_mode_name(IOAPIC_DELMOD_INIT << 8), "INIT");
+	assert_string_equal(ioapic_delivery_mode_name(IOAPIC_DELMOD_NMI << 8), "NMI");
+	assert_string_equal(ioapic_delivery_mode_name(IOAPIC_DELMOD_EXTINT << 8), "ExtINT");
+	assert_string_equal(ioapic_delivery_mode_name(3u << 8), "reserved (011b)");
+}
+
+/* Through the page: what reaches the hardware, what is reported. */
+static void test_redirection_entries(void **state)
+{
+	struct ioapic_refusal r = { 99, 0 };
+
+	(void)state;
+	for (unsigned int n = 0; n < FAKE_ENTRIES; n++) {
+		uint8_t low = IOAPIC_REG_REDTBL + 2 * n;
+
+		for (unsigned int mode = 0; mode < 8; mode++) {
+			uint32_t v = (mode << IOREDTBL_DELMOD_SHIFT) | (0x40 + n);
+			enum ioapic_result res = win_write(low, v, &r);
+
+			if (mode == IOAPIC_DELMOD_FIXED || mode == IOAPIC_DELMOD_LOWEST) {
+				assert_int_equal(res, IOAPIC_DONE);
+				assert_int_equal(hw[low], v);
+			} else {
+				assert_int_equal(res, IOAPIC_REFUSED);
+				assert_int_equal(hw[low], v | IOREDTBL_MASKED);
+				assert_int_equal(r.entry, n);
+				assert_int_equal(r.value, v);
+			}
+			assert_int_equal(win_read(low), hw[low]);
+		}
+		/* The high dword (the destination) goes through as written. */
+		assert_int_equal(win_write(low + 1, 0xff000000u, &r), IOAPIC_DONE);
+		assert_int_equal(hw[low + 1], 0xff000000u);
+	}
+}
+
+/* ID, version, arbitration: read from the hardware, never written. */
+static void test_id_version_arbitration(void **state)
+{
+	struct ioapic_refusal r;
+
+	(void)state;
+	assert_int_equal(win_read(IOAPIC_REG_VER), FAKE_VER);
+	assert_int_equal(win_read(IOAPIC_REG_ID), 1u << 24);
+	assert_int_equal(win_read(IOAPIC_REG_ARB), 1u << 24);
+	hw_writes = 0;
+	for (uint8_t i = IOAPIC_REG_ID; i <= IOAPIC_REG_ARB; i++)
+		assert_int_equal(win_write(i, 0x0f000000u, &r), IOAPIC_DONE);
+	assert_int_equal(hw_writes, 0);
+	assert_int_equal(hw[IOAPIC_REG_ID], 1u << 24);
+}
+
+/* Reserved indexes (3..0xf, past the last entry) and offsets: read 0, writes go nowhere. */
+static void test_reserved(void **state)
+{
+	struct ioapic_refusal r;
+	uint32_t v = 1;
+
+	(void)state;
+	hw[0x05] = 0x1234;
+	hw[IOAPIC_REG_REDTBL + 2 * FAKE_ENTRIES] = 0x5678;
+	assert_int_equal(win_read(0x05), 0);
+	assert_int_equal(win_read(IOAPIC_REG_REDTBL + 2 * FAKE_ENTRIES), 0);
+	assert_int_equal(win_read(0xff), 0);
+	hw_writes = 0;
+	assert_int_equal(win_write(0x05, 2u << 8, &r), IOAPIC_DONE);
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * FAKE_ENTRIES, 2u << 8, &r), IOAPIC_DONE);
+	assert_int_equal(ioapic_guest_write(&g, 0x20, 4, 2u << 8, &r), IOAPIC_DONE);
+	assert_int_equal(hw_writes, 0);
+	assert_int_equal(ioapic_guest_read(&g, 0x20, 4, &v), IOAPIC_DONE);
+	assert_int_equal(v, 0);
+	/* Version 0x11 has no EOI register: dropped; 0x20 has one. */
+	assert_int_equal(ioapic_guest_write(&g, IOAPIC_EOI, 4, 0x141, &r), IOAPIC_DONE);
+	assert_int_equal(hw_eois, 0);
+	hw[IOAPIC_REG_VER] = 0x00170020u;
+	ioapic_guest_init(&g);
+	assert_int_equal(ioapic_guest_write(&g, IOAPIC_EOI, 4, 0x141, &r), IOAPIC_DONE);
+	assert_int_equal(hw_eois, 1);
+	assert_int_equal(hw_last_eoi, 0x41);
+}
+
+/* IOREGSEL is the guest's: 8 bits, read back, never the hardware's. */
+static void test_ioregsel_latch(void **state)
+{
+	uint32_t v;
+
+	(void)state;
+	select_reg(0x12);
+	assert_int_equal(ioapic_guest_read(&g, IOAPIC_IOREGSEL, 4, &v), IOAPIC_DONE);
+	assert_int_equal(v, 0x12);
+	select_reg(0xffffff13u);
+	assert_int_equal(ioapic_guest_read(&g, IOAPIC_IOREGSEL, 4, &v), IOAPIC_DONE);
+	assert_int_equal(v, 0x13);
+	/* The latch survives the hypervisor's own accesses for another index. */
+	(void)ioapic_hw_read(IOAPIC_REG_VER);
+	hw[0x13] = 0xabcd;
+	assert_int_equal(ioapic_guest_read(&g, IOAPIC_IOWIN, 4, &v), IOAPIC_DONE);
+	assert_int_equal(v, 0xabcd);
+}
+
+/* Anything but an aligned dword is undefined (82093AA 3.0): refused, nothing written. */
+static void test_bad_access(void **state)
+{
+	static const struct { unsigned int offset, size; } bad[] = {
+		{ 0x00, 1 }, { 0x00, 2 }, { 0x00, 8 }, { 0x10, 1 }, { 0x10, 2 }, { 0x11, 4 },
+		{ 0x12, 2 }, { 0x01, 1 }, { 0x13, 1 },
+	};
+	struct ioapic_refusal r;
+	uint32_t v;
+
+	(void)state;
+	select_reg(IOAPIC_REG_REDTBL);
+	hw_writes = 0;
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(ioapic_guest_write(&g, bad[i].offset, bad[i].size, 2u << 8, &r),
+				 IOAPIC_BAD_ACCESS);
+		assert_int_equal(ioapic_guest_read(&g, bad[i].offset, bad[i].size, &v),
+				 IOAPIC_BAD_ACCESS);
+	}
+	assert_int_equal(hw_writes, 0);
+	assert_int_equal(hw[IOAPIC_REG_REDTBL], IOREDTBL_MASKED);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_filter, setup),
+		cmocka_unit_test_setup(test_redirection_entries, setup),
+		cmocka_unit_test_setup(test_id_version_arbitration, setup),
+		cmocka_unit_test_setup(test_reserved, setup),
+		cmocka_unit_test_setup(test_ioregsel_latch, setup),
+		cmocka_unit_test_setup(test_bad_access, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
