@@ -185,18 +185,27 @@ enum vmx_exit_action handle_cpuid(struct vcpu *vcpu)
 			    CPUID_1_ECX_HYPERVISOR;
 			if (vmcs_read(GUEST_CR4) & X86_CR4_OSXSAVE)
 				c |= CPUID_1_ECX_OSXSAVE;
-		} else if (leaf == CPUID_LEAF_EXT_FEATURES &&
-			   !(vcpu->controls->field[VMX_PROC_BASED2] & SECONDARY_EXEC_ENABLE_RDTSCP)) {
-			/* Without "enable RDTSCP" the instruction is #UD in the guest. */
-			d &= ~(uint64_t)CPUID_80000001_EDX_RDTSCP;
-		} else if (unlikely(leaf == CPUID_LEAF_EXT_STRUCT_FEATURES) && (uint32_t)r->rcx == 0 &&
-			   !(vcpu->controls->field[VMX_PROC_BASED2] & SECONDARY_EXEC_ENABLE_INVPCID)) {
-			/* Likewise INVPCID without "enable INVPCID" (SDM Vol. 3C 26.3). */
-			b &= ~(uint64_t)CPUID_7_EBX_INVPCID;
-		} else if (unlikely(leaf == CPUID_LEAF_XSTATE) && (uint32_t)r->rcx == 1 &&
-			   !(vcpu->controls->field[VMX_PROC_BASED2] & SECONDARY_EXEC_ENABLE_XSAVES)) {
-			/* And XSAVES/XRSTORS without "enable XSAVES/XRSTORS". */
-			a &= ~(uint64_t)CPUID_D_1_EAX_XSAVES;
+		} else if (leaf >= CPUID_LEAF_EXT_STRUCT_FEATURES) {
+			/*
+			 * The leaves whose bits follow the controls, tested only
+			 * past the low ones, so that leaf 0 (and 2-6) pay one
+			 * compare here, not three.
+			 */
+			uint32_t proc2 = vcpu->controls->field[VMX_PROC_BASED2];
+
+			if (leaf == CPUID_LEAF_EXT_FEATURES &&
+			    !(proc2 & SECONDARY_EXEC_ENABLE_RDTSCP)) {
+				/* Without "enable RDTSCP" the instruction is #UD in the guest. */
+				d &= ~(uint64_t)CPUID_80000001_EDX_RDTSCP;
+			} else if (leaf == CPUID_LEAF_EXT_STRUCT_FEATURES && (uint32_t)r->rcx == 0 &&
+				   !(proc2 & SECONDARY_EXEC_ENABLE_INVPCID)) {
+				/* Likewise INVPCID without "enable INVPCID" (SDM Vol. 3C 26.3). */
+				b &= ~(uint64_t)CPUID_7_EBX_INVPCID;
+			} else if (leaf == CPUID_LEAF_XSTATE && (uint32_t)r->rcx == 1 &&
+				   !(proc2 & SECONDARY_EXEC_ENABLE_XSAVES)) {
+				/* And XSAVES/XRSTORS without "enable XSAVES/XRSTORS". */
+				a &= ~(uint64_t)CPUID_D_1_EAX_XSAVES;
+			}
 		}
 	}
 	r->rax = a;
