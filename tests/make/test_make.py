@@ -4,6 +4,7 @@ Kbuild prints it, the full command lines with V=1, compiler errors shown
 either way; `make help` names every user-facing target and variable of
 the Makefile and its *.mk files; nothing in the tree names a path
 outside the repository."""
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -88,12 +89,45 @@ def test_help_lists_every_target_and_variable():
     assert len(_phony_targets()) > 20      # the parse found the targets at all
 
 
+def _outside_patterns():
+    """What would name a place outside this clone, derived from where the
+    clone stands (so no machine's path is written here): the absolute path
+    of the folder holding it, and a folder beside the clone named with one
+    of its subfolders (NAME/SUB, as in a copy's provenance), unless the
+    clone itself has a NAME at its top."""
+    top = REPO.resolve()
+    parent = top.parent
+    alts = [re.escape(str(parent) + os.sep)]
+    for sib in sorted(parent.iterdir()):
+        if not sib.is_dir() or sib.resolve() == top or sib.name.startswith(".") or \
+                (top / sib.name).exists():
+            continue
+        subs = sorted(re.escape(d.name) for d in sib.iterdir()
+                      if d.is_dir() and not d.name.startswith("."))
+        if subs:
+            alts.append(r"(?<![\w./-])" + re.escape(sib.name) + "/(?:" + "|".join(subs) + r")\b")
+    return re.compile("|".join(alts))
+
+
+# A relative path that climbs: it names the outside when it leaves the
+# clone both from the file's own folder and from the top (where make and
+# the scripts run).
+RELATIVE_UP = re.compile(r"(?<![\w./])(?:\.\./)+[\w.-][\w./-]*")
+
+
+def _leaves_repo(file_dir, rel):
+    top = REPO.resolve()
+    return all(top not in (base / rel).resolve().parents and (base / rel).resolve() != top
+               for base in (file_dir, top))
+
+
 def test_no_path_outside_the_repository():
-    """A fresh clone with nothing beside it must work: no file names
-    ../shared or an absolute path of this machine's workspace."""
+    """A fresh clone with nothing beside it must work: no file names a
+    folder beside the clone, a relative path that climbs out of it, or an
+    absolute path of the machine it was checked out on."""
     files = subprocess.run(["git", "ls-files"], cwd=REPO, stdout=subprocess.PIPE,
                            text=True, check=True).stdout.split()
-    outside = re.compile(r"\.\./shared|(?<![\w.])shared/(data|design)|/work/")
+    outside = _outside_patterns()
     hits = []
     for name in files:
         path = REPO / name
@@ -103,6 +137,8 @@ def test_no_path_outside_the_repository():
             text = path.read_text()
         except UnicodeDecodeError:
             continue
-        hits += [f"{name}:{i}: {l.strip()}" for i, l in enumerate(text.splitlines(), 1)
-                 if outside.search(l)]
+        for i, l in enumerate(text.splitlines(), 1):
+            if outside.search(l) or any(_leaves_repo(path.parent, m)
+                                        for m in RELATIVE_UP.findall(l)):
+                hits.append(f"{name}:{i}: {l.strip()}")
     assert not hits, "\n".join(hits)
