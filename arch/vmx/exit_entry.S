@@ -112,6 +112,18 @@ vmx_enter_guest:
 	mov	%rsp, %rdi
 .endm
 
+/* Load them back, in the order SAVE_GUEST_REGS pushed them; RSP is past R9 again. */
+.macro RESTORE_GUEST_REGS
+	pop	%rax
+	pop	%rcx
+	pop	%rdx
+	pop	%rbx
+	pop	%rsi
+	pop	%rdi
+	pop	%r8
+	pop	%r9
+.endm
+
 /*
  * HOST_RIP, one of two.  The vcpu is page-aligned, so the calls
  * below see the ABI's alignment.  vmx_exit_stub is the common case: read
@@ -144,14 +156,7 @@ vmx_exit_stub:
 	 * RSP is the vcpu again: POP the eight back in the order they were
 	 * pushed; RBP, R10-R15 are live.
 	 */
-	pop	%rax
-	pop	%rcx
-	pop	%rdx
-	pop	%rbx
-	pop	%rsi
-	pop	%rdi
-	pop	%r8
-	pop	%r9
+	RESTORE_GUEST_REGS
 	/*
 	 * An NMI that arrived in VMX root operation is the guest's
 	 * (runtime/traps.c, vmx_nmi_in_root()): test for it last, with no
@@ -192,14 +197,7 @@ vmx_nmi_check_end:
 	 */
 	SAVE_GUEST_REGS
 	call	vmx_deliver_pending_nmi
-	pop	%rax
-	pop	%rcx
-	pop	%rdx
-	pop	%rbx
-	pop	%rsi
-	pop	%rdi
-	pop	%r8
-	pop	%r9
+	RESTORE_GUEST_REGS
 	.globl vmx_nmi_recheck, vmx_nmi_recheck_end
 vmx_nmi_recheck:
 	testl	$VCPU_NMI_ARRIVED, VCPU_NMI_PENDING - VCPU_PUSHED_END(%rsp)
