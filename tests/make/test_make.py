@@ -97,7 +97,8 @@ def _outside_patterns():
     clone itself has a NAME at its top."""
     top = REPO.resolve()
     parent = top.parent
-    alts = [re.escape(str(parent) + os.sep)]
+    # (A clone at the top of the file system has no outside folder to name.)
+    alts = [re.escape(str(parent) + os.sep)] if parent != parent.parent else []
     for sib in sorted(parent.iterdir()):
         if not sib.is_dir() or sib.resolve() == top or sib.name.startswith(".") or \
                 (top / sib.name).exists():
@@ -106,7 +107,7 @@ def _outside_patterns():
                       if d.is_dir() and not d.name.startswith("."))
         if subs:
             alts.append(r"(?<![\w./-])" + re.escape(sib.name) + "/(?:" + "|".join(subs) + r")\b")
-    return re.compile("|".join(alts))
+    return re.compile("|".join(alts) or r"(?!)")
 
 
 # A relative path that climbs: it names the outside when it leaves the
