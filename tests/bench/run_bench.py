@@ -9,18 +9,22 @@
 Builds every profile's hypervisor (plus bench-only variants of the
 default profile with IA32_EFER switched through the MSR-load lists and by
 hand), boots the bench guest
-and the hrtimer guest under each on Bochs, two at a time, parses what the
-guests print, and writes to --out:
+and the hrtimer guest under each on Bochs, two at a time, then the
+workloads (workloads.py: pipe ping-pong on 2 and 4 CPUs) on bare Bochs
+and under the same builds, parses what the guests print, and writes to
+--out:
 
   results.md      ticks per exit kind per profile; each profile's weighted
                   mean exit cost under its own exit mix and the others';
                   EFER atomic against manual; reference values; the runs
   results.csv     the ticks table, one row per profile (and reference)
   weighted.csv    the weighted means, one row per (profile, mix)
+  workloads.csv   the workloads' round trips, one row per (setting, case)
                   (results.md also includes host.md, the host microbenchmark's
                   report, when `make bench-host` left one in --out)
   exit-costs.png  the ticks table as grouped bars
   runs/LABEL/GUEST.{iso,serial,bochs.log}   what each run printed
+  workloads/SETTING/CASE.serial            what each workload run printed
 
 Bochs ticks are retired-instruction counts (the emulated TSC advances one
 tick per instruction): deterministic path lengths, not cycles.  docs/BENCH.md
@@ -45,6 +49,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "bench"))
 import dispatchcmp  # noqa: E402
 import exitmix  # noqa: E402
+import workloads  # noqa: E402
 
 TICKS_NOTE = ("Bochs ticks are retired-instruction counts (deterministic path lengths), "
               "not cycles: the emulated TSC advances one tick per instruction, and no "
@@ -392,6 +397,25 @@ def run_all(args, out: Path) -> List[Run]:
     return _boot_variants(args, out, bootlib, variants)
 
 
+def run_workloads(args, out: Path) -> List[workloads.Result]:
+    """The workloads under every build run_all left in OUT/elf, on bare
+    Bochs, and under the workload's profile with the other apic: choice."""
+    import bootlib
+    settings = workloads.settings_from(out / "elf", args.profiles)
+    if workloads.SUBJECT in args.profiles:
+        gen_out = out / "gen" if BUILD_ROOT == REPO else BUILD_ROOT / "build" / "bench" / "gen"
+        try:
+            lb, elf = workloads.build_apic_variant(BUILD_ROOT, out, gen_out,
+                                                   lambda mp: build_hv(bootlib, mp))
+            settings.insert(1 + next((i for i, (s, _) in enumerate(settings)
+                                      if s == workloads.SUBJECT), -1), (lb, elf))
+        except (dispatchcmp.VariantError, bootlib.BootError) as e:
+            print(f"run_bench: no {workloads.APIC_VARIANT} variant: {e}", file=sys.stderr)
+    print(f"run_bench: workloads under {len(settings)} builds and bare Bochs", file=sys.stderr)
+    return workloads.run_all(bootlib, BUILD_ROOT, out, settings, args.cpu, args.jobs,
+                             args.timeout)
+
+
 def dispatch_variant_specs(profiles: List[str]):
     """[(base, dispatch, timing, guests)] for the central comparison: per
     subject P, P~table and P~kvm (bench guest: the guest-timed costs) and
@@ -618,6 +642,7 @@ class Results:
     path_lengths: Dict[str, Dict[str, int]] = field(default_factory=dict)  # label -> reason -> instr
     efer_labels: List[str] = field(default_factory=list)   # default, then variants measured
     host_md: str = ""                           # build/bench/host.md, if there
+    workloads: List[str] = field(default_factory=list)     # its section's lines (workloads.py)
 
 
 def reason_costs(out: GuestOutput) -> Tuple[Dict[str, float], Dict[str, List[str]]]:
@@ -997,6 +1022,8 @@ def render_markdown(res: Results) -> str:
     if missing:
         L.append("Not measured (see Runs): " + ", ".join(f"`{v}`" for v in missing) + ".")
         L.append("")
+
+    L += res.workloads
 
     if res.host_md:
         L.append("## Host microbenchmark of the dispatch (nanoseconds, not Bochs ticks)")
@@ -1401,6 +1428,8 @@ def main(argv=None) -> int:
                     help="skip the default profile's EFER load-list and manual variants")
     ap.add_argument("--no-dispatch-variants", dest="dispatch_variants", action="store_false",
                     help="skip the central comparison's P~table, P~kvm and timing variants")
+    ap.add_argument("--no-workloads", dest="workloads", action="store_false",
+                    help="skip the workloads (pipe ping-pong on bare Bochs and every build)")
     ap.add_argument("--tree", choices=("head", "worktree"), default="head",
                     help="build from a snapshot of HEAD (default: one consistent tree while "
                          "others edit) or from the working tree")
@@ -1435,12 +1464,21 @@ def main(argv=None) -> int:
                   build=build if build.is_absolute() else REPO / build,
                   elf_dir=(args.from_serial.resolve().parent if args.from_serial else out) / "elf")
     res.built_from = BUILT_FROM
+    wl: List[workloads.Result] = []
+    if args.from_serial:
+        wl = workloads.from_serial(args.from_serial.parent / "workloads")
+    elif args.workloads:
+        wl = run_workloads(args, out)
+    res.workloads = workloads.render(wl)
+    if wl:
+        workloads.write_csv(wl, out / "workloads.csv")
     host_md = out / "host.md"
     if host_md.exists():
         res.host_md = host_md.read_text()
     for p in write_all(res, out):
         print(f"run_bench: wrote {_rel(p)}", file=sys.stderr)
     bad = [f"{r.variant.label}/{r.guest}: {r.status}" for r in runs if r.status != "ok"]
+    bad += [f"workload {r.setting}/{r.case.name}: {r.status}" for r in wl if r.status != "ok"]
     if bad:
         print("run_bench: runs without their numbers: " + ", ".join(bad), file=sys.stderr)
         return 1
