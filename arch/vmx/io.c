@@ -76,7 +76,7 @@ static noinline enum vmx_exit_action io_string(struct vcpu *vcpu, uint64_t q, ui
 	uint64_t *idx = in ? &r->rdi : &r->rsi;
 	uint64_t count = rep ? (r->rcx & amask) : 1;
 	unsigned int batch = IO_STRING_BATCH;
-	bool long_mode = vcpu_in_64bit_mode();
+	bool long_mode = vcpu_in_64bit_mode(vcpu);
 	bool pe = vmcs_read(CR0_READ_SHADOW) & X86_CR0_PE;
 	uint32_t ar, limit;
 	uint64_t base;

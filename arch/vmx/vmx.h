@@ -276,7 +276,7 @@ void vmx_program_preemption_timer(struct vcpu *vcpu);
 uint64_t vcpu_gpr_read(struct vcpu *vcpu, unsigned int n);
 void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v);
 /* The guest is in 64-bit mode (IA-32e mode and CS.L), not compatibility mode. */
-bool vcpu_in_64bit_mode(void);
+bool vcpu_in_64bit_mode(const struct vcpu *vcpu);
 
 /*
  * Copy the guest's RBP and R10-R15, live in the registers during an exit
