@@ -825,27 +825,6 @@ static struct vcpu *vmx_alloc_vcpu(unsigned int id, struct vmx_cpu *vc)
 	return vcpu;
 }
 
-uint32_t vcpu_platform_io_read(struct vcpu *vcpu, uint16_t port, unsigned int size)
-{
-	uint32_t v;
-
-	spin_lock(&vcpu->vm->platform_lock);
-	v = platform_io_read(vcpu->arch->platform, port, size);
-	spin_unlock(&vcpu->vm->platform_lock);
-	return v;
-}
-
-enum platform_io_result vcpu_platform_io_write(struct vcpu *vcpu, uint16_t port,
-					       unsigned int size, uint32_t value, int *status)
-{
-	enum platform_io_result r;
-
-	spin_lock(&vcpu->vm->platform_lock);
-	r = platform_io_write(vcpu->arch->platform, port, size, value, status);
-	spin_unlock(&vcpu->vm->platform_lock);
-	return r;
-}
-
 /*
  * On the vCPU's own CPU: VMXON, and a VMCS with the controls, this CPU's
  * host state and the VM's EPT.  The guest state comes later: the

@@ -222,14 +222,6 @@ static inline void vmx_skip_instruction(void)
 }
 
 /*
- * The shared platform devices, under the VM's platform lock (every
- * vCPU's I/O exits reach the same devices).
- */
-uint32_t vcpu_platform_io_read(struct vcpu *vcpu, uint16_t port, unsigned int size);
-enum platform_io_result vcpu_platform_io_write(struct vcpu *vcpu, uint16_t port,
-					       unsigned int size, uint32_t value, int *status);
-
-/*
  * apic.c: the guest's interprocessor interrupts.  The host's kick vector
  * (vmm_kick()) makes a vCPU take its posted events; a vector the guest
  * never uses for itself (Linux has no 0xf2 outside a KVM host's posted
