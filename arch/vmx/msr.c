@@ -332,7 +332,7 @@ static bool manual_msr_write(struct vcpu *vcpu, uint32_t msr, int slot, uint64_t
 
 static bool tsc_offsetting(const struct vcpu *vcpu)
 {
-	return vcpu->controls->field[VMX_PROC_BASED] & CPU_BASED_USE_TSC_OFFSETTING;
+	return vcpu_ctls(vcpu, VMX_PROC_BASED) & CPU_BASED_USE_TSC_OFFSETTING;
 }
 
 /* What the guest's RDTSC returns now. */
