@@ -30,6 +30,7 @@
 #include "vmcs_fields.h"
 #include "vmm.h"
 #include "vmx.h"
+#include "vmx_ctls.h"
 #include "vmx_controls_bits.h"
 
 void vmx_inject_exception(struct vcpu *vcpu, unsigned int vector, bool has_error,
@@ -70,13 +71,10 @@ bool vmx_guest_interruptible(void)
 
 static void vmx_set_intr_window(struct vcpu *vcpu, bool on)
 {
-	uint32_t ctl = vmcs_read32(CPU_BASED_VM_EXEC_CONTROL);
-	uint32_t want = on ? ctl | CPU_BASED_INTR_WINDOW_EXITING
-			   : ctl & ~(uint32_t)CPU_BASED_INTR_WINDOW_EXITING;
-
-	(void)vcpu;
-	if (want != ctl)
-		vmcs_write(CPU_BASED_VM_EXEC_CONTROL, want);
+	if (on)
+		vcpu_ctls_setbit(vcpu, VMX_PROC_BASED, CPU_BASED_INTR_WINDOW_EXITING);
+	else
+		vcpu_ctls_clearbit(vcpu, VMX_PROC_BASED, CPU_BASED_INTR_WINDOW_EXITING);
 }
 
 /* The highest queued vector, or -1 (the APIC, too, delivers the highest first). */
@@ -240,15 +238,11 @@ bool vmm_nmi_in_root(struct interrupt_frame *f)
 
 static void vmx_set_nmi_window(struct vcpu *vcpu, bool on)
 {
-	uint32_t ctl = vmcs_read32(CPU_BASED_VM_EXEC_CONTROL);
-	uint32_t want = on ? ctl | CPU_BASED_NMI_WINDOW_EXITING
-			   : ctl & ~(uint32_t)CPU_BASED_NMI_WINDOW_EXITING;
-
 	/* NMI-window exiting exists only with virtual NMIs (SDM 26.2.1.1). */
-	if (on && !(vcpu->controls->field[VMX_PIN_BASED] & PIN_BASED_VIRTUAL_NMIS))
-		return;
-	if (want != ctl)
-		vmcs_write(CPU_BASED_VM_EXEC_CONTROL, want);
+	if (!on)
+		vcpu_ctls_clearbit(vcpu, VMX_PROC_BASED, CPU_BASED_NMI_WINDOW_EXITING);
+	else if (vcpu_ctls(vcpu, VMX_PIN_BASED) & PIN_BASED_VIRTUAL_NMIS)
+		vcpu_ctls_setbit(vcpu, VMX_PROC_BASED, CPU_BASED_NMI_WINDOW_EXITING);
 }
 
 /* Inject the queued NMI if the guest can take it now; true when it was. */

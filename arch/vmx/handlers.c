@@ -19,6 +19,7 @@
 #include "string.h"
 #include "vmcs_fields.h"
 #include "vmx.h"
+#include "vmx_ctls.h"
 #include "vmx_controls.h"
 #include "vmx_controls_bits.h"
 #include "vmx_exit_reasons.h"
@@ -109,9 +110,9 @@ static bool gpr_is_rsp(unsigned int n)
 }
 
 /* IA-32e mode with CS.L: the only mode with 64-bit operands (SDM Vol. 1 3.2.1). */
-bool vcpu_in_64bit_mode(void)
+bool vcpu_in_64bit_mode(const struct vcpu *vcpu)
 {
-	return (vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_IA32E_MODE) &&
+	return (vcpu_ctls(vcpu, VMX_ENTRY) & VM_ENTRY_IA32E_MODE) &&
 	       (vmcs_read32(GUEST_CS_AR_BYTES) & VMX_AR_L);
 }
 
@@ -129,7 +130,7 @@ uint64_t vcpu_gpr_read(struct vcpu *vcpu, unsigned int n)
 		v = *p;
 	else
 		v = gpr_is_rsp(n) ? vmcs_read(GUEST_RSP) : fixed_gpr_read(n);
-	return vcpu_in_64bit_mode() ? v : v & 0xffffffffull;
+	return vcpu_in_64bit_mode(vcpu) ? v : v & 0xffffffffull;
 }
 
 void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v)
@@ -137,7 +138,7 @@ void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v)
 	uint64_t *p = gpr_slot(vcpu, n);
 
 	/* A 32-bit result (any mode but 64-bit) zero-extends (SDM Vol. 1 3.4.1.1). */
-	if (!vcpu_in_64bit_mode())
+	if (!vcpu_in_64bit_mode(vcpu))
 		v &= 0xffffffffull;
 	if (p)
 		*p = v;
@@ -191,7 +192,7 @@ enum vmx_exit_action handle_cpuid(struct vcpu *vcpu)
 			 * past the low ones, so that leaf 0 (and 2-6) pay one
 			 * compare here, not three.
 			 */
-			uint32_t proc2 = vcpu->controls->field[VMX_PROC_BASED2];
+			uint32_t proc2 = vcpu_ctls(vcpu, VMX_PROC_BASED2);
 
 			if (leaf == CPUID_LEAF_EXT_FEATURES &&
 			    !(proc2 & SECONDARY_EXEC_ENABLE_RDTSCP)) {
@@ -301,14 +302,12 @@ static enum vmx_exit_action set_cr0(struct vcpu *vcpu, uint64_t val)
 				return VMX_EXIT_RESUME;
 			}
 			vcpu_set_guest_efer(vcpu, efer | EFER_LMA);
-			vmcs_write(VM_ENTRY_CONTROLS,
-				   vmcs_read32(VM_ENTRY_CONTROLS) | VM_ENTRY_IA32E_MODE);
+			vcpu_ctls_setbit(vcpu, VMX_ENTRY, VM_ENTRY_IA32E_MODE);
 		}
 	} else if (!(val & X86_CR0_PG) && (old_shadow & X86_CR0_PG) &&
-		   (vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_IA32E_MODE)) {
+		   (vcpu_ctls(vcpu, VMX_ENTRY) & VM_ENTRY_IA32E_MODE)) {
 		vcpu_set_guest_efer(vcpu, vcpu_guest_efer(vcpu) & ~(uint64_t)EFER_LMA);
-		vmcs_write(VM_ENTRY_CONTROLS,
-			   vmcs_read32(VM_ENTRY_CONTROLS) & ~(uint32_t)VM_ENTRY_IA32E_MODE);
+		vcpu_ctls_clearbit(vcpu, VMX_ENTRY, VM_ENTRY_IA32E_MODE);
 	}
 	vmcs_write(CR0_READ_SHADOW, val);
 	vmcs_write(GUEST_CR0, hw);
@@ -590,7 +589,7 @@ enum vmx_exit_action handle_rdtsc(struct vcpu *vcpu)
 {
 	uint64_t tsc = rdtsc();
 
-	if (vmcs_read32(CPU_BASED_VM_EXEC_CONTROL) & CPU_BASED_USE_TSC_OFFSETTING)
+	if (vcpu_ctls(vcpu, VMX_PROC_BASED) & CPU_BASED_USE_TSC_OFFSETTING)
 		tsc += vmcs_read(TSC_OFFSET);
 	vcpu->regs.rax = (uint32_t)tsc;
 	vcpu->regs.rdx = (uint32_t)(tsc >> 32);

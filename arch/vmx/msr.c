@@ -29,6 +29,7 @@
 #include "vm.h"
 #include "vmcs_fields.h"
 #include "vmx.h"
+#include "vmx_ctls.h"
 #include "vmx_controls_bits.h"
 
 /* --- RDMSR/WRMSR that may fault --------------------------------------- */
@@ -331,7 +332,7 @@ static bool manual_msr_write(struct vcpu *vcpu, uint32_t msr, int slot, uint64_t
 
 static bool tsc_offsetting(const struct vcpu *vcpu)
 {
-	return vcpu->controls->field[VMX_PROC_BASED] & CPU_BASED_USE_TSC_OFFSETTING;
+	return vcpu_ctls(vcpu, VMX_PROC_BASED) & CPU_BASED_USE_TSC_OFFSETTING;
 }
 
 /* What the guest's RDTSC returns now. */
@@ -498,7 +499,7 @@ static bool pat_write(struct vcpu *vcpu, uint64_t v)
 
 	if (!pat_valid(v))
 		return false;
-	if (vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_LOAD_IA32_PAT)
+	if (vcpu_ctls(vcpu, VMX_ENTRY) & VM_ENTRY_LOAD_IA32_PAT)
 		vmcs_write(GUEST_IA32_PAT, v);
 	else if ((slot = profile_msr_manual_slot(vcpu, MSR_IA32_PAT)) >= 0)
 		return manual_msr_write(vcpu, MSR_IA32_PAT, slot, v);
@@ -511,7 +512,7 @@ static uint64_t pat_read(struct vcpu *vcpu)
 {
 	int slot;
 
-	if (vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_LOAD_IA32_PAT)
+	if (vcpu_ctls(vcpu, VMX_ENTRY) & VM_ENTRY_LOAD_IA32_PAT)
 		return vmcs_read(GUEST_IA32_PAT);
 	if ((slot = profile_msr_manual_slot(vcpu, MSR_IA32_PAT)) >= 0)
 		return vcpu->msrs.guest[slot];
@@ -524,7 +525,7 @@ uint64_t vcpu_guest_efer(struct vcpu *vcpu)
 {
 	int slot;
 
-	if (vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_LOAD_IA32_EFER)
+	if (vcpu_ctls(vcpu, VMX_ENTRY) & VM_ENTRY_LOAD_IA32_EFER)
 		return vmcs_read(GUEST_IA32_EFER);
 	slot = profile_msr_manual_slot(vcpu, MSR_IA32_EFER);
 	return slot >= 0 ? vcpu->msrs.guest[slot] : rdmsr(MSR_IA32_EFER);
@@ -534,7 +535,7 @@ void vcpu_set_guest_efer(struct vcpu *vcpu, uint64_t v)
 {
 	int slot;
 
-	if (vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_LOAD_IA32_EFER) {
+	if (vcpu_ctls(vcpu, VMX_ENTRY) & VM_ENTRY_LOAD_IA32_EFER) {
 		vmcs_write(GUEST_IA32_EFER, v);
 		return;
 	}

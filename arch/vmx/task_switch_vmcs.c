@@ -9,6 +9,7 @@
 #include "task_switch.h"
 #include "vmcs_fields.h"
 #include "vmx.h"
+#include "vmx_ctls.h"
 #include "vmx_controls_bits.h"
 
 /* ES, CS, SS, DS, FS, GS: the TSS's order (enum ts_sreg). */
@@ -95,7 +96,7 @@ enum vmx_exit_action vmx_task_switch(struct vcpu *vcpu)
 	struct ts_result res;
 	struct ts_cpu cpu;
 
-	if (vcpu_in_64bit_mode() || (vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_IA32E_MODE))
+	if (vcpu_ctls(vcpu, VMX_ENTRY) & VM_ENTRY_IA32E_MODE)
 		return vcpu_stop(vcpu, "task switch (%s) to TSS %#x in IA-32e mode, where there is none",
 				 source_name(source), selector);
 	if (source == TS_SOURCE_IDT_GATE) {

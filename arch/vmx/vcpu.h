@@ -15,6 +15,7 @@
 
 #include "exit_stats.h"
 #include "msr_policy.h"		/* generated per profile: struct profile_msr_state */
+#include "vmx_controls.h"	/* enum vmx_ctl_field */
 
 /*
  * Guest general-purpose registers (RSP is in the VMCS).  The exit stub
@@ -65,6 +66,14 @@ struct vcpu {
 	struct vm_vcpu *vv;		/* its run state and posted events there */
 	struct percpu *cpu;		/* the physical CPU running it */
 	const struct vmx_controls *controls;
+	/*
+	 * The controls cache: the five control fields as this vCPU's VMCS
+	 * holds them now (controls above is what setup computed; these
+	 * follow the interrupt and NMI windows and IA-32e mode).  Written
+	 * only through vmx_ctls.h, which writes the VMCS too; handlers read
+	 * them here instead of with VMREAD.
+	 */
+	uint32_t ctls[VMX_CTL_FIELDS];
 	uint64_t vmcs_pa;		/* physical address of its VMCS */
 	void *vmcs;
 	bool launched;			/* VMLAUNCH done; VMRESUME from now on */

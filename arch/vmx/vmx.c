@@ -29,6 +29,7 @@
 #include "platform.h"
 #include "vmm.h"
 #include "vmx.h"
+#include "vmx_ctls.h"
 #include "mmio.h"
 #include "vmx_controls_bits.h"
 #include "vmx_exit_reasons.h"
@@ -261,11 +262,14 @@ static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
 	a->tsc_deadline_emulated = a->preemption_timer_on &&
 				   (ctl->field[VMX_EXIT] & VM_EXIT_SAVE_VMX_PREEMPTION_TIMER);
 
+	/* The control fields through their cache's owner (vmx_ctls.h). */
+	if (!vcpu_ctls_init(vcpu, VMX_PIN_BASED, ctl->field[VMX_PIN_BASED]) ||
+	    !vcpu_ctls_init(vcpu, VMX_PROC_BASED, ctl->field[VMX_PROC_BASED]) ||
+	    !vcpu_ctls_init(vcpu, VMX_EXIT, ctl->field[VMX_EXIT]) ||
+	    !vcpu_ctls_init(vcpu, VMX_ENTRY, ctl->field[VMX_ENTRY]))
+		return false;
+	vcpu->ctls[VMX_PROC_BASED2] = 0;
 	VMCS_WRITES(w,
-		{ PIN_BASED_VM_EXEC_CONTROL, ctl->field[VMX_PIN_BASED] },
-		{ CPU_BASED_VM_EXEC_CONTROL, ctl->field[VMX_PROC_BASED] },
-		{ VM_EXIT_CONTROLS, ctl->field[VMX_EXIT] },
-		{ VM_ENTRY_CONTROLS, ctl->field[VMX_ENTRY] },
 		{ EXCEPTION_BITMAP, 0 },
 		{ PAGE_FAULT_ERROR_CODE_MASK, 0 },
 		{ PAGE_FAULT_ERROR_CODE_MATCH, 0 },
@@ -282,7 +286,7 @@ static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
 	if (!vmcs_write_all(w, ARRAY_SIZE(w)))
 		return false;
 	if (ctl->field[VMX_PROC_BASED] & CPU_BASED_ACTIVATE_SECONDARY_CONTROLS) {
-		if (!vmcs_write_checked(SECONDARY_VM_EXEC_CONTROL, proc2))
+		if (!vcpu_ctls_init(vcpu, VMX_PROC_BASED2, proc2))
 			return false;
 	}
 	if (proc2 & SECONDARY_EXEC_PAUSE_LOOP_EXITING) {
@@ -821,27 +825,6 @@ static struct vcpu *vmx_alloc_vcpu(unsigned int id, struct vmx_cpu *vc)
 	return vcpu;
 }
 
-uint32_t vcpu_platform_io_read(struct vcpu *vcpu, uint16_t port, unsigned int size)
-{
-	uint32_t v;
-
-	spin_lock(&vcpu->vm->platform_lock);
-	v = platform_io_read(vcpu->arch->platform, port, size);
-	spin_unlock(&vcpu->vm->platform_lock);
-	return v;
-}
-
-enum platform_io_result vcpu_platform_io_write(struct vcpu *vcpu, uint16_t port,
-					       unsigned int size, uint32_t value, int *status)
-{
-	enum platform_io_result r;
-
-	spin_lock(&vcpu->vm->platform_lock);
-	r = platform_io_write(vcpu->arch->platform, port, size, value, status);
-	spin_unlock(&vcpu->vm->platform_lock);
-	return r;
-}
-
 /*
  * On the vCPU's own CPU: VMXON, and a VMCS with the controls, this CPU's
  * host state and the VM's EPT.  The guest state comes later: the
@@ -933,11 +916,12 @@ static bool vmx_setup_guest_startup(struct vcpu *vcpu, uint8_t vector)
 		{ GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_ACTIVE },
 		{ GUEST_PENDING_DBG_EXCEPTIONS, 0 },
 		{ VM_ENTRY_INTR_INFO_FIELD, 0 },
-		/* Out of IA-32e mode, no interrupt window open. */
-		{ VM_ENTRY_CONTROLS, ctl->field[VMX_ENTRY] },
-		{ CPU_BASED_VM_EXEC_CONTROL, ctl->field[VMX_PROC_BASED] },
 	);
 	if (!vmcs_write_all(w, ARRAY_SIZE(w)))
+		return false;
+	/* Out of IA-32e mode, no interrupt window open (vmx_ctls.h). */
+	if (!vcpu_ctls_init(vcpu, VMX_ENTRY, ctl->field[VMX_ENTRY]) ||
+	    !vcpu_ctls_init(vcpu, VMX_PROC_BASED, ctl->field[VMX_PROC_BASED]))
 		return false;
 	if ((ctl->field[VMX_ENTRY] & VM_ENTRY_LOAD_IA32_EFER) &&
 	    !vmcs_write_checked(GUEST_IA32_EFER, 0))

@@ -222,14 +222,6 @@ static inline void vmx_skip_instruction(void)
 }
 
 /*
- * The shared platform devices, under the VM's platform lock (every
- * vCPU's I/O exits reach the same devices).
- */
-uint32_t vcpu_platform_io_read(struct vcpu *vcpu, uint16_t port, unsigned int size);
-enum platform_io_result vcpu_platform_io_write(struct vcpu *vcpu, uint16_t port,
-					       unsigned int size, uint32_t value, int *status);
-
-/*
  * apic.c: the guest's interprocessor interrupts.  The host's kick vector
  * (vmm_kick()) makes a vCPU take its posted events; a vector the guest
  * never uses for itself (Linux has no 0xf2 outside a KVM host's posted
@@ -276,7 +268,7 @@ void vmx_program_preemption_timer(struct vcpu *vcpu);
 uint64_t vcpu_gpr_read(struct vcpu *vcpu, unsigned int n);
 void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v);
 /* The guest is in 64-bit mode (IA-32e mode and CS.L), not compatibility mode. */
-bool vcpu_in_64bit_mode(void);
+bool vcpu_in_64bit_mode(const struct vcpu *vcpu);
 
 /*
  * Copy the guest's RBP and R10-R15, live in the registers during an exit

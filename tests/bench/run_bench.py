@@ -49,6 +49,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "bench"))
 import dispatchcmp  # noqa: E402
 import exitmix  # noqa: E402
+import exitpath  # noqa: E402
 import workloads  # noqa: E402
 
 TICKS_NOTE = ("Bochs ticks are retired-instruction counts (deterministic path lengths), "
@@ -641,6 +642,7 @@ class Results:
     baseline_means: Dict[str, Tuple[float, float]] = field(default_factory=dict)  # own mix, same method
     path_lengths: Dict[str, Dict[str, int]] = field(default_factory=dict)  # label -> reason -> instr
     efer_labels: List[str] = field(default_factory=list)   # default, then variants measured
+    exit_parts: Dict[str, List[exitpath.Split]] = field(default_factory=dict)  # label -> kinds
     host_md: str = ""                           # build/bench/host.md, if there
     workloads: List[str] = field(default_factory=list)     # its section's lines (workloads.py)
 
@@ -777,7 +779,44 @@ def analyse(runs: List[Run], mixes: List[exitmix.ExitMix], cpu: str,
                    weighted=weighted, weighted_nowait=weighted_nowait, excluded=excluded,
                    runs=runs, efer_labels=efer_labels, comparisons=comparisons,
                    baseline_means=baseline_means, kvm_order=_kvm_order_or_empty(),
-                   path_lengths=count_dispatch_paths(comparisons, by_label, build, elf_dir))
+                   path_lengths=count_dispatch_paths(comparisons, by_label, build, elf_dir),
+                   exit_parts=split_exit_paths(by_label, build, elf_dir))
+
+
+def split_exit_paths(by_label: Dict[str, Dict[str, Run]], build: Optional[Path],
+                     elf_dir: Optional[Path] = None) -> Dict[str, List[exitpath.Split]]:
+    """label -> the bench guest's one-exit kinds split into the parts of
+    the exit path (exitpath.py), for every profile run (not the dispatch
+    and timing variants) whose ELF objdump can read in the expected shape."""
+    if build is None:
+        return {}
+    try:
+        numbers = exitmix.exit_reason_names(REPO / "spec")
+    except (OSError, KeyError):
+        return {}
+    out = {}
+    for lb, runs_ in by_label.items():
+        b = runs_.get("bench")
+        if b is None or b.status != "ok" or b.variant.is_dispatch_variant:
+            continue
+        v = b.variant
+        elf = build / v.make_profile / "exitplan.elf"
+        if elf_dir is not None and (elf_dir / f"{lb}.elf").is_file():
+            elf = elf_dir / f"{lb}.elf"
+        if not elf.is_file() or v.chain is None:
+            continue
+        serial = b.serial.read_text(errors="replace") if b.serial and b.serial.is_file() else ""
+        hooks = exitpath.uses_hooks(exitmix.load_yaml(v.yaml_path), serial)
+        costs = []
+        for reason, pattern in REASON_KINDS:
+            if reason in dispatchcmp.HV_REASONS:
+                continue        # its round trip holds more than one exit
+            costs += [(k, reason, m.ticks) for k, m in b.output.measures.items()
+                      if re.fullmatch(pattern, k) and m.exits_once()]
+        parts = exitpath.splits(elf, hooks, costs, v.chain, numbers)
+        if parts:
+            out[lb] = parts
+    return out
 
 
 def count_dispatch_paths(comparisons, by_label, build: Optional[Path],
@@ -885,6 +924,7 @@ def render_markdown(res: Results) -> str:
     L.append("")
 
     L += render_central(res)
+    L += render_exit_parts(res)
 
     L.append("## Ticks per exit kind and profile")
     L.append("")
@@ -1150,6 +1190,30 @@ def render_central(res: Results) -> List[str]:
         L.append("")
         if all(pl) and c.reasons:
             L += _dispatch_words(c, pl)
+    return L
+
+
+def render_exit_parts(res: Results) -> List[str]:
+    """Where each kind's instructions go, per profile (exitpath.py)."""
+    if not res.exit_parts:
+        return []
+    L = ["## Where the instructions go: the exit path by part", "",
+         "Each one-exit kind's round trip (Bochs ticks = retired instructions) split into "
+         "the parts of the exit path: stub (exit_entry.S to its CALL), dispatch "
+         "(vmx_dispatch_exit to the handler's JMP), msr switch (the hooks stub's "
+         "vmx_handle_exit around the dispatch, shortest-longest path; 0 on the plain stub), "
+         "resume (back to VMRESUME), each counted from `objdump -d` of the image that ran; "
+         "handler is the rest: the handler and what it calls, the VM exit and entry, and "
+         "the guest's RDTSC pair's leftovers.", ""]
+    for lb, splits in res.exit_parts.items():
+        L.append(f"**{lb}**")
+        L.append("")
+        L.append(_md_row(["kind", "reason", "ticks"] + list(exitpath.PARTS)))
+        L.append(_md_row(["---", "---"] + ["---:"] * (1 + len(exitpath.PARTS))))
+        for sp in splits:
+            L.append(_md_row([sp.kind, sp.reason, fmt_ticks(sp.ticks)]
+                             + [sp.words(p) for p in exitpath.PARTS]))
+        L.append("")
     return L
 
 

@@ -27,6 +27,8 @@
 #                           posted events, the ICR decode
 #   test_ioapic             arch/vmx/ioapic.c: the guest's I/O APIC, the
 #                           redirection-entry filter
+#   vmexit-bench/test_ctls  arch/vmx/vmx_ctls.h: the controls cache on the
+#                           fake VMCS (fakes/vmx_ops.h)
 
 UNIT_OUT      := $(BUILD)/unit
 UNIT_SRC      := tests/unit
@@ -62,7 +64,8 @@ UNIT_RUNTIME_TESTS := test_format test_platform test_pci test_ept test_guest_loa
 		      test_task_switch test_vm test_ioapic
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
-		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs))
+		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs)) \
+		 $(UNIT_OUT)/vmexit-bench/test_ctls
 
 .PHONY: unit-build
 unit-build: $(UNIT_PROGRAMS)
@@ -151,6 +154,12 @@ $(UNIT_OUT)/$(1)/test_msrs: $$(call UNIT_OBJ,$(1),$(UNIT_SRC)/test_msrs.c) $$(UN
 endef
 
 $(foreach p,$(PROFILES),$(eval $(call UNIT_PROFILE_RULES,$(p))))
+
+# struct vcpu needs a profile's headers (msr_policy.h); the cache is the
+# same under every profile, so one build of it is enough.
+$(UNIT_OUT)/vmexit-bench/test_ctls: $(call UNIT_OBJ,vmexit-bench,$(UNIT_SRC)/test_ctls.c) \
+		$(call UNIT_OBJ,common,$(UNIT_SRC)/fakes/fake_vmcs.c)
+	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
 
 # Header dependencies from -MMD.
 -include $(shell find $(UNIT_OUT)/obj -name '*.d' 2>/dev/null)
