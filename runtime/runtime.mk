@@ -48,7 +48,12 @@ HV_LD := ld
 # integer argument in them (every printk() with five values does), it
 # only stops gcc from allocating them.  R10 (the static chain, unused:
 # no nested functions) and R11 are plain scratch registers to gcc.
-HV_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
+# -fno-jump-tables: a switch on a guest-chosen value (the hypercall
+# number, a fw_cfg key) must not become an indirect jump through a table
+# indexed by it behind a bounds compare the CPU may mispredict (Spectre
+# v1); Linux builds so for the same reason.  The one table the exit path
+# keeps, the generated dispatch's, clamps its index (array_index_nospec).
+HV_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-jump-tables \
 	-ffreestanding -fno-stack-protector -fno-pic -fno-pie -fno-common \
 	-mcmodel=small -mno-red-zone -mno-sse -mno-mmx -mno-80387 \
 	-mgeneral-regs-only -fno-asynchronous-unwind-tables -fcf-protection=none \
