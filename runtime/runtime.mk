@@ -96,8 +96,16 @@ $(HV_INCDIR)/version.h: FORCE
 	@echo '#define EXITPLAN_VERSION "$(HV_VERSION)"' > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
+# The compiler's flags, rewritten only when they change: every object
+# depends on it, so a changed flag rebuilds them (as Kbuild's .cmd files do).
+HV_FLAGS_STAMP := $(HV_INCDIR)/flags
+$(HV_FLAGS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(HV_CC) $(HV_CFLAGS) $(HV_ASFLAGS) $(HV_CPPFLAGS)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
 # Constants for assembly, computed by the compiler from C headers.
-$(HV_INCDIR)/asm-offsets.h: runtime/asm-offsets.c
+$(HV_INCDIR)/asm-offsets.h: runtime/asm-offsets.c $(HV_FLAGS_STAMP)
 	@mkdir -p $(@D) $(HV_OBJDIR)/runtime
 	$(call msg,GEN,$@)$(HV_CC) $(HV_CFLAGS) $(HV_CPPFLAGS) -MT $@ -MF $(HV_OBJDIR)/runtime/asm-offsets.d \
 		-S -o $(HV_OBJDIR)/runtime/asm-offsets.s $<
@@ -106,11 +114,11 @@ $(HV_INCDIR)/asm-offsets.h: runtime/asm-offsets.c
 		$(HV_OBJDIR)/runtime/asm-offsets.s; } > $@.tmp
 	@mv $@.tmp $@
 
-$(HV_OBJDIR)/%.o: %.c
+$(HV_OBJDIR)/%.o: %.c $(HV_FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(call msg,CC,$*.o)$(HV_CC) $(HV_CFLAGS) $(HV_CPPFLAGS) -c -o $@ $<
 
-$(HV_OBJDIR)/%.o: %.S $(HV_INCDIR)/asm-offsets.h
+$(HV_OBJDIR)/%.o: %.S $(HV_INCDIR)/asm-offsets.h $(HV_FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(call msg,AS,$*.o)$(HV_CC) $(HV_CPPFLAGS) $(HV_ASFLAGS) -c -o $@ $<
 

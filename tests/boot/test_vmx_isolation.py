@@ -130,3 +130,27 @@ def test_other_cpu_runs_only_as_a_vcpu(isolation_runs):
     r.expect(r"^exitplan: guest exit status 1$")
     r.expect_clean_exit()
     assert not r.vmx_failures(), "\n".join(r.vmx_failures())
+
+
+# Functions allowed an indirect jump through a table: the generated
+# dispatch (its index clamped with array_index_nospec) and the host's own
+# interrupt entry (indexed by the vector the CPU delivered).
+INDIRECT_JUMP_OWNERS = {"vmx_dispatch_exit", "interrupt_dispatch"}
+
+
+def test_no_guest_indexed_jump_table_in_the_image(hv_elf):
+    """A switch on a guest-chosen value (hypercall number, fw_cfg key, a
+    register number from the exit qualification) compiled to a jump table
+    is an indirect jump behind a bounds compare the CPU may mispredict
+    (Spectre v1); the image is built with -fno-jump-tables."""
+    import subprocess
+    asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(hv_elf)],
+                         stdout=subprocess.PIPE, text=True, check=True).stdout
+    owners, func = set(), None
+    for line in asm.splitlines():
+        m = re.match(r"^[0-9a-f]+ <([^>]+)>:$", line)
+        if m:
+            func = m.group(1)
+        elif re.search(r"\tjmp\s+\*0x[0-9a-f]+\(,%r\w+,8\)", line):
+            owners.add(func)
+    assert owners <= INDIRECT_JUMP_OWNERS, f"jump tables in {sorted(owners - INDIRECT_JUMP_OWNERS)}"
