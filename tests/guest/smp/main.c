@@ -213,9 +213,15 @@ void ap_main(void)
 
 static bool wait_until(volatile uint32_t *p, uint32_t value)
 {
+	/*
+	 * QEMU TCG's TSC counts host time and its vCPUs are host threads: on
+	 * a loaded machine one may wait a scheduler slice or more, so there
+	 * the budget is 20 times Bochs's (it is spent only when a check fails).
+	 */
+	uint64_t budget = qemu_tcg_detected() ? 20 * WAIT_TICKS : WAIT_TICKS;
 	uint64_t t = rdtsc();
 
-	while (*p < value && rdtsc() - t < WAIT_TICKS)
+	while (*p < value && rdtsc() - t < budget)
 		pause();
 	return *p >= value;
 }
