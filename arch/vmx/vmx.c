@@ -1092,14 +1092,20 @@ static void vmx_vcpu_run(struct vcpu *vcpu)
 void vmm_kick(unsigned int vcpu_id)
 {
 	struct vcpu *target = vcpu_id < VM_MAX_VCPUS ? vmx_vcpus[vcpu_id] : NULL;
+	unsigned int cpu;
 
 	if (!target)
 		return;
+	/*
+	 * The CPU that holds the vCPU (vmx_setup_vcpu() set it), never "CPU
+	 * vcpu_id": with a scheduler the two differ (runtime/sched.h).
+	 */
+	cpu = target->cpu ? target->cpu->id : vcpu_id;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (READ_ONCE(target->arch->waiting_in_root))
-		vmx_kick_nmi(target->cpu ? target->cpu->id : vcpu_id);
+		vmx_kick_nmi(cpu);
 	else
-		vmx_kick_ipi(vcpu_id);
+		vmx_kick_ipi(cpu);
 }
 
 /* What an AP reports back to the boot CPU before it runs its vCPU. */
