@@ -5,6 +5,11 @@
  * decisions under each CPU's lock; the VMM acts on them.
  */
 #include "sched.h"
+#include "vm.h"
+
+/* Every vCPU of the VM has a place in the scheduler, and a queue slot is a byte. */
+_Static_assert(SCHED_MAX_VCPUS == VM_MAX_VCPUS, "the scheduler and the VM disagree on vCPUs");
+_Static_assert(SCHED_MAX_VCPUS <= 255, "run-queue entries are bytes");
 
 bool sched_init(struct sched *s, unsigned int nr_cpus, unsigned int nr_vcpus,
 		unsigned int pause_yield_after)
