@@ -731,10 +731,24 @@ static void vmx_print_gates(const struct vmx_controls *ctl)
 {
 	char line[160];
 
+	bool pause_gate = false;
+
 	for (unsigned int g = 0; g < profile_vmx_setup.n_gates; g++) {
 		vmx_format_gate_decision(line, sizeof(line), &profile_vmx_setup, ctl, g);
 		printk("%s\n", line);
+		pause_gate = pause_gate || !strcmp(profile_vmx_setup.gates[g].name, "pause");
 	}
+	/*
+	 * Without a pause gate (no fallback: one mode, required or none) the
+	 * boot still says which PAUSE handling it got: the scheduler's spin
+	 * yield depends on it (runtime/sched.h).
+	 */
+	if (!pause_gate)
+		printk("exitplan: pause: %s (the profile's only choice)\n",
+		       (ctl->field[VMX_PROC_BASED2] & SECONDARY_EXEC_PAUSE_LOOP_EXITING) ?
+		       "PAUSE-loop exiting" :
+		       (ctl->field[VMX_PROC_BASED] & CPU_BASED_PAUSE_EXITING) ?
+		       "plain PAUSE exiting" : "no PAUSE exiting");
 }
 
 /* Required by the runtime itself whatever the profile says. */

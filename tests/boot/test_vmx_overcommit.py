@@ -8,8 +8,9 @@ is the policy, arch/vmx does not call it yet), so these runs are one vCPU
 per CPU: 2 vCPUs on 2 CPUs with PAUSE-loop exiting (corei7_skylake_x)
 and with the fallback to plain PAUSE exiting (corei7_sandy_bridge_2600k
 has no PLE), both under the default profile, whose pause gate falls
-back.  Checked: the guest's mutual exclusion and that every vCPU
-finished its share, the gate line naming the PAUSE mode the boot got,
+back, and under the overcommit profile, which requires PLE.  Checked: the guest's mutual exclusion and that every vCPU
+finished its share, the line naming the PAUSE mode the boot got (the gate's, or without a
+gate exitplan's own),
 and, with plain PAUSE exiting, that every vCPU's spinning shows up as
 PAUSE exits of its own in the statistics.  Ticks per acquisition are
 printed, never judged."""
@@ -21,11 +22,15 @@ import yaml
 import bootlib
 
 ACQUISITIONS = 50
-# name: (CPU model, CPUs, the pause gate's line)
+# name: (profile, CPU model, CPUs, the line saying which PAUSE handling the boot got)
 RUNS = {
-    "ple-2": ("corei7_skylake_x", 2, "gate pause: PAUSE-loop exiting (pause_loop_exiting)"),
-    "pause-exiting-2": ("corei7_sandy_bridge_2600k", 2,
+    "ple-2": ("default", "corei7_skylake_x", 2,
+              "gate pause: PAUSE-loop exiting (pause_loop_exiting)"),
+    "pause-exiting-2": ("default", "corei7_sandy_bridge_2600k", 2,
                         "gate pause: plain PAUSE exiting (no pause_loop_exiting)"),
+    # PLE required, no gate: the boot says so all the same.
+    "overcommit-ple-2": ("overcommit", "corei7_skylake_x", 2,
+                         "exitplan: pause: PAUSE-loop exiting (the profile's only choice)"),
 }
 DOC_RE = re.compile(r"^# exitplan-stats-begin\n(.*?)^# exitplan-stats-end$", re.M | re.S)
 
@@ -35,8 +40,9 @@ def runs(hv_elf, boot_out):
     guest = bootlib.build_guest("overcommit")
     out = boot_out / "vmx-overcommit"
     jobs = []
-    for name, (cpu, ncpu, _) in RUNS.items():
-        iso = bootlib.build_iso(hv_elf, guest, out / f"{name}.iso",
+    for name, (profile, cpu, ncpu, _) in RUNS.items():
+        elf = hv_elf if profile == "default" else bootlib.build_hv(profile)
+        iso = bootlib.build_iso(elf, guest, out / f"{name}.iso",
                                 guest_args=f"k={ACQUISITIONS}")
         jobs.append(lambda i=iso, c=cpu, n=ncpu, s=out / f"{name}.serial":
                     bootlib.run_bochs(i, c, s, ncpu=n))
@@ -46,7 +52,7 @@ def runs(hv_elf, boot_out):
 @pytest.mark.parametrize("name", RUNS)
 def test_lock_is_exclusive_and_fair(runs, name):
     r = runs[name]
-    _, ncpu, gate = RUNS[name]
+    _, _, ncpu, gate = RUNS[name]
     r.expect(r"^%s$" % re.escape(gate))
     r.expect(r"^overcommit: %d CPUs in the MADT, %d acquisitions each$" % (ncpu, ACQUISITIONS))
     r.expect(r"^PASS: all-vcpus-arrived$")
