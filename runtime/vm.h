@@ -25,7 +25,12 @@
 #include "platform.h"
 #include "spinlock.h"
 
-#define VM_MAX_VCPUS	HV_MAX_CPUS
+/*
+ * A count of its own, not HV_MAX_CPUS: with the scheduler (sched.h) one
+ * CPU carries several vCPUs.  Both are 8 today.  At most 32: an ICR's
+ * targets are a 32-bit mask (struct icr_request).
+ */
+#define VM_MAX_VCPUS	8
 
 /* A vCPU's run state (what the summary prints, and what an event may do). */
 enum vcpu_run_state {

@@ -735,10 +735,24 @@ static void vmx_print_gates(const struct vmx_controls *ctl)
 {
 	char line[160];
 
+	bool pause_gate = false;
+
 	for (unsigned int g = 0; g < profile_vmx_setup.n_gates; g++) {
 		vmx_format_gate_decision(line, sizeof(line), &profile_vmx_setup, ctl, g);
 		printk("%s\n", line);
+		pause_gate = pause_gate || !strcmp(profile_vmx_setup.gates[g].name, "pause");
 	}
+	/*
+	 * Without a pause gate (no fallback: one mode, required or none) the
+	 * boot still says which PAUSE handling it got: the scheduler's spin
+	 * yield depends on it (runtime/sched.h).
+	 */
+	if (!pause_gate)
+		printk("exitplan: pause: %s (the profile's only choice)\n",
+		       (ctl->field[VMX_PROC_BASED2] & SECONDARY_EXEC_PAUSE_LOOP_EXITING) ?
+		       "PAUSE-loop exiting" :
+		       (ctl->field[VMX_PROC_BASED] & CPU_BASED_PAUSE_EXITING) ?
+		       "plain PAUSE exiting" : "no PAUSE exiting");
 }
 
 /* Required by the runtime itself whatever the profile says. */
@@ -1076,14 +1090,20 @@ static void vmx_vcpu_run(struct vcpu *vcpu)
 void vmm_kick(unsigned int vcpu_id)
 {
 	struct vcpu *target = vcpu_id < VM_MAX_VCPUS ? vmx_vcpus[vcpu_id] : NULL;
+	unsigned int cpu;
 
 	if (!target)
 		return;
+	/*
+	 * The CPU that holds the vCPU (vmx_setup_vcpu() set it), never "CPU
+	 * vcpu_id": with a scheduler the two differ (runtime/sched.h).
+	 */
+	cpu = target->cpu ? target->cpu->id : vcpu_id;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (READ_ONCE(target->arch->waiting_in_root))
-		vmx_kick_nmi(target->cpu ? target->cpu->id : vcpu_id);
+		vmx_kick_nmi(cpu);
 	else
-		vmx_kick_ipi(vcpu_id);
+		vmx_kick_ipi(cpu);
 }
 
 /* What an AP reports back to the boot CPU before it runs its vCPU. */

@@ -172,6 +172,9 @@ def explain(plan):
         if plan.pause.uses_loop:
             w(f"; PLE_Gap {plan.pause.ple_gap}, PLE_Window {plan.pause.ple_window} ticks")
         w(".\n")
+    w(f"Scheduler (vCPUs sharing a CPU): slice {p.sched.slice} ticks"
+      + (f"; yield after {p.sched.pause_yield_after} PAUSE exits"
+         if plan.pause is not None and "exit" in plan.pause.chain else "") + ".\n")
     if p.ptimer is not None:
         w(f"VMX-preemption timer: value {p.ptimer.value}"
           f"{', saved on exit (counts down across exits)' if p.ptimer.save else ', reloaded on every entry'}.\n")

@@ -22,6 +22,13 @@ U32_MAX = 0xffffffff
 # KVM's defaults (arch/x86/kvm/vmx/vmx.c: ple_gap, ple_window).
 DEFAULT_PLE_GAP = 128
 DEFAULT_PLE_WINDOW = 4096
+# The scheduler's defaults (runtime/sched.h says the same): a slice of
+# 200000 ticks is about 2.5 ms of Bochs at 80 M instructions/s, well above
+# a VM exit's few hundred ticks; 64 PAUSE exits are about a PLE_Window of
+# spinning at Bochs's cost per PAUSE exit.
+DEFAULT_SCHED_SLICE = 200000
+DEFAULT_PAUSE_YIELD_AFTER = 64
+PAUSE_YIELD_AFTER_MAX = 0xffff
 
 # Writes reach the hardware MSR without an exit under these access modes;
 # reads under these.
@@ -221,6 +228,7 @@ def _semantic(doc, raw, spec):
     p.rdtsc_exiting = x.get("rdtsc_exiting", False)
     _pause(p, x, err, required_names)
     _preemption_timer(p, x, err)
+    _scheduler(p, x, err)
     _io(p, x, err, spec)
 
     # --- MSRs -------------------------------------------------------------
@@ -287,6 +295,25 @@ def _preemption_timer(p, x, err):
         raise err(at + ("value",), f"execution.preemption_timer.value {t['value']} does not fit the "
                                    "32-bit VMX-preemption timer value (1..0xffffffff)")
     p.ptimer = Obj(value=t["value"], save=t.get("save_on_exit", False), path=at)
+
+
+def _scheduler(p, x, err):
+    """execution.scheduler: the slice and the PAUSE count, defaults when absent."""
+    s = x.get("scheduler", {})
+    at = ("execution", "scheduler")
+    if "slice" in s and not 0 < s["slice"] <= U32_MAX:
+        raise err(at + ("slice",), f"execution.scheduler.slice {s['slice']} does not fit the "
+                                   "32-bit VMX-preemption timer value (1..0xffffffff)")
+    if "pause_yield_after" in s:
+        if not 0 < s["pause_yield_after"] <= PAUSE_YIELD_AFTER_MAX:
+            raise err(at + ("pause_yield_after",), f"execution.scheduler.pause_yield_after "
+                                                   f"{s['pause_yield_after']} is not in 1..{PAUSE_YIELD_AFTER_MAX}")
+        if p.pause is None or "exit" not in p.pause.chain:
+            raise err(at + ("pause_yield_after",), "execution.scheduler.pause_yield_after is set but "
+                                                   "PAUSE exiting is never used (execution.pause has no "
+                                                   "mode or fallback 'exit')", key=True)
+    p.sched = Obj(slice=s.get("slice", DEFAULT_SCHED_SLICE),
+                  pause_yield_after=s.get("pause_yield_after", DEFAULT_PAUSE_YIELD_AFTER), path=at)
 
 
 def ports(first, last):

@@ -67,6 +67,14 @@ extern const vmx_exit_handler_t vmx_exit_table[VMX_EXIT_REASON_MAX + 1];
 #define PROFILE_PLE_GAP		0u
 #define PROFILE_PLE_WINDOW	0u
 
+/*
+ * The scheduler (execution.scheduler, runtime/sched.h): a vCPU's slice in
+ * TSC ticks where vCPUs share a CPU, and after how many plain PAUSE
+ * exits a spinning vCPU gives its CPU away.
+ */
+#define PROFILE_SCHED_SLICE_TICKS		200000u
+#define PROFILE_SCHED_PAUSE_YIELD_AFTER		64u
+
 /* The VMX-preemption timer (execution.preemption_timer). */
 #define PROFILE_PREEMPTION_TIMER		1
 #define PROFILE_PREEMPTION_TIMER_VALUE		100000u

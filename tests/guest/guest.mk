@@ -7,7 +7,7 @@
 # The library in tests/guest/lib/ is linked into every guest; each guest's
 # own sources are tests/guest/NAME/*.c.
 
-GUEST_NAMES := handlers isolation status bench hrtimer stats smp pingpong fuzz
+GUEST_NAMES := handlers isolation status bench hrtimer stats smp pingpong fuzz overcommit
 GUEST_DIR   := tests/guest
 GUEST_OUT   := $(BUILD)/guest
 

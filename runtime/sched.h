@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The vCPU scheduler, architecture-neutral: a run queue per physical
+ * CPU and the decisions made on the events that end a vCPU's turn --
+ * the end of its time slice, HLT, a PAUSE-loop exit (or, without
+ * PAUSE-loop exiting, every Nth PAUSE exit) -- and on the event that
+ * makes one runnable again: an interrupt, IPI, NMI, INIT or STARTUP
+ * posted to it (runtime/vm.h).  No VT-x here: the VMM switches VMCSs on
+ * what these functions decide, and they are unit-tested on the host
+ * (tests/unit/test_sched.c).
+ *
+ * Placement is static: vCPU i lives on CPU i mod p, for good.  No
+ * migration, so no vCPU ever needs its VMCS moved between CPUs (a VMCS
+ * is VMCLEARed on the CPU it was last loaded on, SDM Vol. 3C 25.11.3).
+ *
+ * States: RUNNING (the CPU's current vCPU), RUNNABLE (in the CPU's run
+ * queue), BLOCKED (halted, or waiting for STARTUP: only sched_wake()
+ * makes it runnable) and GONE (stopped for good).
+ *
+ * The spin-yield policy is KVM's kvm_vcpu_on_spin() in small: a vCPU
+ * that spins gives its CPU to a runnable vCPU that was preempted while
+ * running (its slice ended: it may hold the lock the spinner waits for)
+ * in preference to one that merely woke from HLT; with none runnable
+ * the spinner keeps its CPU.
+ *
+ * Locking: each CPU's queue and the state of every vCPU on it are under
+ * that CPU's lock (struct sched_cpu.lock).  The CPU itself takes it for
+ * its decisions (slice end, block, yield, pick), a poster on any CPU
+ * takes it to wake a vCPU there; since a vCPU never changes CPUs, no
+ * operation needs two CPUs' locks, and none is held across a VM entry.
+ * The vCPU's own lock (runtime/vm.h) is never taken inside it: events
+ * are posted first (vm.h), the vCPU woken after.
+ */
+#ifndef EXITPLAN_SCHED_H
+#define EXITPLAN_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "layout.h"
+#include "spinlock.h"
+
+#define SCHED_MAX_VCPUS		8
+#define SCHED_MAX_CPUS		HV_MAX_CPUS
+/* No vCPU: the CPU is idle. */
+#define SCHED_NONE		(-1)
+
+/* The default slice and PAUSE count when a profile names none (spec/profile.schema.yaml). */
+#define SCHED_DEFAULT_SLICE_TICKS	200000
+#define SCHED_DEFAULT_PAUSE_YIELD_AFTER	64
+
+enum sched_state {
+	SCHED_BLOCKED = 0,	/* halted or waiting for STARTUP: only a wake runs it */
+	SCHED_RUNNABLE,		/* in its CPU's run queue */
+	SCHED_RUNNING,		/* its CPU's current vCPU */
+	SCHED_GONE,		/* stopped for good */
+};
+
+struct sched_vcpu {
+	unsigned int id;
+	unsigned int cpu;		/* where it lives: id mod the CPU count */
+	enum sched_state state;
+	/*
+	 * It left its CPU while running (its slice ended): the likely lock
+	 * holder a spinner yields to first.  Cleared when it blocks, when
+	 * it yields on a spin itself, and when it is switched in.
+	 */
+	bool preempted;
+	unsigned int pause_exits;	/* plain PAUSE exits since it last yielded or was switched in */
+	/* For the report. */
+	uint64_t switched_in;		/* turns it got (first one included) */
+	uint64_t preemptions, blocks, spin_yields;
+};
+
+struct sched_cpu {
+	spinlock_t lock;
+	int current;			/* vCPU id, or SCHED_NONE */
+	int last;			/* the vCPU it ran last (whose VMCS is loaded), or SCHED_NONE */
+	/* The run queue, in order: queue[head], queue[head + 1], ... (mod SCHED_MAX_VCPUS). */
+	uint8_t queue[SCHED_MAX_VCPUS];
+	unsigned int head, nr_queued;
+	/* For the report: a switch loads another vCPU's VMCS than the last one. */
+	uint64_t switches;
+	uint64_t ple_yields, pause_yields;
+};
+
+struct sched {
+	unsigned int nr_cpus, nr_vcpus;
+	unsigned int pause_yield_after;	/* plain PAUSE exits before a yield (>= 1) */
+	struct sched_cpu cpu[SCHED_MAX_CPUS];
+	struct sched_vcpu vcpu[SCHED_MAX_VCPUS];
+};
+
+/*
+ * @nr_vcpus vCPUs (1 .. SCHED_MAX_VCPUS) on @nr_cpus CPUs (1 .. SCHED_MAX_CPUS,
+ * at most @nr_vcpus are used), all BLOCKED; @pause_yield_after 0 means 1.
+ * False when a count is out of range.
+ */
+bool sched_init(struct sched *s, unsigned int nr_cpus, unsigned int nr_vcpus,
+		unsigned int pause_yield_after);
+
+/* The CPU vCPU @id lives on (static: id mod the CPU count). */
+static inline unsigned int sched_vcpu_cpu(const struct sched *s, unsigned int id)
+{
+	return id % s->nr_cpus;
+}
+
+/* How many vCPUs live on CPU @cpu. */
+unsigned int sched_cpu_vcpus(const struct sched *s, unsigned int cpu);
+
+/*
+ * Make vCPU @id runnable: a BLOCKED one joins its CPU's run queue (or,
+ * when it is still that CPU's current vCPU -- it blocked but its CPU
+ * has not yet switched away -- simply runs on).  True when its CPU is
+ * idle and must be woken to run it.  A RUNNING or RUNNABLE vCPU needs
+ * nothing (it takes its events when it next enters); a GONE one stays gone.
+ */
+bool sched_wake(struct sched *s, unsigned int id);
+
+/*
+ * The current vCPU of @cpu halted with nothing to wake it yet: it is
+ * BLOCKED until sched_wake().  The caller checks for an event posted
+ * meanwhile after this (and wakes it if there is one), then calls
+ * sched_pick_next(): no wake-up is lost between the check and the block.
+ */
+void sched_block(struct sched *s, unsigned int cpu);
+
+/* The current vCPU of @cpu stopped for good. */
+void sched_gone(struct sched *s, unsigned int cpu);
+
+/* The slice of @cpu's current vCPU ended: to the back of the queue, marked preempted. */
+void sched_slice_end(struct sched *s, unsigned int cpu);
+
+/*
+ * @cpu's current vCPU spins (a PAUSE-loop exit): true when it gives the
+ * CPU away, to the first preempted runnable vCPU in queue order, else
+ * to the first runnable one; false, and it keeps running, when the
+ * queue is empty.  The one chosen goes to the queue's head, the spinner
+ * to its back.  sched_pick_next() then switches.
+ */
+bool sched_yield_on_spin(struct sched *s, unsigned int cpu);
+
+/*
+ * A plain PAUSE exit (PAUSE exiting, no PAUSE-loop exiting): every
+ * pause_yield_after-th one of a vCPU is a spin, as sched_yield_on_spin().
+ */
+bool sched_pause_exit(struct sched *s, unsigned int cpu);
+
+/*
+ * What @cpu runs next: its current vCPU while that is RUNNING, else the
+ * head of its queue (now RUNNING), else SCHED_NONE (idle, until a
+ * sched_wake() says so).  *@switched is set when the vCPU returned is
+ * another than the one whose VMCS the CPU last had loaded.
+ */
+int sched_pick_next(struct sched *s, unsigned int cpu, bool *switched);
+
+/* For tests and the report: @cpu's current vCPU, or SCHED_NONE. */
+int sched_current(struct sched *s, unsigned int cpu);
+enum sched_state sched_state(struct sched *s, unsigned int id);
+
+#endif /* EXITPLAN_SCHED_H */
