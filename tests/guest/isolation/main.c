@@ -497,6 +497,7 @@ static const struct attack attacks[] = {
 	{ "nmi-root", attack_nmi_root, false },
 	{ "ioapic", attack_ioapic, false },
 	{ "hpet", attack_hpet, false },
+	{ "unclaimed", attack_unclaimed, false },
 	{ "ioapic-byte", attack_ioapic_byte, true },
 };
 
