@@ -13,6 +13,7 @@
 #include "acpi.h"
 #include "apic.h"
 #include "arch_checks.h"
+#include "cpuid_msr_checks.h"
 #include "console.h"
 #include "exitplan.h"
 #include "fw_cfg.h"
@@ -943,5 +944,6 @@ void guest_main(void)
 	check_acpi();
 	check_arch();
 	check_tasks();
+	check_cpuid_msrs();
 	skip("preemption-timer", "host-side only: nothing for the guest to observe");
 }
