@@ -186,6 +186,9 @@ enum vmx_exit_action handle_cpuid(struct vcpu *vcpu)
 			    CPUID_1_ECX_HYPERVISOR;
 			if (vmcs_read(GUEST_CR4) & X86_CR4_OSXSAVE)
 				c |= CPUID_1_ECX_OSXSAVE;
+			/* The APIC bit follows IA32_APIC_BASE[11], as on hardware (SDM Vol. 3A 11.4.3). */
+			if (!(vcpu->arch->apic_base & APIC_BASE_EN))
+				d &= ~(uint64_t)CPUID_1_EDX_APIC;
 		} else if (leaf >= CPUID_LEAF_EXT_STRUCT_FEATURES) {
 			/*
 			 * The leaves whose bits follow the controls, tested only
