@@ -398,6 +398,27 @@ static enum vmx_exit_action xapic_page_write(struct vcpu *vcpu, uint64_t gpa, ui
 	return vmx_xapic_write(vcpu, gpa & (PAGE_SIZE - 1), (uint32_t)insn.value, insn.size);
 }
 
+static bool in_hv_region(uint64_t gpa)
+{
+	return gpa >= HV_REGION_START && gpa < HV_REGION_END;
+}
+
+/*
+ * An EPT violation with valid IDT-vectoring information happened while
+ * the CPU delivered an event (SDM Vol. 3C 28.2.4): the access was the
+ * delivery's -- an IDT entry, a stack push -- not the instruction at RIP.
+ * Emulating that instruction would perform a store it never made and
+ * skip it.  An emulated page (the xAPIC page, where such a push is a
+ * write) takes no event delivery: the guest is stopped with a report.
+ */
+static enum vmx_exit_action emulated_page_event_delivery(struct vcpu *vcpu, uint64_t gpa,
+							 const char *what)
+{
+	return vcpu_stop(vcpu, "delivery of event %#x touched %s at GPA %#llx (RIP %#llx)",
+			 vmcs_read32(IDT_VECTORING_INFO_FIELD), what, (unsigned long long)gpa,
+			 (unsigned long long)vmcs_read(GUEST_RIP));
+}
+
 static bool unclaimed_write_reported;
 
 /*
@@ -415,9 +436,7 @@ static enum vmx_exit_action unclaimed_access(struct vcpu *vcpu, uint64_t gpa, ui
 	struct mmio_access a;
 
 	if (vmcs_read32(IDT_VECTORING_INFO_FIELD) & INTR_INFO_VALID)
-		return vcpu_stop(vcpu, "delivery of event %#x touched unclaimed GPA %#llx (RIP %#llx)",
-				 vmcs_read32(IDT_VECTORING_INFO_FIELD), (unsigned long long)gpa,
-				 (unsigned long long)vmcs_read(GUEST_RIP));
+		return emulated_page_event_delivery(vcpu, gpa, "an unclaimed address");
 	/* The decode must agree with the access the CPU reported (else the code changed under it). */
 	if (!vmx_mmio_decode(vcpu, &a) || a.store != !!(q & EXIT_QUAL_EPT_WRITE))
 		return vcpu_stop(vcpu, "access to unclaimed GPA %#llx by an instruction that is not "
@@ -431,11 +450,6 @@ static enum vmx_exit_action unclaimed_access(struct vcpu *vcpu, uint64_t gpa, ui
 		       (unsigned long long)a.value, (unsigned long long)gpa);
 	vmx_mmio_complete(vcpu, &a, ~0ull);
 	return VMX_EXIT_RESUME;
-}
-
-static bool in_hv_region(uint64_t gpa)
-{
-	return gpa >= HV_REGION_START && gpa < HV_REGION_END;
 }
 
 static const char *ept_access_name(uint64_t q)
@@ -455,8 +469,11 @@ enum vmx_exit_action handle_ept_violation(struct vcpu *vcpu)
 
 	if (platform_mmio_test_page(gpa))
 		return mmio_test_page(vcpu, gpa, q);
-	if ((gpa & ~(uint64_t)(PAGE_SIZE - 1)) == vmx_xapic_page())
+	if ((gpa & ~(uint64_t)(PAGE_SIZE - 1)) == vmx_xapic_page()) {
+		if (vmcs_read32(IDT_VECTORING_INFO_FIELD) & INTR_INFO_VALID)
+			return emulated_page_event_delivery(vcpu, gpa, "the local APIC page");
 		return xapic_page_write(vcpu, gpa, q);
+	}
 	if (vmx_device_page(gpa))
 		return vmx_device_page_access(vcpu, gpa, q);
 	if (!in_hv_region(gpa) && !(q & EXIT_QUAL_EPT_FETCH))

@@ -18,6 +18,10 @@ hypervisor's report still ends the run.
   answered by arch/vmx/ept_exits.c); the first write is reported.
 - ioapic-byte: a byte write to IOREGSEL stops the guest with a report,
   and Bochs keeps running to the hypervisor's report.
+- apic-stack: INT3 with the stack in the local APIC page: the delivery's
+  push exits (IDT-vectoring information valid) and stops the guest with
+  a report, instead of the instruction at RIP being emulated as an APIC
+  write (arch/vmx/ept_exits.c).
 - mmio-exec-ioapic (test_vmx_isolation_cpu.py) covers the fetch."""
 import re
 
@@ -39,7 +43,7 @@ NONFATAL = {
                   [r"^exitplan: guest write of 0x5a5a5a5a to GPA 0xd0000000 dropped \(no device "
                    r"the guest is granted claims it\); later ones are not reported$"]),
 }
-FATAL = ["ioapic-byte"]
+FATAL = ["ioapic-byte", "apic-stack"]
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +98,17 @@ def test_ioapic_byte_write_stops_the_guest(runs):
     r.expect(r"^isolation: attacking ioapic-byte \(")
     r.expect_hv(r"^exitplan: guest stopped: I/O APIC write of 1 byte\(s\) at GPA 0xfec00000 "
                 r"\(RIP 0x[0-9a-f]+\): only aligned 32-bit accesses are defined \(82093AA\)$")
+    assert not r.find(r"^FAIL"), r.describe()
+    assert not r.find(r"^exitplan: guest exit status"), r.describe()
+    r.expect_clean_exit()
+    assert not r.vmx_failures(), "\n".join(r.vmx_failures())
+
+
+def test_event_delivery_onto_the_apic_page_stops_the_guest(runs):
+    r = runs["apic-stack"]
+    r.expect(r"^isolation: attacking apic-stack \(")
+    r.expect_hv(r"^exitplan: guest stopped: delivery of event 0x[0-9a-f]+ touched the local APIC "
+                r"page at GPA 0xfee003f[0-9a-f] \(RIP 0x[0-9a-f]+\)$")
     assert not r.find(r"^FAIL"), r.describe()
     assert not r.find(r"^exitplan: guest exit status"), r.describe()
     r.expect_clean_exit()

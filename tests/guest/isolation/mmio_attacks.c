@@ -20,6 +20,11 @@
  *     memory the guest is not granted (the VGA window, the VBE linear
  *     framebuffer) is such an address under exitplan: written, it still
  *     reads all ones;
+ *   - apic-stack (fatal): the stack in the local APIC page (mapped
+ *     read-only, so a push exits), then INT3: the exception's delivery
+ *     pushes onto the page.  The access is the delivery's, not the
+ *     instruction's at RIP: exitplan stops the guest with a report rather
+ *     than emulate the instruction at RIP as an APIC write;
  *   - ioapic-byte (fatal): a byte write to IOREGSEL, undefined in the
  *     82093AA datasheet (and a panic in some emulators): exitplan stops
  *     the guest with a report.
@@ -275,6 +280,19 @@ void attack_unclaimed(void)
 		store_and_check("vga-not-granted", VGA_WINDOW);
 	if (contained_here("lfb-not-granted"))
 		store_and_check("lfb-not-granted", VBE_LFB);
+}
+
+void attack_apic_stack(void)
+{
+	announce("apic-stack", "INT3 with the stack in the local APIC page");
+	/* INT3's delivery pushes EFLAGS, CS and EIP below 0xfee00400, into the page. */
+	asm volatile("movl %%esp, %%ebx\n\t"
+		     "movl $0xfee00400, %%esp\n\t"
+		     "int3\n\t"
+		     "movl %%ebx, %%esp"
+		     : : : "ebx", "memory");
+	printf("FAIL: apic-stack not contained\n");
+	test_abort();
 }
 
 void attack_ioapic_byte(void)
