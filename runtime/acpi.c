@@ -38,6 +38,7 @@ struct acpi_madt {
 } __packed;
 
 #define MADT_LOCAL_APIC		0
+#define MADT_IO_APIC		1
 #define MADT_LOCAL_X2APIC	9
 #define MADT_ENABLED		(1u << 0)
 
@@ -46,6 +47,14 @@ struct madt_local_apic {
 	uint8_t processor_uid;
 	uint8_t apic_id;
 	uint32_t flags;
+} __packed;
+
+struct madt_io_apic {
+	uint8_t type, length;
+	uint8_t io_apic_id;
+	uint8_t reserved;
+	uint32_t io_apic_address;
+	uint32_t global_system_interrupt_base;
 } __packed;
 
 struct madt_local_x2apic {
@@ -202,6 +211,29 @@ unsigned int acpi_madt_apic_ids(uint32_t *ids, unsigned int max)
 		if (cpu && (flags & MADT_ENABLED)) {
 			if (n < max)
 				ids[n] = id;
+			n++;
+		}
+		p += p[1];
+	}
+	return n;
+}
+
+unsigned int acpi_madt_ioapic_bases(uint64_t *bases, unsigned int max)
+{
+	const struct acpi_madt *madt = (const void *)table_find("APIC");
+	const uint8_t *p, *end;
+	unsigned int n = 0;
+
+	if (!madt || madt->header.length < sizeof(*madt))
+		return 0;
+	p = (const uint8_t *)(madt + 1);
+	end = (const uint8_t *)madt + madt->header.length;
+	while (p + 2 <= end && p[1] >= 2 && p + p[1] <= end) {
+		if (p[0] == MADT_IO_APIC && p[1] >= sizeof(struct madt_io_apic)) {
+			const struct madt_io_apic *e = (const void *)p;
+
+			if (n < max)
+				bases[n] = e->io_apic_address;
 			n++;
 		}
 		p += p[1];

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Just enough ACPI to list the CPUs and find the HPET: the RSDP, the
- * RSDT/XSDT, the MADT's local APIC and x2APIC entries (ACPI 6.4,
- * 5.2.5-5.2.8, 5.2.12) and the HPET table's base address (IA-PC HPET
+ * Just enough ACPI to list the CPUs and find the I/O APICs and the HPET:
+ * the RSDP, the RSDT/XSDT, the MADT's local APIC, x2APIC and I/O APIC
+ * entries (ACPI 6.4, 5.2.5-5.2.8, 5.2.12) and the HPET table's base address (IA-PC HPET
  * Specification 1.0a, 3.2.4).
  */
 #ifndef EXITPLAN_ACPI_H
@@ -16,6 +16,13 @@
  * no usable MADT.
  */
 unsigned int acpi_madt_apic_ids(uint32_t *ids, unsigned int max);
+
+/*
+ * The physical addresses of the I/O APICs the MADT lists, in its order,
+ * at most `max` of them.  Returns how many there are (which may exceed
+ * max), or 0 when there is no usable MADT.
+ */
+unsigned int acpi_madt_ioapic_bases(uint64_t *bases, unsigned int max);
 
 /*
  * The physical address of the HPET's event timer block the ACPI HPET

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "arch_bits.h"		/* generated: EPT_* entry bits, memory types */
+#include "boot_info.h"
 #include "compiler.h"
 #include "ept.h"
 #include "guest_loader.h"
@@ -96,6 +97,10 @@ bool ept_build(struct ept *ept, const struct ept_range *ranges, unsigned int n)
 			/* No execute: code is never fetched from a device (issue 7, item 9). */
 			flags = EPT_READ | EPT_WRITE | EPT_MEMTYPE_UC;
 			break;
+		case EPT_RANGE_FIRMWARE:
+			/* Memory, but tables and data, not code. */
+			flags = EPT_READ | EPT_WRITE | EPT_MEMTYPE_WB;
+			break;
 		case EPT_RANGE_ROM:
 			flags = EPT_RWX | EPT_MEMTYPE_UC;
 			break;
@@ -145,70 +150,129 @@ static const struct ept_range ept_roms[] = {
 	{ EPT_BIOS_FLASH_START, EPT_BIOS_FLASH_END, EPT_RANGE_ROM },
 };
 
-static enum ept_range_kind ept_classify(uint64_t a, const struct guest_ram_range *ram,
-					unsigned int n_ram)
+/*
+ * The firmware's data in memory, as the boot memory map lists it: the
+ * ACPI tables and NVS, and what it reserves below 1 MiB (the EBDA, where
+ * a guest looks for the RSDP).  Whole pages around the entry, below 4 GiB.
+ * A reserved entry above 1 MiB is a device or firmware window: only the
+ * ROMs and the grants of those are mapped.
+ */
+static bool firmware_entry(const struct boot_mmap_entry *e, uint64_t *lo, uint64_t *hi)
 {
+	uint64_t end = e->addr + e->len;
+
+	if (e->type != BOOT_MEM_ACPI_RECLAIMABLE && e->type != BOOT_MEM_ACPI_NVS &&
+	    !(e->type == BOOT_MEM_RESERVED && e->addr < EPT_LEGACY_ROM_END))
+		return false;
+	if (end <= e->addr || e->addr >= HV_IDENTITY_MAP_END)
+		return false;		/* empty, wrapping, or above the 4-GiB map */
+	if (end > HV_IDENTITY_MAP_END)
+		end = HV_IDENTITY_MAP_END;
+	if (e->type == BOOT_MEM_RESERVED && end > EPT_LEGACY_ROM_END)
+		end = EPT_LEGACY_ROM_END;
+	*lo = ALIGN_DOWN(e->addr, (uint64_t)PAGE_SIZE);
+	*hi = ALIGN_UP(end, (uint64_t)PAGE_SIZE);
+	return true;
+}
+
+/* What the boot memory map, the grants and the fixed tables make of @a, in priority order. */
+struct ept_sources {
+	const struct boot_info *bi;
+	const struct guest_ram_range *ram;
+	unsigned int n_ram;
+	const struct ept_range *grants;
+	unsigned int n_grants;
+};
+
+static enum ept_range_kind ept_classify(uint64_t a, const struct ept_sources *src)
+{
+	uint64_t lo, hi;
+
 	for (unsigned int i = 0; i < ARRAY_SIZE(ept_holes); i++) {
 		if (a >= ept_holes[i].start && a < ept_holes[i].end)
 			return EPT_RANGE_HOLE;
 	}
-	for (unsigned int i = 0; i < n_ram; i++) {
-		if (a >= ram[i].start && a < ram[i].end)
+	for (unsigned int i = 0; i < src->n_ram; i++) {
+		if (a >= src->ram[i].start && a < src->ram[i].end)
 			return EPT_RANGE_RAM;
 	}
 	for (unsigned int i = 0; i < ARRAY_SIZE(ept_roms); i++) {
 		if (a >= ept_roms[i].start && a < ept_roms[i].end)
 			return EPT_RANGE_ROM;
 	}
-	/* Below 4 GiB, what is not RAM is devices and firmware: uncached. */
-	return a < HV_IDENTITY_MAP_END ? EPT_RANGE_MMIO : EPT_RANGE_HOLE;
+	for (unsigned int i = 0; i < src->bi->mmap_count; i++) {
+		if (firmware_entry(&src->bi->mmap[i], &lo, &hi) && a >= lo && a < hi)
+			return EPT_RANGE_FIRMWARE;
+	}
+	for (unsigned int i = 0; i < src->n_grants; i++) {
+		if (a >= src->grants[i].start && a < src->grants[i].end)
+			return EPT_RANGE_MMIO;
+	}
+	/* Default deny: what nothing grants is not mapped (ept_exits.c answers it). */
+	return EPT_RANGE_HOLE;
 }
 
 /* The first boundary above @a (a range or hole edge, 4 GiB), or @limit. */
-static uint64_t ept_next_boundary(uint64_t a, uint64_t limit, const struct guest_ram_range *ram,
-				  unsigned int n_ram)
+static uint64_t ept_next_boundary(uint64_t a, uint64_t limit, const struct ept_sources *src)
 {
-	uint64_t next = limit;
+	uint64_t next = limit, lo, hi;
 
 #define CONSIDER(x) do { if ((x) > a && (x) < next) next = (x); } while (0)
 	for (unsigned int i = 0; i < ARRAY_SIZE(ept_holes); i++) {
 		CONSIDER(ept_holes[i].start);
 		CONSIDER(ept_holes[i].end);
 	}
-	for (unsigned int i = 0; i < n_ram; i++) {
-		CONSIDER(ram[i].start);
-		CONSIDER(ram[i].end);
+	for (unsigned int i = 0; i < src->n_ram; i++) {
+		CONSIDER(src->ram[i].start);
+		CONSIDER(src->ram[i].end);
 	}
 	for (unsigned int i = 0; i < ARRAY_SIZE(ept_roms); i++) {
 		CONSIDER(ept_roms[i].start);
 		CONSIDER(ept_roms[i].end);
+	}
+	for (unsigned int i = 0; i < src->bi->mmap_count; i++) {
+		if (firmware_entry(&src->bi->mmap[i], &lo, &hi)) {
+			CONSIDER(lo);
+			CONSIDER(hi);
+		}
+	}
+	for (unsigned int i = 0; i < src->n_grants; i++) {
+		CONSIDER(src->grants[i].start);
+		CONSIDER(src->grants[i].end);
 	}
 	CONSIDER((uint64_t)HV_IDENTITY_MAP_END);
 #undef CONSIDER
 	return next;
 }
 
-unsigned int ept_identity_ranges(const struct boot_info *bi, struct ept_range *out,
-				 unsigned int max)
+unsigned int ept_identity_ranges(const struct boot_info *bi, const struct ept_range *grants,
+				 unsigned int n_grants, struct ept_range *out, unsigned int max)
 {
 	/* Static: too large for the boot stack; built once, on the boot CPU. */
 	static struct guest_ram_range ram[GUEST_MAX_RANGES];
-	unsigned int n_ram = guest_ram_ranges(bi, ram, ARRAY_SIZE(ram));
+	struct ept_sources src = { bi, ram, 0, grants, n_grants };
 	uint64_t limit = HV_IDENTITY_MAP_END, a = 0;
 	unsigned int n = 0;
 
+	src.n_ram = guest_ram_ranges(bi, ram, ARRAY_SIZE(ram));
+	for (unsigned int i = 0; i < n_grants; i++) {
+		/* A grant is whole pages below 4 GiB, or a bug in its caller. */
+		if ((grants[i].start | grants[i].end) & (PAGE_SIZE - 1) ||
+		    grants[i].start >= grants[i].end || grants[i].end > HV_IDENTITY_MAP_END)
+			return 0;
+	}
 	/*
 	 * Up to the highest end of any RAM range -- not the end of the one
 	 * that starts last: with nested ranges that one need not end last, and
 	 * RAM the guest's memory map lists would be missing from the EPT.
 	 */
-	for (unsigned int i = 0; i < n_ram; i++) {
+	for (unsigned int i = 0; i < src.n_ram; i++) {
 		if (ram[i].end > limit)
 			limit = ram[i].end;
 	}
 	while (a < limit) {
-		enum ept_range_kind kind = ept_classify(a, ram, n_ram);
-		uint64_t end = ept_next_boundary(a, limit, ram, n_ram);
+		enum ept_range_kind kind = ept_classify(a, &src);
+		uint64_t end = ept_next_boundary(a, limit, &src);
 
 		if (n && out[n - 1].kind == kind && out[n - 1].end == a) {
 			out[n - 1].end = end;

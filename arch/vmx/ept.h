@@ -3,9 +3,11 @@
  * EPT: the guest-physical address space (SDM Vol. 3C 29.3).
  *
  * exitplan identity-maps guest-physical to host-physical memory with the
- * largest pages that fit, except for the hypervisor region and the MMIO
- * test page: those are not present, so a guest access to them is an EPT
- * violation the hypervisor reports instead of a crash.
+ * largest pages that fit: the guest's RAM, the firmware (ROMs, ACPI
+ * tables, the EBDA) and the device pages the runtime grants (the local
+ * APIC's).  Nothing else is present -- default deny, as for ports: an
+ * access to the hypervisor region is reported, one to an address nothing
+ * grants is answered as open bus (ept_exits.c).
  */
 #ifndef EXITPLAN_EPT_H
 #define EXITPLAN_EPT_H
@@ -13,14 +15,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "boot_info.h"	/* BOOT_MMAP_MAX */
 #include "guest_loader.h"	/* GUEST_MAX_RANGES */
 
 /* What a guest-physical range is, for the identity map. */
 enum ept_range_kind {
 	EPT_RANGE_HOLE,		/* not present: EPT violation */
 	EPT_RANGE_RAM,		/* write-back */
-	EPT_RANGE_MMIO,		/* uncacheable, not executable: devices, the APICs, VGA */
+	EPT_RANGE_MMIO,		/* uncacheable, not executable: a granted device page */
 	EPT_RANGE_ROM,		/* uncacheable, executable: the BIOS and option ROMs */
+	EPT_RANGE_FIRMWARE,	/* write-back, not executable: ACPI tables and NVS, the EBDA */
 };
 
 /*
@@ -50,23 +54,32 @@ struct ept {
 
 struct boot_info;
 
+/* The most device grants ept_identity_ranges() takes (vmx.c: the local APIC page). */
+#define EPT_MAX_GRANTS		8
+
 /*
- * The most ranges ept_identity_ranges() returns: each guest RAM range
- * adds at most two boundaries, the holes and 4 GiB a few more.
+ * The most ranges ept_identity_ranges() returns: each guest RAM range,
+ * firmware entry of the boot map and grant adds at most two boundaries,
+ * the holes, the ROMs and 4 GiB a few more.
  */
-#define EPT_IDENTITY_MAX_RANGES	(2 * GUEST_MAX_RANGES + 8)
+#define EPT_IDENTITY_MAX_RANGES	(2 * GUEST_MAX_RANGES + 2 * BOOT_MMAP_MAX + 2 * EPT_MAX_GRANTS + 12)
 
 /*
  * The identity map's ranges for boot memory map @bi: guest RAM
  * (guest_ram_ranges(): the available entries minus the hypervisor)
- * write-back; the firmware ROMs uncached and executable; the rest of the
- * first 4 GiB (legacy VGA, the PCI hole, the APICs) uncached and not
- * executable; the hypervisor region and the MMIO test page not present.  Sorted, contiguous from 0 to the end of the
- * highest RAM range (at least 4 GiB), adjacent ranges of different kinds.
- * Returns the count, 0 when more than @max would be needed.
+ * write-back; the firmware ROMs uncached and executable; the firmware's
+ * data (the map's ACPI entries, its reserved entries below 1 MiB)
+ * write-back and not executable; the device pages @grants (4-KiB aligned,
+ * below 4 GiB) uncached and not executable; everything else -- legacy
+ * VGA, the PCI hole, the I/O APIC, the HPET, the hypervisor region, the
+ * MMIO test page -- not present.  In that priority where they overlap:
+ * a grant never maps RAM as a device.  Sorted, contiguous from 0 to the
+ * end of the highest RAM range (at least 4 GiB), adjacent ranges of
+ * different kinds.  Returns the count, 0 when more than @max would be
+ * needed or a grant is not whole pages below 4 GiB.
  */
-unsigned int ept_identity_ranges(const struct boot_info *bi, struct ept_range *out,
-				 unsigned int max);
+unsigned int ept_identity_ranges(const struct boot_info *bi, const struct ept_range *grants,
+				 unsigned int n_grants, struct ept_range *out, unsigned int max);
 
 /* Page-table page allocation, zeroed (vmx.c; a fake in unit tests). */
 void *ept_alloc_table(void);

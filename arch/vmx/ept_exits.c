@@ -2,15 +2,20 @@
 /*
  * EPT violations and misconfigurations (SDM Vol. 3C 29.3.3).
  *
- * Only two kinds of guest-physical address are not mapped: the MMIO test
- * page, whose 32-bit MOV loads and stores are emulated here, and the
- * hypervisor region, whose every access is an attack or a guest bug.
- * The xAPIC page is mapped read-only: its writes are decoded here and
- * emulated by apic.c.  The I/O APIC and HPET pages are not mapped: their
- * loads and stores are decoded here too (vmx_mmio_decode()) and answered
- * by ioapic_exits.c.
- * Anything else is a bug in the EPT built by vmx.c.  Either way the
- * guest is stopped with a report and the hypervisor carries on.
+ * EPT maps only the guest's RAM, its firmware and the device pages the
+ * runtime grants (ept.h).  What is not mapped exits here:
+ *   - the MMIO test page, whose 32-bit MOV loads and stores are emulated;
+ *   - the xAPIC page, mapped read-only: its writes are decoded here and
+ *     emulated by apic.c;
+ *   - the I/O APIC and HPET pages: their loads and stores are decoded
+ *     here too (vmx_mmio_decode()) and answered by ioapic_exits.c;
+ *   - the hypervisor region: every access is an attack or a guest bug,
+ *     and the guest is stopped with a report;
+ *   - every other address: nothing the guest's machine has claims it, and
+ *     it is answered as a PC answers one, reads all ones, writes dropped
+ *     (unclaimed_access()).
+ * What cannot be answered stops the guest with a report; the hypervisor
+ * carries on.
  */
 #include "arch_bits.h"
 #include "compiler.h"
@@ -393,6 +398,60 @@ static enum vmx_exit_action xapic_page_write(struct vcpu *vcpu, uint64_t gpa, ui
 	return vmx_xapic_write(vcpu, gpa & (PAGE_SIZE - 1), (uint32_t)insn.value, insn.size);
 }
 
+static bool in_hv_region(uint64_t gpa)
+{
+	return gpa >= HV_REGION_START && gpa < HV_REGION_END;
+}
+
+/*
+ * An EPT violation with valid IDT-vectoring information happened while
+ * the CPU delivered an event (SDM Vol. 3C 28.2.4): the access was the
+ * delivery's -- an IDT entry, a stack push -- not the instruction at RIP.
+ * Emulating that instruction would perform a store it never made and
+ * skip it.  An emulated page (the xAPIC page, where such a push is a
+ * write) takes no event delivery: the guest is stopped with a report.
+ */
+static enum vmx_exit_action emulated_page_event_delivery(struct vcpu *vcpu, uint64_t gpa,
+							 const char *what)
+{
+	return vcpu_stop(vcpu, "delivery of event %#x touched %s at GPA %#llx (RIP %#llx)",
+			 vmcs_read32(IDT_VECTORING_INFO_FIELD), what, (unsigned long long)gpa,
+			 (unsigned long long)vmcs_read(GUEST_RIP));
+}
+
+static bool unclaimed_write_reported;
+
+/*
+ * A load or store to a guest-physical address that is neither the
+ * guest's memory nor a device the runtime or its profile grants (the
+ * VGA window, a framebuffer, a PCI BAR, the rest of the PCI hole, a
+ * second I/O APIC, anything above RAM).  On a PC nothing decodes such a
+ * cycle: it ends as a master abort, reads all ones and a write goes
+ * nowhere.  The guest gets the same; the first write is reported.  A MOV
+ * is emulated; anything else (a string instruction, an event delivered
+ * through the page) stops the guest with a report.
+ */
+static enum vmx_exit_action unclaimed_access(struct vcpu *vcpu, uint64_t gpa, uint64_t q)
+{
+	struct mmio_access a;
+
+	if (vmcs_read32(IDT_VECTORING_INFO_FIELD) & INTR_INFO_VALID)
+		return emulated_page_event_delivery(vcpu, gpa, "an unclaimed address");
+	/* The decode must agree with the access the CPU reported (else the code changed under it). */
+	if (!vmx_mmio_decode(vcpu, &a) || a.store != !!(q & EXIT_QUAL_EPT_WRITE))
+		return vcpu_stop(vcpu, "access to unclaimed GPA %#llx by an instruction that is not "
+				 "a MOV load or store matching the exit (RIP %#llx, bytes %02x %02x "
+				 "%02x %02x)", (unsigned long long)gpa,
+				 (unsigned long long)vmcs_read(GUEST_RIP), a.bytes[0], a.bytes[1],
+				 a.bytes[2], a.bytes[3]);
+	if (a.store && !__atomic_exchange_n(&unclaimed_write_reported, true, __ATOMIC_RELAXED))
+		printk("exitplan: guest write of %#llx to GPA %#llx dropped (no device the guest is "
+		       "granted claims it); later ones are not reported\n",
+		       (unsigned long long)a.value, (unsigned long long)gpa);
+	vmx_mmio_complete(vcpu, &a, ~0ull);
+	return VMX_EXIT_RESUME;
+}
+
 static const char *ept_access_name(uint64_t q)
 {
 	if (q & EXIT_QUAL_EPT_FETCH)
@@ -410,10 +469,15 @@ enum vmx_exit_action handle_ept_violation(struct vcpu *vcpu)
 
 	if (platform_mmio_test_page(gpa))
 		return mmio_test_page(vcpu, gpa, q);
-	if ((gpa & ~(uint64_t)(PAGE_SIZE - 1)) == vmx_xapic_page())
+	if ((gpa & ~(uint64_t)(PAGE_SIZE - 1)) == vmx_xapic_page()) {
+		if (vmcs_read32(IDT_VECTORING_INFO_FIELD) & INTR_INFO_VALID)
+			return emulated_page_event_delivery(vcpu, gpa, "the local APIC page");
 		return xapic_page_write(vcpu, gpa, q);
+	}
 	if (vmx_device_page(gpa))
 		return vmx_device_page_access(vcpu, gpa, q);
+	if (!in_hv_region(gpa) && !(q & EXIT_QUAL_EPT_FETCH))
+		return unclaimed_access(vcpu, gpa, q);
 
 	printk("exitplan: EPT violation: guest %s of GPA %#llx at RIP %#llx, qualification %#llx",
 	       ept_access_name(q), (unsigned long long)gpa, (unsigned long long)rip,
@@ -421,21 +485,19 @@ enum vmx_exit_action handle_ept_violation(struct vcpu *vcpu)
 	if (q & EXIT_QUAL_EPT_GLA_VALID)
 		printk(", linear address %#llx", (unsigned long long)vmcs_read(GUEST_LINEAR_ADDRESS));
 	printk("\n");
-	if (gpa >= HV_REGION_START && gpa < HV_REGION_END)
+	if (in_hv_region(gpa))
 		return vcpu_stop(vcpu, "EPT violation: %s of hypervisor memory at GPA %#llx (RIP %#llx)",
 				 ept_access_name(q), (unsigned long long)gpa,
 				 (unsigned long long)rip);
 	/*
-	 * MMIO is mapped without execute permission (ept.c): the guest
-	 * jumped into a device window (the local APIC page, VGA memory).
-	 * There is no instruction stream there to emulate.
+	 * A fetch outside RAM and the ROMs: the guest jumped into a device
+	 * window (the local APIC page, mapped without execute permission) or
+	 * an address nothing claims (VGA memory).  There is no instruction
+	 * stream there to emulate.
 	 */
-	if ((q & EXIT_QUAL_EPT_FETCH) && (q & EXIT_QUAL_EPT_READABLE))
-		return vcpu_stop(vcpu, "EPT violation: instruction fetch from MMIO at GPA %#llx "
-				 "(RIP %#llx): device memory is not executable",
-				 (unsigned long long)gpa, (unsigned long long)rip);
-	return vcpu_stop(vcpu, "EPT violation: %s of unmapped GPA %#llx (RIP %#llx)",
-			 ept_access_name(q), (unsigned long long)gpa, (unsigned long long)rip);
+	return vcpu_stop(vcpu, "EPT violation: instruction fetch from MMIO at GPA %#llx "
+			 "(RIP %#llx): device memory is not executable",
+			 (unsigned long long)gpa, (unsigned long long)rip);
 }
 
 enum vmx_exit_action handle_ept_misconfig(struct vcpu *vcpu)

@@ -15,6 +15,7 @@
 #include "cpu.h"
 #include "exit_handlers.h"
 #include "hypercall.h"
+#include "msr_index.h"		/* CPUID_HIDE_*: the features whose MSRs are not virtualised */
 #include "page_alloc.h"
 #include "string.h"
 #include "vmcs_fields.h"
@@ -182,10 +183,13 @@ enum vmx_exit_action handle_cpuid(struct vcpu *vcpu)
 		asm volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
 			     : "a"((uint64_t)leaf), "c"(r->rcx & 0xffffffffull));
 		if (leaf == CPUID_LEAF_FEATURES) {
-			c = (c & ~(uint64_t)(CPUID_1_ECX_VMX | CPUID_1_ECX_OSXSAVE)) |
+			c = (c & ~(uint64_t)(CPUID_1_ECX_VMX | CPUID_1_ECX_OSXSAVE | CPUID_HIDE_1_ECX)) |
 			    CPUID_1_ECX_HYPERVISOR;
 			if (vmcs_read(GUEST_CR4) & X86_CR4_OSXSAVE)
 				c |= CPUID_1_ECX_OSXSAVE;
+			/* The APIC bit follows IA32_APIC_BASE[11], as on hardware (SDM Vol. 3A 11.4.3). */
+			if (!(vcpu->arch->apic_base & APIC_BASE_EN))
+				d &= ~(uint64_t)CPUID_1_EDX_APIC;
 		} else if (leaf >= CPUID_LEAF_EXT_STRUCT_FEATURES) {
 			/*
 			 * The leaves whose bits follow the controls, tested only
@@ -206,6 +210,9 @@ enum vmx_exit_action handle_cpuid(struct vcpu *vcpu)
 				   !(proc2 & SECONDARY_EXEC_ENABLE_XSAVES)) {
 				/* And XSAVES/XRSTORS without "enable XSAVES/XRSTORS". */
 				a &= ~(uint64_t)CPUID_D_1_EAX_XSAVES;
+			} else if (leaf == CPUID_HIDDEN_LEAF_ARCH_PERFMON) {
+				/* No PMU: its MSRs are #GP (spec/msrs.yaml cpuid_msrs). */
+				a = b = c = d = 0;
 			}
 		}
 	}

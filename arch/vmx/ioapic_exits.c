@@ -4,9 +4,11 @@
  * hypervisor's: devices a guest could program to run code outside VMX
  * (SMM, through an SMI) or to write any physical address.
  *
- *   - The I/O APIC (0xFEC00000): a redirection entry delivers a device
- *     interrupt as an SMI, NMI or INIT to any CPU.  Emulated by ioapic.c
- *     over the hardware, the entries filtered.
+ *   - The I/O APIC (the MADT's first, else 0xFEC00000): a redirection
+ *     entry delivers a device interrupt as an SMI, NMI or INIT to any
+ *     CPU.  Emulated by ioapic.c over the hardware, the entries filtered.
+ *     Any further I/O APIC the MADT lists is not emulated: like every
+ *     page EPT does not map, it is an absent device (ept_exits.c).
  *   - The HPET (the ACPI HPET table's base, else 0xFED00000): a timer in
  *     FSB delivery writes a guest-chosen value to a guest-chosen address
  *     (an MSI with any delivery mode; on Bochs, a write to any physical
@@ -33,6 +35,7 @@
 #define HPET_DEFAULT_BASE	0xfed00000ull	/* IA-PC HPET Specification 1.0a, 2.1 */
 
 static uint64_t hpet_page = HPET_DEFAULT_BASE;
+static uint64_t ioapic_page = IOAPIC_DEFAULT_BASE;
 
 /* The guest's I/O APIC, under the VM's platform_lock (so is the hardware's IOREGSEL). */
 static struct ioapic_guest vm_ioapic;
@@ -41,7 +44,7 @@ static bool ioapic_refusal_reported, hpet_write_reported;
 
 static volatile uint32_t *ioapic_reg(unsigned int offset)
 {
-	return phys_to_virt(IOAPIC_DEFAULT_BASE + offset);
+	return phys_to_virt(ioapic_page + offset);
 }
 
 uint32_t ioapic_hw_read(uint8_t index)
@@ -68,7 +71,7 @@ static uint64_t page_of(uint64_t gpa)
 
 bool vmx_device_page(uint64_t gpa)
 {
-	return page_of(gpa) == IOAPIC_DEFAULT_BASE || page_of(gpa) == hpet_page;
+	return page_of(gpa) == ioapic_page || page_of(gpa) == hpet_page;
 }
 
 /* Unmap the page at @pa (a device window, present as MMIO until now). */
@@ -79,18 +82,31 @@ static bool hide_page(struct ept *ept, uint64_t pa)
 	return ept_set_4k(ept, pa, 0);
 }
 
+/* A table naming RAM the hypervisor owns or no address below 4 GiB is not believed. */
+static bool device_base_plausible(uint64_t base)
+{
+	return base && base < HV_IDENTITY_MAP_END &&
+	       !(base >= HV_REGION_START && base < HV_REGION_END);
+}
+
 bool vmx_hide_device_pages(struct ept *ept)
 {
-	uint64_t base = acpi_hpet_base();
+	uint64_t base = acpi_hpet_base(), ioapics[2];
+	unsigned int n_ioapics = acpi_madt_ioapic_bases(ioapics, ARRAY_SIZE(ioapics));
+	bool from_madt = n_ioapics && device_base_plausible(ioapics[0]);
 
-	/* A table naming RAM the hypervisor owns or no address below 4 GiB is not believed. */
-	if (base && base < HV_IDENTITY_MAP_END &&
-	    !(base >= HV_REGION_START && base < HV_REGION_END))
+	if (device_base_plausible(base))
 		hpet_page = page_of(base);
-	printk("exitplan: EPT: the I/O APIC page %#llx and the HPET page %#llx%s are emulated, "
-	       "not mapped\n", (unsigned long long)IOAPIC_DEFAULT_BASE,
+	if (from_madt)
+		ioapic_page = page_of(ioapics[0]);
+	printk("exitplan: EPT: the I/O APIC page %#llx%s and the HPET page %#llx%s are emulated, "
+	       "not mapped\n", (unsigned long long)ioapic_page, from_madt ? " (MADT)" : "",
 	       (unsigned long long)hpet_page, base ? " (ACPI HPET table)" : "");
-	return hide_page(ept, IOAPIC_DEFAULT_BASE) && hide_page(ept, hpet_page);
+	if (n_ioapics > 1)
+		printk("exitplan: EPT: the MADT lists %u I/O APICs; the guest gets the first, the "
+		       "others are absent (not mapped, read all ones)\n", n_ioapics);
+	/* Left out of the map already (default deny); a grant must not bring them back. */
+	return hide_page(ept, ioapic_page) && hide_page(ept, hpet_page);
 }
 
 static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa,
@@ -142,7 +158,7 @@ static enum vmx_exit_action hpet_access(struct vcpu *vcpu, uint64_t gpa,
 
 enum vmx_exit_action vmx_device_page_access(struct vcpu *vcpu, uint64_t gpa, uint64_t q)
 {
-	const char *name = page_of(gpa) == IOAPIC_DEFAULT_BASE ? "the I/O APIC" : "the HPET";
+	const char *name = page_of(gpa) == ioapic_page ? "the I/O APIC" : "the HPET";
 	struct mmio_access a;
 
 	/* No instruction stream to emulate on a device page. */
@@ -161,7 +177,7 @@ enum vmx_exit_action vmx_device_page_access(struct vcpu *vcpu, uint64_t gpa, uin
 				 "not a MOV load or store matching the exit (RIP %#llx, "
 				 "bytes %02x %02x %02x %02x)", name, (unsigned long long)gpa,
 				 (unsigned long long)vmcs_read(GUEST_RIP), a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]);
-	if (page_of(gpa) == IOAPIC_DEFAULT_BASE)
+	if (page_of(gpa) == ioapic_page)
 		return ioapic_access(vcpu, gpa, &a);
 	return hpet_access(vcpu, gpa, &a);
 }

@@ -472,14 +472,18 @@ static struct ept vmx_vm_ept;
 static uint64_t vmx_vm_eptp;
 
 /*
- * The identity map of the guest's memory, minus the hypervisor and the
- * MMIO test page; the xAPIC page read-only and never executable, so that
- * every write to it -- the ICR's above all -- exits (apic.c).
+ * The identity map of the guest's memory and firmware, and of the one
+ * device page the runtime grants, the xAPIC page: read-only and never
+ * executable, so that every write to it -- the ICR's above all -- exits
+ * (apic.c).  Nothing else is mapped (ept.h).
  */
 static bool vmx_build_vm_ept(struct vmx_cpu *vc, const struct boot_info *bi)
 {
 	const struct vmx_caps *caps = &vc->caps;
 	static struct ept_range ranges[EPT_IDENTITY_MAX_RANGES];
+	const struct ept_range grants[] = {
+		{ vmx_xapic_page(), vmx_xapic_page() + PAGE_SIZE, EPT_RANGE_MMIO },
+	};
 	unsigned int n;
 
 	if (!(vc->controls.field[VMX_PROC_BASED2] & SECONDARY_EXEC_ENABLE_EPT)) {
@@ -495,7 +499,7 @@ static bool vmx_build_vm_ept(struct vmx_cpu *vc, const struct boot_info *bi)
 	}
 	vmx_vm_ept.use_2m = vmx_feature_supported(caps, VMX_FEATURE_EPT_2M_PAGES);
 	vmx_vm_ept.use_1g = vmx_feature_supported(caps, VMX_FEATURE_EPT_1G_PAGES);
-	n = ept_identity_ranges(bi, ranges, ARRAY_SIZE(ranges));
+	n = ept_identity_ranges(bi, grants, ARRAY_SIZE(grants), ranges, ARRAY_SIZE(ranges));
 	if (!n || !ept_build(&vmx_vm_ept, ranges, n) ||
 	    !ept_set_4k(&vmx_vm_ept, vmx_xapic_page(), EPT_READ | EPT_MEMTYPE_UC) ||
 	    !vmx_hide_device_pages(&vmx_vm_ept)) {

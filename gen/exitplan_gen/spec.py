@@ -59,6 +59,10 @@ IO_HANDLING = ("emulated", "filtered", "denied")
 MECHANISMS = ("atomic", "load_list", "manual", "passthrough", "trap")
 
 
+# How a trapped RDMSR/WRMSR is answered (spec/msrs.yaml `answer`).
+MSR_ANSWERS = ("emulated", "executed", "vmcs", "read_only")
+
+
 class Obj:
     """A plain record whose attributes are set from keyword arguments."""
 
@@ -297,7 +301,11 @@ class Spec:
             if policy and not mechs:
                 raise sf.err(p + ("mechanisms",), f"{name} has policy: true but offers no mechanism")
             aliases = sf.field(p, e, "aliases", (list,), required=False, default=[])
+            answer = sf.field(p, e, "answer", (str,), required=False)
+            if answer is not None and answer not in MSR_ANSWERS:
+                raise sf.err(p + ("answer",), f"unknown answer '{answer}'{suggest(answer, MSR_ANSWERS)}")
             msr = Obj(name=name, index=index, last=last, policy=policy, mechanisms=list(mechs),
+                      answer=answer,
                       sdm=sf.field(p, e, "sdm", (str,)), aliases=[], path=p, atomic=None, vmcs=None,
                       macro=f"MSR_{name}" if last is None else f"MSR_{name}_FIRST",
                       first_macro=f"MSR_{name}" if last is None else f"MSR_{name}_FIRST",
@@ -343,6 +351,69 @@ class Spec:
                 self.msr[a] = msr
         self.msrs.sort(key=lambda m: (m.index, m.last is not None))
         self.policy_msrs = sorted(m.name for m in self.msrs if m.policy)
+        self._cpuid_msrs(sf)
+
+    def _cpuid_msrs(self, sf):
+        """The rule that CPUID and the MSRs agree: a feature the guest is
+        shown has every MSR behind it answered; one it is not shown has
+        none answered (#GP, as without the feature)."""
+        self.cpuid_msrs = []
+        self.cpuid_hidden_masks = {}	# (leaf, reg) -> mask of hidden bits
+        self.cpuid_hidden_leaves = []	# (feature, leaf)
+        seen, bits = {}, {}
+        for i, e in enumerate(sf.top("cpuid_msrs", list)):
+            p = ("cpuid_msrs", i)
+            feature = sf.ident(p, e, "feature")
+            _unique(sf, seen, feature, p + ("feature",), "CPUID feature")
+            for k in e:
+                if k not in ("feature", "cpuid", "guest", "msrs", "why"):
+                    raise sf.err(p + (k,), f"unknown key '{k}' in a cpuid_msrs entry", key=True)
+            loc = sf.field(p, e, "cpuid", (dict,))
+            q = p + ("cpuid",)
+            leaf = sf.field(q, loc, "leaf", (int,))
+            reg = sf.field(q, loc, "reg", (str,), required=False)
+            bit = sf.field(q, loc, "bit", (int,), required=False)
+            if not 0 <= leaf <= 0xffffffff:
+                raise sf.err(q + ("leaf",), f"CPUID leaf {leaf:#x} is not 32-bit")
+            if (reg is None) != (bit is None):
+                raise sf.err(q, "give both reg and bit, or neither (the whole leaf)")
+            if reg is not None and reg not in ("eax", "ebx", "ecx", "edx"):
+                raise sf.err(q + ("reg",), f"'{reg}' is not eax, ebx, ecx or edx")
+            if bit is not None and not 0 <= bit < 32:
+                raise sf.err(q + ("bit",), f"bit {bit} does not fit a 32-bit register")
+            where = (f"CPUID.{leaf:02X}H:{reg.upper()}[{bit}]" if reg else f"CPUID leaf {leaf:02X}H")
+            _unique(sf, bits, (leaf, reg, bit), q, "CPUID location")
+            guest = sf.field(p, e, "guest", (str,))
+            if guest not in ("shown", "hidden"):
+                raise sf.err(p + ("guest",), f"guest must be 'shown' or 'hidden', not '{guest}'")
+            msrs = []
+            for j, name in enumerate(sf.field(p, e, "msrs", (list,))):
+                r = p + ("msrs", j)
+                if not isinstance(name, str) or name not in self.msr:
+                    raise sf.err(r, f"unknown MSR {name!r}{suggest(str(name), self.msr)}")
+                msr = self.msr[name]
+                if guest == "shown" and msr.answer is None:
+                    raise sf.err(r, f"{feature} ({where}) is shown to the guest, but {msr.name} behind "
+                                    "it has no answer: a trapped access would be #GP where the CPU "
+                                    "answers; give it an answer (and its emulation) or hide the feature")
+                if guest == "hidden" and msr.answer is not None:
+                    raise sf.err(r, f"{feature} ({where}) is hidden from the guest, but {msr.name} behind "
+                                    f"it is answered ({msr.answer}): a CPU without the feature raises "
+                                    "#GP; drop the answer or show the feature")
+                msrs.append(msr)
+                msr.cpuid_feature = Obj(name=feature, where=where, guest=guest)
+            why = sf.field(p, e, "why", (str,), required=guest == "hidden")
+            self.cpuid_msrs.append(Obj(feature=feature, leaf=leaf, reg=reg, bit=bit, where=where,
+                                       guest=guest, msrs=msrs, why=why, path=p))
+            if guest == "hidden":
+                if reg is None:
+                    self.cpuid_hidden_leaves.append((feature, leaf))
+                else:
+                    self.cpuid_hidden_masks[(leaf, reg)] = \
+                        self.cpuid_hidden_masks.get((leaf, reg), 0) | (1 << bit)
+        for (leaf, reg) in list(self.cpuid_hidden_masks):
+            if any(hl == leaf for _, hl in self.cpuid_hidden_leaves):
+                raise sf.err(("cpuid_msrs",), f"CPUID leaf {leaf:02X}H is hidden whole and bit by bit")
 
     # --- features ---------------------------------------------------------
     def _features(self, sf):

@@ -410,5 +410,10 @@ def _msrs(p, m, doc, err, spec, required_names):
             if feat.name in required_names:
                 raise err(fat, f"{name}: fallback contradicts features.require: {feat.name} is required, "
                                "so there is nothing to fall back from")
+        hidden = getattr(msr, "cpuid_feature", None)
+        if hidden is not None and hidden.guest == "hidden" and (access != "trap" or switch != "none"):
+            raise err(at, f"{name} is behind {hidden.name} ({hidden.where}), which exitplan hides from "
+                          "the guest (spec/msrs.yaml cpuid_msrs): it must stay trapped and unswitched "
+                          "(the guest gets #GP, as on a CPU without the feature)", key=True)
         p.msrs.append(Obj(msr=msr, switch=switch, access=access, fallback=fallback, path=at,
                           writes_pass=access in WRITES_PASS, reads_pass=access in READS_PASS))

@@ -48,6 +48,7 @@ STOP_REPORT = {
                         r"APIC page",
     # tests/guest/isolation/mmio_attacks.c (test_vmx_isolation_mmio.py checks the details)
     "ioapic-byte": r"^exitplan: guest stopped: I/O APIC write of 1 byte\(s\) at GPA 0xfec00000",
+    "apic-stack": r"^exitplan: guest stopped: delivery of event 0x[0-9a-f]+ touched the local APIC page",
 }
 # Attacks that are the guest powering off: exit status 0 (runtime/platform.h).
 POWER_OFF_REPORT = {

@@ -5,8 +5,10 @@
  * The identity ranges handed to ept_build() come from the real
  * ept_identity_ranges() (and through it the real guest_ram_ranges() of
  * runtime/guest_loader.c), exactly as vmx.c builds the guest's EPT: RAM
- * write-back, the hypervisor region and the MMIO test page not present,
- * the rest below 4 GiB uncached.  The ranges' shape is checked, and the
+ * write-back, the firmware ROMs executable, the firmware's data (ACPI
+ * entries, reserved entries below 1 MiB) write-back, the granted device
+ * pages (the local APIC's, as vmx.c grants it) uncached, and nothing else
+ * present (default deny).  The ranges' shape is checked, and the
  * resulting tables against an oracle that reads the raw boot memory map
  * itself (its own end of RAM, too):
  * every boundary address of every entry and hole, every 4-KiB page of the
@@ -92,6 +94,12 @@ static void set_map(const struct mm *m, unsigned int n)
 	bi.mmap_count = n;
 }
 
+/* The device pages granted, as vmx.c grants the xAPIC page; one more in the PCI hole. */
+static const struct ept_range grants[] = {
+	{ 0xfee00000, 0xfee01000, EPT_RANGE_MMIO },
+	{ 0xe0000000, 0xe0400000, EPT_RANGE_MMIO },
+};
+
 /* The oracle: what @a is, read from the raw boot memory map. */
 static enum ept_range_kind expected_kind(uint64_t a)
 {
@@ -107,7 +115,24 @@ static enum ept_range_kind expected_kind(uint64_t a)
 	}
 	if ((a >= 0xc0000 && a < 0x100000) || (a >= 0xfff00000 && a < 0x100000000ull))
 		return EPT_RANGE_ROM;
-	return a < HV_IDENTITY_MAP_END ? EPT_RANGE_MMIO : EPT_RANGE_HOLE;
+	for (unsigned int i = 0; i < bi.mmap_count; i++) {
+		const struct boot_mmap_entry *e = &bi.mmap[i];
+		/* The firmware's data: whole pages around the entry, below 4 GiB. */
+		uint64_t lo = e->addr & ~4095ull, hi = (e->addr + e->len + 4095) & ~4095ull;
+		bool acpi = e->type == BOOT_MEM_ACPI_RECLAIMABLE || e->type == BOOT_MEM_ACPI_NVS;
+
+		if (e->type == BOOT_MEM_RESERVED && hi > 0x100000)
+			hi = 0x100000;
+		if ((acpi || (e->type == BOOT_MEM_RESERVED && e->addr < 0x100000)) && e->len &&
+		    a >= lo && a < hi && a < HV_IDENTITY_MAP_END)
+			return EPT_RANGE_FIRMWARE;
+	}
+	for (unsigned int i = 0; i < ARRAY_SIZE(grants); i++) {
+		if (a >= grants[i].start && a < grants[i].end)
+			return EPT_RANGE_MMIO;
+	}
+	/* Default deny: VGA, the rest of the PCI hole, the I/O APIC, the HPET. */
+	return EPT_RANGE_HOLE;
 }
 
 /* --- the identity ranges, from ept.c ------------------------------------- */
@@ -153,7 +178,7 @@ static void compose_ranges(void)
 	}
 	limit = expected_limit();
 
-	n_ranges = ept_identity_ranges(&bi, ranges, ARRAY_SIZE(ranges));
+	n_ranges = ept_identity_ranges(&bi, grants, ARRAY_SIZE(grants), ranges, ARRAY_SIZE(ranges));
 	assert_true(n_ranges > 0);
 	/* From 0 to the end of RAM without gaps, each kind change a new range. */
 	assert_int_equal(ranges[0].start, 0);
@@ -185,7 +210,8 @@ static const struct ept_range *range_of(uint64_t a)
 static const char *kind_name(enum ept_range_kind k)
 {
 	return k == EPT_RANGE_RAM ? "RAM (WB)" : k == EPT_RANGE_MMIO ? "MMIO (UC, RW)" :
-	       k == EPT_RANGE_ROM ? "ROM (UC)" : "not present";
+	       k == EPT_RANGE_ROM ? "ROM (UC)" : k == EPT_RANGE_FIRMWARE ? "firmware data (WB, RW)" :
+	       "not present";
 }
 
 static uint64_t page_size(unsigned int level)
@@ -212,10 +238,12 @@ static void check_addr(const struct ept *ept, uint64_t a)
 	assert_true(level <= 2);
 	size = page_size(level);
 	base = e & EPT_ADDR_MASK & ~(size - 1);
-	/* Devices are never executable; RAM and the firmware ROMs are. */
-	if ((e & EPT_RWX) != (want == EPT_RANGE_MMIO ? (EPT_READ | EPT_WRITE) : EPT_RWX) ||
+	/* Devices and firmware data are never executable; RAM and the firmware ROMs are. */
+	if ((e & EPT_RWX) != (want == EPT_RANGE_MMIO || want == EPT_RANGE_FIRMWARE ?
+			      (EPT_READ | EPT_WRITE) : EPT_RWX) ||
 	    base + (a & (size - 1)) != a ||
-	    (e & EPT_MEMTYPE_MASK) != (want == EPT_RANGE_RAM ? EPT_MEMTYPE_WB : EPT_MEMTYPE_UC) ||
+	    (e & EPT_MEMTYPE_MASK) != (want == EPT_RANGE_RAM || want == EPT_RANGE_FIRMWARE ?
+				       EPT_MEMTYPE_WB : EPT_MEMTYPE_UC) ||
 	    !!(e & EPT_LARGE_PAGE) != (level > 0) ||
 	    (e & EPT_ADDR_MASK & (size - 1)))
 		fail_msg("%#llx (%s): leaf %#llx at level %u is wrong", (unsigned long long)a,
@@ -382,17 +410,19 @@ static void test_ram_above_4g(void **state)
 		assert_int_equal(level, 2);
 		assert_int_not_equal(ept_lookup(&ept, GiB, &level), 0);
 		assert_int_equal(level, 2);
-		/* The test page's gigabyte: 2 MiB pages around a 4-KiB hole. */
-		assert_int_not_equal(ept_lookup(&ept, PLATFORM_MMIO_TEST_PAGE - 2 * MiB, &level), 0);
-		assert_int_equal(level, 1);
-		assert_int_not_equal(ept_lookup(&ept, PLATFORM_MMIO_TEST_PAGE - 4096, &level), 0);
-		assert_int_equal(level, 0);
+		/* The PCI hole's gigabyte: the granted pages only, nothing around them. */
+		assert_int_equal(ept_lookup(&ept, PLATFORM_MMIO_TEST_PAGE - 4096, &level), 0);
 		assert_int_equal(ept_lookup(&ept, PLATFORM_MMIO_TEST_PAGE, &level), 0);
+		assert_int_equal(ept_lookup(&ept, 0xfec00000, &level), 0);
+		assert_int_not_equal(ept_lookup(&ept, 0xe0000000, &level), 0);
+		assert_int_equal(level, 1);
+		assert_int_not_equal(ept_lookup(&ept, 0xfee00000, &level), 0);
+		assert_int_equal(level, 0);
 		/* The hypervisor's 32 MiB: 2-MiB aligned, so 2 MiB pages up to it. */
 		assert_int_not_equal(ept_lookup(&ept, HV_REGION_START - 1, &level), 0);
 		assert_int_equal(level, 1);
 		assert_int_equal(ept_lookup(&ept, HV_REGION_START, &level), 0);
-		/* The first MiB: 4-KiB pages (the EBDA at 0x9f000 is UC). */
+		/* The first MiB: 4-KiB pages (the EBDA at 0x9f000 is firmware data). */
 		assert_int_not_equal(ept_lookup(&ept, 0x9f000, &level), 0);
 		assert_int_equal(level, 0);
 	}
@@ -472,16 +502,22 @@ static void test_hypervisor_region_and_test_page_hidden(void **state)
 			 EPT_MEMTYPE_WB);
 	assert_int_equal(ept_lookup(&ept, HV_REGION_END, &level) & EPT_MEMTYPE_MASK,
 			 EPT_MEMTYPE_WB);
-	/* The local APIC and IO-APIC pages: uncached, present, not executable. */
+	/* The granted local APIC page: uncached, present, not executable. */
 	assert_int_equal(ept_lookup(&ept, 0xfee00000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
 			 EPT_MEMTYPE_UC | EPT_READ | EPT_WRITE);
-	assert_int_equal(ept_lookup(&ept, 0xfec00000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
-			 EPT_MEMTYPE_UC | EPT_READ | EPT_WRITE);
-	/* The VGA window between the EBDA and the BIOS: not executable either. */
-	assert_int_equal(ept_lookup(&ept, 0xa0000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
-			 EPT_MEMTYPE_UC | EPT_READ | EPT_WRITE);
-	assert_int_equal(ept_lookup(&ept, 0xb8000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
-			 EPT_MEMTYPE_UC | EPT_READ | EPT_WRITE);
+	/* Default deny: the I/O APIC, the HPET, the pages around the APIC, the VGA window. */
+	assert_int_equal(ept_lookup(&ept, 0xfec00000, NULL), 0);
+	assert_int_equal(ept_lookup(&ept, 0xfed00000, NULL), 0);
+	assert_int_equal(ept_lookup(&ept, 0xfedff000, NULL), 0);
+	assert_int_equal(ept_lookup(&ept, 0xfee01000, NULL), 0);
+	assert_int_equal(ept_lookup(&ept, 0xa0000, NULL), 0);
+	assert_int_equal(ept_lookup(&ept, 0xb8000, NULL), 0);
+	assert_int_equal(ept_lookup(&ept, 0xd0000000, NULL), 0);
+	/* The EBDA SeaBIOS reserves: the guest reads it (the RSDP may be there). */
+	assert_int_equal(ept_lookup(&ept, 0x9fc00, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
+			 EPT_MEMTYPE_WB | EPT_READ | EPT_WRITE);
+	/* The ACPI tables at the top of RAM that SeaBIOS reserves: not mapped (RESV above 1 MiB). */
+	assert_int_equal(ept_lookup(&ept, 0x7fe0000, NULL), 0);
 	/* The BIOS and option ROMs, and the BIOS flash: executable. */
 	assert_int_equal(ept_lookup(&ept, 0xc0000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
 			 EPT_MEMTYPE_UC | EPT_RWX);
@@ -489,20 +525,19 @@ static void test_hypervisor_region_and_test_page_hidden(void **state)
 			 EPT_MEMTYPE_UC | EPT_RWX);
 	assert_int_equal(ept_lookup(&ept, 0xfffff000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
 			 EPT_MEMTYPE_UC | EPT_RWX);
-	assert_int_equal(ept_lookup(&ept, 0xffeff000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
-			 EPT_MEMTYPE_UC | EPT_READ | EPT_WRITE);
+	assert_int_equal(ept_lookup(&ept, 0xffeff000, NULL), 0);
 	free_tables();
 }
 
 /*
- * ept_set_4k() with no permissions: how vmx.c leaves out the I/O APIC and
- * HPET pages (arch/vmx/ioapic_exits.c) after the map is built.  The page
+ * ept_set_4k() with no permissions on a granted device range: the page
  * goes, its neighbours in the split 2-MiB page keep their flags, and a
- * second call leaves it out.
+ * second call leaves it out.  On a page no grant maps (the I/O APIC and
+ * HPET, which ioapic_exits.c keeps out) there is nothing to change.
  */
 static void test_device_page_unmapped(void **state)
 {
-	static const uint64_t pages[] = { 0xfec00000, 0xfed00000 };
+	static const uint64_t pages[] = { 0xe0001000, 0xe0200000 };
 	struct ept ept = { .use_2m = true, .use_1g = true };
 	const uint64_t mmio = EPT_MEMTYPE_UC | EPT_READ | EPT_WRITE;
 	unsigned int level;
@@ -525,9 +560,73 @@ static void test_device_page_unmapped(void **state)
 		assert_true(ept_set_4k(&ept, pages[i], 0));
 		assert_int_equal(ept_lookup(&ept, pages[i], NULL), 0);
 	}
-	/* The local APIC's page, in the next 2 MiB, untouched. */
+	assert_false(ept_set_4k(&ept, 0xfec00000, 0));
+	assert_int_equal(ept_lookup(&ept, 0xfec00000, NULL), 0);
+	/* The local APIC's page, in another 2 MiB, untouched. */
 	assert_int_equal(ept_lookup(&ept, 0xfee00000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX), mmio);
 	free_tables();
+}
+
+/*
+ * Bochs's BIOS: the ACPI tables in an ACPI entry at the top of RAM, the
+ * EBDA and the BIOS area reserved below 1 MiB, the BIOS flash reserved.
+ * The tables are mapped (the guest reads them), the flash is the ROM,
+ * nothing else of the reserved entries above 1 MiB.
+ */
+static void test_firmware_data(void **state)
+{
+	static const struct mm m[] = {
+		{ 0x0, 0x9f000, AVAIL },
+		{ 0x9f000, 0x1000, RESV },
+		{ 0xe8000, 0x18000, RESV },
+		{ 0x100000, 0xfef0000, AVAIL },
+		{ 0xfff0000, 0x10000, BOOT_MEM_ACPI_RECLAIMABLE },
+		{ 0x20000000, 0x800, BOOT_MEM_ACPI_NVS },	/* not whole pages */
+		{ 0xfec00000, 0x1000, RESV },
+		{ 0xfffc0000, 0x40000, RESV },
+		{ 0x100000000ull, 0x1000, BOOT_MEM_ACPI_NVS },	/* above 4 GiB: not mapped */
+	};
+	struct ept ept = { .use_2m = true, .use_1g = true };
+	const uint64_t data = EPT_MEMTYPE_WB | EPT_READ | EPT_WRITE;
+
+	(void)state;
+	set_map(m, ARRAY_SIZE(m));
+	build_and_check_all_caps();
+	compose_ranges();
+	table_limit = MAX_TABLES;
+	assert_true(ept_build(&ept, ranges, n_ranges));
+	assert_int_equal(ept_lookup(&ept, 0xfff0000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX), data);
+	assert_int_equal(ept_lookup(&ept, 0xfffffff, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX), data);
+	assert_int_equal(ept_lookup(&ept, 0x20000000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX), data);
+	assert_int_equal(ept_lookup(&ept, 0x20001000, NULL), 0);
+	assert_int_equal(ept_lookup(&ept, 0x9f000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX), data);
+	/* The BIOS area below 1 MiB stays the executable ROM, reserved or not. */
+	assert_int_equal(ept_lookup(&ept, 0xe8000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),
+			 EPT_MEMTYPE_UC | EPT_RWX);
+	assert_int_equal(ept_lookup(&ept, 0xfec00000, NULL), 0);
+	assert_int_equal(ept_lookup(&ept, 0x100000000ull, NULL), 0);
+	free_tables();
+}
+
+/* A grant that is not whole pages below 4 GiB is the caller's bug: no map at all. */
+static void test_bad_grants(void **state)
+{
+	static const struct ept_range bad[][1] = {
+		{ { 0xfee00800, 0xfee01000, EPT_RANGE_MMIO } },
+		{ { 0xfee00000, 0xfee00800, EPT_RANGE_MMIO } },
+		{ { 0xfee01000, 0xfee00000, EPT_RANGE_MMIO } },
+		{ { 0xfffff000, 0x100001000ull, EPT_RANGE_MMIO } },
+	};
+
+	(void)state;
+	set_map(qemu_128m, ARRAY_SIZE(qemu_128m));
+	for (unsigned int i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_int_equal(ept_identity_ranges(&bi, bad[i], 1, ranges, ARRAY_SIZE(ranges)), 0);
+	/* No grant at all: the local APIC page is not mapped either. */
+	n_ranges = ept_identity_ranges(&bi, NULL, 0, ranges, ARRAY_SIZE(ranges));
+	assert_true(n_ranges > 0);
+	for (unsigned int i = 0; i < n_ranges; i++)
+		assert_int_not_equal(ranges[i].kind, EPT_RANGE_MMIO);
 }
 
 /*
@@ -587,10 +686,12 @@ static void test_ranges_overflow(void **state)
 	set_map(qemu_128m, ARRAY_SIZE(qemu_128m));
 	compose_ranges();
 	assert_true(n_ranges > ARRAY_SIZE(few));
-	assert_int_equal(ept_identity_ranges(&bi, few, ARRAY_SIZE(few)), 0);
-	assert_int_equal(ept_identity_ranges(&bi, few, 0), 0);
+	assert_int_equal(ept_identity_ranges(&bi, grants, ARRAY_SIZE(grants), few, ARRAY_SIZE(few)),
+			 0);
+	assert_int_equal(ept_identity_ranges(&bi, grants, ARRAY_SIZE(grants), few, 0), 0);
 	/* Exactly enough room is enough. */
-	assert_int_equal(ept_identity_ranges(&bi, ranges, n_ranges), n_ranges);
+	assert_int_equal(ept_identity_ranges(&bi, grants, ARRAY_SIZE(grants), ranges, n_ranges),
+			 n_ranges);
 }
 
 /* Running out of table pages at any point fails cleanly. */
@@ -627,6 +728,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_odd_maps, teardown),
 		cmocka_unit_test_teardown(test_hypervisor_region_and_test_page_hidden, teardown),
 		cmocka_unit_test_teardown(test_device_page_unmapped, teardown),
+		cmocka_unit_test_teardown(test_firmware_data, teardown),
+		cmocka_unit_test_teardown(test_bad_grants, teardown),
 		cmocka_unit_test_teardown(test_out_of_memory, teardown),
 		cmocka_unit_test_teardown(test_nested_ram_above_4g, teardown),
 		cmocka_unit_test_teardown(test_ranges_overflow, teardown),

@@ -13,6 +13,7 @@
 #include "acpi.h"
 #include "apic.h"
 #include "arch_checks.h"
+#include "cpuid_msr_checks.h"
 #include "console.h"
 #include "exitplan.h"
 #include "fw_cfg.h"
@@ -855,7 +856,9 @@ static void check_apic_base(void)
 			"not under exitplan: the APIC would stay disabled";
 
 		skip("apic-base-disable", "%s", why);
+		skip("cpuid-apic-off-when-disabled", "%s", why);
 		skip("apic-base-enable", "%s", why);
+		skip("cpuid-apic-on-when-enabled", "%s", why);
 		skip("apic-timer-after-apic-base", "%s", why);
 		return;
 	}
@@ -868,10 +871,15 @@ static void check_apic_base(void)
 	check("apic-base-disable", v == (base & ~(uint64_t)APIC_BASE_EN),
 	      "read 0x%llx after writing 0x%llx", v,
 	      base & ~(uint64_t)APIC_BASE_EN);
+	/* CPUID.01H:EDX.APIC follows the global enable (SDM Vol. 3A 11.4.3). */
+	check("cpuid-apic-off-when-disabled", !(cpuid(1).edx & CPUID_1_EDX_APIC),
+	      "CPUID.01H:EDX 0x%x with the APIC disabled", cpuid(1).edx);
 	wrmsr(MSR_IA32_APIC_BASE, base);
 	v = rdmsr(MSR_IA32_APIC_BASE);
 	check("apic-base-enable", v == base, "read 0x%llx after writing 0x%llx",
 	      v, base);
+	check("cpuid-apic-on-when-enabled", cpuid(1).edx & CPUID_1_EDX_APIC,
+	      "CPUID.01H:EDX 0x%x with the APIC enabled", cpuid(1).edx);
 
 	/* A disable resets the APIC (SDM 10.4.3): set it up again. */
 	apic_init();
@@ -943,5 +951,6 @@ void guest_main(void)
 	check_acpi();
 	check_arch();
 	check_tasks();
+	check_cpuid_msrs();
 	skip("preemption-timer", "host-side only: nothing for the guest to observe");
 }

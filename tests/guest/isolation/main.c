@@ -4,7 +4,7 @@
  * with attack=NAME (docs/GUESTS.md lists them).
  *
  * Fatal attacks (read-hv, write-hv, read-hv-high, triple-fault; reset-kbc,
- * reset-92, reset-cf9, acpi-s5, bochs-shutdown; ioapic-byte) print "isolation:
+ * reset-92, reset-cf9, acpi-s5, bochs-shutdown; ioapic-byte, apic-stack) print "isolation:
  * attacking NAME" and then do it: exitplan must stop the guest (EPT
  * violation, triple fault, reset request) or end it as powered off, and
  * never let the machine itself reset or power off.  If the guest is still
@@ -497,7 +497,9 @@ static const struct attack attacks[] = {
 	{ "nmi-root", attack_nmi_root, false },
 	{ "ioapic", attack_ioapic, false },
 	{ "hpet", attack_hpet, false },
+	{ "unclaimed", attack_unclaimed, false },
 	{ "ioapic-byte", attack_ioapic_byte, true },
+	{ "apic-stack", attack_apic_stack, true },
 };
 
 void guest_main(void)

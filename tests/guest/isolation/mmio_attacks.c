@@ -13,6 +13,18 @@
  *     comparator matches, as it would write the hypervisor's.  Under
  *     exitplan the HPET is absent: its registers read all ones and the
  *     word keeps its value;
+ *   - unclaimed: loads and stores of every size to guest-physical
+ *     addresses nothing claims (a hole in the PCI range) read all ones,
+ *     8- and 16-bit loads merging into the register as hardware merges
+ *     them, and a store there changes nothing: as on bare Bochs.  Device
+ *     memory the guest is not granted (the VGA window, the VBE linear
+ *     framebuffer) is such an address under exitplan: written, it still
+ *     reads all ones;
+ *   - apic-stack (fatal): the stack in the local APIC page (mapped
+ *     read-only, so a push exits), then INT3: the exception's delivery
+ *     pushes onto the page.  The access is the delivery's, not the
+ *     instruction's at RIP: exitplan stops the guest with a report rather
+ *     than emulate the instruction at RIP as an APIC write;
  *   - ioapic-byte (fatal): a byte write to IOREGSEL, undefined in the
  *     82093AA datasheet (and a panic in some emulators): exitplan stops
  *     the guest with a report.
@@ -201,6 +213,86 @@ void attack_hpet(void)
 	check("hpet-fsb-no-write", canary == FSB_CANARY,
 	      "the HPET's FSB message wrote 0x%x over the word at 0x%x", canary,
 	      (uint32_t)(uintptr_t)&canary);
+}
+
+/* Nothing on Bochs's i440FX decodes this part of the PCI hole (no BAR, no chipset window). */
+#define UNCLAIMED_PCI_HOLE	0xd0000000u
+#define VGA_WINDOW		0xa0000u
+#define VBE_LFB			0xe0000000u	/* Bochs's VBE framebuffer, PCI BAR 0 of its VGA */
+#define UNCLAIMED_STORE		0x5a5a5a5au
+
+/* Every load size at @addr reads all ones; the merges keep the register's other bits. */
+static bool all_ones(uint32_t addr, char *why, unsigned int len)
+{
+	volatile uint8_t *p = phys_ptr(addr);
+	uint32_t d, b = 0x12345678, w = 0x12345678, h = 0x12345678;
+
+	d = *mmio32(addr);
+	asm volatile("movb %1, %b0" : "+q"(b) : "m"(*p));
+	asm volatile("movw %1, %w0" : "+r"(w) : "m"(*(volatile uint16_t *)p));
+	asm volatile("movb %1, %h0" : "+Q"(h) : "m"(p[1]));
+	snprintf(why, len, "at 0x%x: dword 0x%x, byte into AL 0x%x, word into AX 0x%x, "
+		 "byte into AH 0x%x", addr, d, b, w, h);
+	return d == 0xffffffffu && b == 0x123456ffu && w == 0x1234ffffu && h == 0x1234ff78u;
+}
+
+static void check_all_ones(const char *name, uint32_t addr)
+{
+	char why[160];
+	bool ok = all_ones(addr, why, sizeof(why));
+
+	check(name, ok, "%s", why);
+}
+
+/* Stores of each size and kind (MOV r, MOV imm), then every load: all ones still. */
+static void store_and_check(const char *name, uint32_t addr)
+{
+	volatile uint8_t *p = phys_ptr(addr);
+	uint32_t at4, at8;
+	char why[160];
+	bool ok;
+
+	*mmio32(addr) = UNCLAIMED_STORE;
+	p[4] = 0xa5;
+	*(volatile uint16_t *)(p + 6) = 0x1234;
+	asm volatile("movl $0x600dc0de, %0" : "=m"(*(volatile uint32_t *)(p + 8)));
+	ok = all_ones(addr, why, sizeof(why));
+	at4 = *mmio32(addr + 4);
+	at8 = *mmio32(addr + 8);
+	check(name, ok && at4 == 0xffffffffu && at8 == 0xffffffffu,
+	      "after stores %s; +4 reads 0x%x, +8 reads 0x%x", why, at4, at8);
+}
+
+void attack_unclaimed(void)
+{
+	announce("unclaimed", "loads and stores where no device the guest owns answers");
+	/* Architectural: an address nothing decodes, as bare Bochs (and a PC) answers it. */
+	if (qemu_tcg_detected() && !cmdline_has("notcgskip")) {
+		/* QEMU's unassigned memory reads 0 where a PC's master abort reads all ones. */
+		skip("unclaimed-read", "QEMU reads unassigned memory as 0");
+		skip("unclaimed-write", "QEMU reads unassigned memory as 0");
+	} else {
+		check_all_ones("unclaimed-read", UNCLAIMED_PCI_HOLE + 0x100);
+		store_and_check("unclaimed-write", UNCLAIMED_PCI_HOLE);
+	}
+	/* Device memory exitplan does not grant: absent for the guest. */
+	if (contained_here("vga-not-granted"))
+		store_and_check("vga-not-granted", VGA_WINDOW);
+	if (contained_here("lfb-not-granted"))
+		store_and_check("lfb-not-granted", VBE_LFB);
+}
+
+void attack_apic_stack(void)
+{
+	announce("apic-stack", "INT3 with the stack in the local APIC page");
+	/* INT3's delivery pushes EFLAGS, CS and EIP below 0xfee00400, into the page. */
+	asm volatile("movl %%esp, %%ebx\n\t"
+		     "movl $0xfee00400, %%esp\n\t"
+		     "int3\n\t"
+		     "movl %%ebx, %%esp"
+		     : : : "ebx", "memory");
+	printf("FAIL: apic-stack not contained\n");
+	test_abort();
 }
 
 void attack_ioapic_byte(void)
