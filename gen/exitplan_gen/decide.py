@@ -118,7 +118,7 @@ def _fast(plan, p, spec):
         plan.fast.append(Obj(reason=spec.reason["CPUID"], handler="handle_cpuid_fast",
                              general=spec.handlers["CPUID"],
                              why=f"fast.cpuid_leaves lists {len(plan.cpuid_fast)} "
-                                 f"leaf{'s' if len(plan.cpuid_fast) != 1 else ''} "
+                                 f"{'leaves' if len(plan.cpuid_fast) != 1 else 'leaf'} "
                                  f"({', '.join(f'{e.leaf:#x}' for e in plan.cpuid_fast)}) whose answer "
                                  "depends on neither ECX nor the guest: answered from a table "
                                  "built at boot, the rest by handle_cpuid()"))
