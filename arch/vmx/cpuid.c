@@ -23,11 +23,18 @@
  * hypervisor leaves 0x40000000.. answering "exitplan".  Inlined into
  * handle_cpuid(), the hot path: no function calls besides CPUID itself.
  * 64-bit values: CPUID zero-extends what it writes, so no masking is
- * needed when they go to the guest's registers.
+ * needed when they go to the guest's registers.  Returned by value, so
+ * that once inlined they stay in registers until the caller stores them;
+ * the subleaf is read through ecx where it is tested (only past leaf 6),
+ * as a value held across CPUID it would cost handle_cpuid() a spill
+ * (the hypervisor fixes RBP and R10-R15, which leaves few registers).
  */
+struct cpuid_result {
+	uint64_t a, b, c, d;
+};
+
 static inline __attribute__((always_inline))
-void __cpuid_answer(struct vcpu *vcpu, uint32_t leaf, uint32_t subleaf,
-		    uint64_t *eax, uint64_t *ebx, uint64_t *ecx, uint64_t *edx)
+struct cpuid_result __cpuid_answer(struct vcpu *vcpu, uint32_t leaf, const uint64_t *ecx)
 {
 	uint64_t a, b, c, d;
 
@@ -42,7 +49,7 @@ void __cpuid_answer(struct vcpu *vcpu, uint32_t leaf, uint32_t subleaf,
 		}
 	} else {
 		asm volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
-			     : "a"((uint64_t)leaf), "c"((uint64_t)subleaf));
+			     : "a"((uint64_t)leaf), "c"(*ecx & 0xffffffffull));
 		if (leaf == CPUID_LEAF_FEATURES) {
 			c = (c & ~(uint64_t)(CPUID_1_ECX_VMX | CPUID_1_ECX_OSXSAVE)) |
 			    CPUID_1_ECX_HYPERVISOR;
@@ -60,43 +67,45 @@ void __cpuid_answer(struct vcpu *vcpu, uint32_t leaf, uint32_t subleaf,
 			    !(proc2 & SECONDARY_EXEC_ENABLE_RDTSCP)) {
 				/* Without "enable RDTSCP" the instruction is #UD in the guest. */
 				d &= ~(uint64_t)CPUID_80000001_EDX_RDTSCP;
-			} else if (leaf == CPUID_LEAF_EXT_STRUCT_FEATURES && subleaf == 0 &&
+			} else if (leaf == CPUID_LEAF_EXT_STRUCT_FEATURES && (uint32_t)*ecx == 0 &&
 				   !(proc2 & SECONDARY_EXEC_ENABLE_INVPCID)) {
 				/* Likewise INVPCID without "enable INVPCID" (SDM Vol. 3C 26.3). */
 				b &= ~(uint64_t)CPUID_7_EBX_INVPCID;
-			} else if (leaf == CPUID_LEAF_XSTATE && subleaf == 1 &&
+			} else if (leaf == CPUID_LEAF_XSTATE && (uint32_t)*ecx == 1 &&
 				   !(proc2 & SECONDARY_EXEC_ENABLE_XSAVES)) {
 				/* And XSAVES/XRSTORS without "enable XSAVES/XRSTORS". */
 				a &= ~(uint64_t)CPUID_D_1_EAX_XSAVES;
 			}
 		}
 	}
-	*eax = a;
-	*ebx = b;
-	*ecx = c;
-	*edx = d;
+	return (struct cpuid_result){ .a = a, .b = b, .c = c, .d = d };
 }
 
 /* The answer the guest gets for (leaf, subleaf): the fast handler's table. */
 void cpuid_answer(struct vcpu *vcpu, uint32_t leaf, uint32_t subleaf, struct cpuid_regs *out)
 {
-	uint64_t a, b, c, d;
+	uint64_t ecx = subleaf;
+	struct cpuid_result res = __cpuid_answer(vcpu, leaf, &ecx);
 
-	__cpuid_answer(vcpu, leaf, subleaf, &a, &b, &c, &d);
-	out->eax = (uint32_t)a;
-	out->ebx = (uint32_t)b;
-	out->ecx = (uint32_t)c;
-	out->edx = (uint32_t)d;
+	out->eax = (uint32_t)res.a;
+	out->ebx = (uint32_t)res.b;
+	out->ecx = (uint32_t)res.c;
+	out->edx = (uint32_t)res.d;
 }
 
 enum vmx_exit_action handle_cpuid(struct vcpu *vcpu)
 {
 	struct guest_regs *r = &vcpu->regs;
 	uint32_t leaf = (uint32_t)r->rax;
+	struct cpuid_result res;
 
 	if (VCPU_STATS_COUNTING)
 		exit_stats_count_cpuid(&vcpu->stats, leaf);
-	__cpuid_answer(vcpu, leaf, (uint32_t)r->rcx, &r->rax, &r->rbx, &r->rcx, &r->rdx);
+	res = __cpuid_answer(vcpu, leaf, &r->rcx);
+	r->rax = res.a;
+	r->rbx = res.b;
+	r->rcx = res.c;
+	r->rdx = res.d;
 	vmx_skip_instruction();
 	return VMX_EXIT_RESUME;
 }
