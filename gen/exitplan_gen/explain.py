@@ -55,8 +55,7 @@ def _explain_auto(w, plan):
 def _explain_fast(w, plan):
     """Which reasons got a fast handler (decide.py _fast) and why."""
     if not plan.fast:
-        w(_wrap("Fast handlers: none (the profile lists no fast.cpuid_leaves); every "
-                "reason goes to its general handler."))
+        w("Fast handlers: none (the profile lists no fast.cpuid_leaves).\n")
         return
     w("Fast handlers (the profile's fast key):\n")
     for f in plan.fast:
@@ -121,7 +120,6 @@ def explain(plan):
     else:
         w(".\n")
         w(_wrap("A C switch over every handled reason; the compiler picks jump table or compares."))
-    _explain_fast(w, plan)
     if p.policy != "switch":
         table_in_mix = [h for h in plan.table if h.share]
         line = f"Through vmx_exit_table: {len(plan.table)} handled reasons, {pct(plan.table_share)} of the mix"
@@ -133,6 +131,9 @@ def explain(plan):
                 ", ".join(f"{m.reason.name} {pct(m.share)}" for m in plan.unhandled) + "."))
     else:
         w(f"  Any other reason goes to {p.unexpected}(), which reports it and stops the guest.\n")
+
+    w("\n")
+    _explain_fast(w, plan)
 
     w(f"\nStatistics: {p.stats}: ")
     w({"off": "the dispatch does no accounting at all.\n",
