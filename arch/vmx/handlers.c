@@ -15,7 +15,6 @@
 #include "cpu.h"
 #include "exit_handlers.h"
 #include "hypercall.h"
-#include "msr_index.h"		/* CPUID_HIDE_*: the features whose MSRs are not virtualised */
 #include "page_alloc.h"
 #include "string.h"
 #include "vmcs_fields.h"
@@ -147,81 +146,6 @@ void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v)
 		vmcs_write(GUEST_RSP, v);
 	else
 		fixed_gpr_write(n, v);
-}
-
-/* --- CPUID ------------------------------------------------------------- */
-
-/* Four characters as CPUID returns them in a register (little endian). */
-#define CPUID_SIG(a, b, c, d) \
-	((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
-
-/*
- * The host's CPUID, with the hypervisor bit set and VMX hidden (the guest
- * gets no nested VMX), OSXSAVE reflecting the guest's own CR4, and the
- * hypervisor leaves 0x40000000.. answering "exitplan".  The hot path:
- * no function calls besides CPUID itself.
- */
-enum vmx_exit_action handle_cpuid(struct vcpu *vcpu)
-{
-	struct guest_regs *r = &vcpu->regs;
-	uint32_t leaf = (uint32_t)r->rax;
-	/* 64-bit: CPUID zero-extends what it writes, so no masking is needed. */
-	uint64_t a, b, c, d;
-
-	if (VCPU_STATS_COUNTING)
-		exit_stats_count_cpuid(&vcpu->stats, leaf);
-	if (unlikely(leaf - CPUID_HYPERVISOR_BASE <= CPUID_HV_LEAF_RANGE)) {
-		a = b = c = d = 0;
-		if (leaf == CPUID_HYPERVISOR_BASE) {
-			a = CPUID_HYPERVISOR_BASE;	/* the highest hypervisor leaf */
-			/* The signature "exitplan" and four NULs, as KVM's "KVMKVMKVM\0\0\0". */
-			b = CPUID_SIG('e', 'x', 'i', 't');
-			c = CPUID_SIG('p', 'l', 'a', 'n');
-			d = 0;
-		}
-	} else {
-		asm volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
-			     : "a"((uint64_t)leaf), "c"(r->rcx & 0xffffffffull));
-		if (leaf == CPUID_LEAF_FEATURES) {
-			c = (c & ~(uint64_t)(CPUID_1_ECX_VMX | CPUID_1_ECX_OSXSAVE | CPUID_HIDE_1_ECX)) |
-			    CPUID_1_ECX_HYPERVISOR;
-			if (vmcs_read(GUEST_CR4) & X86_CR4_OSXSAVE)
-				c |= CPUID_1_ECX_OSXSAVE;
-			/* The APIC bit follows IA32_APIC_BASE[11], as on hardware (SDM Vol. 3A 11.4.3). */
-			if (!(vcpu->arch->apic_base & APIC_BASE_EN))
-				d &= ~(uint64_t)CPUID_1_EDX_APIC;
-		} else if (leaf >= CPUID_LEAF_EXT_STRUCT_FEATURES) {
-			/*
-			 * The leaves whose bits follow the controls, tested only
-			 * past the low ones, so that leaf 0 (and 2-6) pay one
-			 * compare here, not three.
-			 */
-			uint32_t proc2 = vcpu_ctls(vcpu, VMX_PROC_BASED2);
-
-			if (leaf == CPUID_LEAF_EXT_FEATURES &&
-			    !(proc2 & SECONDARY_EXEC_ENABLE_RDTSCP)) {
-				/* Without "enable RDTSCP" the instruction is #UD in the guest. */
-				d &= ~(uint64_t)CPUID_80000001_EDX_RDTSCP;
-			} else if (leaf == CPUID_LEAF_EXT_STRUCT_FEATURES && (uint32_t)r->rcx == 0 &&
-				   !(proc2 & SECONDARY_EXEC_ENABLE_INVPCID)) {
-				/* Likewise INVPCID without "enable INVPCID" (SDM Vol. 3C 26.3). */
-				b &= ~(uint64_t)CPUID_7_EBX_INVPCID;
-			} else if (leaf == CPUID_LEAF_XSTATE && (uint32_t)r->rcx == 1 &&
-				   !(proc2 & SECONDARY_EXEC_ENABLE_XSAVES)) {
-				/* And XSAVES/XRSTORS without "enable XSAVES/XRSTORS". */
-				a &= ~(uint64_t)CPUID_D_1_EAX_XSAVES;
-			} else if (leaf == CPUID_HIDDEN_LEAF_ARCH_PERFMON) {
-				/* No PMU: its MSRs are #GP (spec/msrs.yaml cpuid_msrs). */
-				a = b = c = d = 0;
-			}
-		}
-	}
-	r->rax = a;
-	r->rbx = b;
-	r->rcx = c;
-	r->rdx = d;
-	vmx_skip_instruction();
-	return VMX_EXIT_RESUME;
 }
 
 /* --- VMCALL ------------------------------------------------------------ */

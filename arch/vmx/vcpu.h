@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "exit_handlers.h"	/* generated: struct cpuid_regs, CPUID_FAST_LEAVES_MAX */
 #include "exit_stats.h"
 #include "msr_policy.h"		/* generated per profile: struct profile_msr_state */
 #include "vmx_controls.h"	/* enum vmx_ctl_field */
@@ -78,6 +79,11 @@ struct vcpu {
 	void *vmcs;
 	bool launched;			/* VMLAUNCH done; VMRESUME from now on */
 	struct profile_msr_state msrs;	/* manual MSR switching */
+	/*
+	 * The answers of the profile's fast.cpuid_leaves, in its order,
+	 * filled once by cpuid_fast_init() (generated cpuid_fast.c).
+	 */
+	struct cpuid_regs cpuid_fast[CPUID_FAST_LEAVES_MAX];
 	struct exit_stats stats;
 	struct vcpu_arch_state *arch;	/* the rest of the VT-x state */
 };

@@ -289,6 +289,8 @@ static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
 		if (!vcpu_ctls_init(vcpu, VMX_PROC_BASED2, proc2))
 			return false;
 	}
+	/* The profile's table of CPUID answers, from the controls just set. */
+	cpuid_fast_init(vcpu);
 	if (proc2 & SECONDARY_EXEC_PAUSE_LOOP_EXITING) {
 		VMCS_WRITES(ple, { PLE_GAP, PROFILE_PLE_GAP }, { PLE_WINDOW, PROFILE_PLE_WINDOW });
 		if (!vmcs_write_all(ple, ARRAY_SIZE(ple)))

@@ -63,3 +63,32 @@ def marginal(shares, n):
     table behind a chain of n - 1, minus what it costs every exit that
     still goes past it to the table: expected_cost(n - 1) - expected_cost(n)."""
     return expected_cost(shares, n - 1) - expected_cost(shares, n)
+
+
+# --- fast handlers ----------------------------------------------------------
+# The CPUID fast handler (templates/profile/cpuid_fast.c.j2), counted from
+# its entry.  The dispatch reaches it as it reaches any handler (its link's
+# JMP or the table's), so the chain the model above chooses does not
+# change with it; these say what a CPUID exit then costs in the handler.
+# tests/gen/test_costmodel.py checks them against objdump too.
+#
+#   a listed leaf, the k-th (1-based): the MOV of the guest's EAX, k
+#       compares, the answer's four loads and four stores, vmx_skip_
+#       instruction() with no interrupt shadow to clear (three encodings,
+#       three VMREADs, ADD, VMWRITE, TEST, Jcc), XOR, RET; past the first
+#       leaf, the JMP from its compare back into that shared code
+#                   CPUID_FAST_ENTRY + COMPARE * k + CPUID_FAST_ANSWER (+ DIRECT if k > 1)
+#   any other leaf, behind n listed: n failed compares and the JMP into
+#       handle_cpuid()             CPUID_FAST_ENTRY + COMPARE * n + DIRECT
+CPUID_FAST_ENTRY = 1
+CPUID_FAST_ANSWER = 20
+
+
+def cpuid_fast_hit(k):
+    """Instructions of handle_cpuid_fast() answering its k-th listed leaf."""
+    return CPUID_FAST_ENTRY + COMPARE * k + CPUID_FAST_ANSWER + (DIRECT if k > 1 else 0)
+
+
+def cpuid_fast_miss(n):
+    """Instructions of handle_cpuid_fast() before handle_cpuid(), n leaves listed."""
+    return CPUID_FAST_ENTRY + COMPARE * n + DIRECT

@@ -92,11 +92,36 @@ def _choice_set(controls):
 
 def decide(p, spec):
     plan = Obj(profile=p, spec=spec)
+    _fast(plan, p, spec)
     _dispatch(plan, p, spec)
     _features_and_controls(plan, p, spec)
     _msrs(plan, p, spec)
     _io(plan, p, spec)
     return plan
+
+
+# --- fast handlers -----------------------------------------------------------
+def _fast(plan, p, spec):
+    """The reasons whose handler the profile specialises, and the function
+    the dispatch calls for each reason (spec/handlers.yaml's otherwise)."""
+    # A leaf by its spec/arch.yaml name where it has one (the first listed).
+    names = {}
+    for a in spec.arch_values:
+        if a.name.startswith("CPUID_") and isinstance(a.value, int):
+            names.setdefault(a.value, a.name)
+    plan.cpuid_fast = [Obj(leaf=e.leaf, sdm=e.sdm, index=i, c=names.get(e.leaf, f"{e.leaf:#x}"))
+                       for i, e in enumerate(p.cpuid_fast)]
+    plan.handler = dict(spec.handlers)
+    plan.fast = []
+    if plan.cpuid_fast:
+        plan.handler["CPUID"] = "handle_cpuid_fast"
+        plan.fast.append(Obj(reason=spec.reason["CPUID"], handler="handle_cpuid_fast",
+                             general=spec.handlers["CPUID"],
+                             why=f"fast.cpuid_leaves lists {len(plan.cpuid_fast)} "
+                                 f"{'leaves' if len(plan.cpuid_fast) != 1 else 'leaf'} "
+                                 f"({', '.join(f'{e.leaf:#x}' for e in plan.cpuid_fast)}) whose answer "
+                                 "depends on neither ECX nor the guest: answered from a table "
+                                 "built at boot, the rest by handle_cpuid()"))
 
 
 # --- dispatch --------------------------------------------------------------
@@ -133,12 +158,12 @@ def _dispatch(plan, p, spec):
     for m in direct:
         cum = math.fsum([cum, m.share])
         plan.direct.append(Obj(reason=m.reason, share=m.share, cumulative=cum,
-                               handler=spec.handlers[m.reason.name]))
+                               handler=plan.handler[m.reason.name]))
     plan.direct_share = cum
     direct_names = {d.reason.name for d in plan.direct}
     share = p.share
     # Every reason the runtime handles, by number: the table and the switch.
-    plan.handled = [Obj(reason=r, handler=spec.handlers[r.name], share=share.get(r.name),
+    plan.handled = [Obj(reason=r, handler=plan.handler[r.name], share=share.get(r.name),
                         direct=r.name in direct_names)
                     for r in spec.exit_reasons if r.name in spec.handlers]
     plan.table = [h for h in plan.handled if not h.direct]

@@ -52,6 +52,23 @@ def _explain_auto(w, plan):
         w(_wrap(f"{c.reason.name} {pct(c.share)}: {why}.", indent="    "))
 
 
+def _explain_fast(w, plan):
+    """Which reasons got a fast handler (decide.py _fast) and why."""
+    if not plan.fast:
+        w("Fast handlers: none (the profile lists no fast.cpuid_leaves).\n")
+        return
+    w("Fast handlers (the profile's fast key):\n")
+    for f in plan.fast:
+        w(_wrap(f"{f.reason.name} -> {f.handler}() instead of {f.general}(): {f.why}.", "  "))
+    n = len(plan.cpuid_fast)
+    for e in plan.cpuid_fast:
+        w(f"    leaf {e.leaf:#010x}  {costmodel.cpuid_fast_hit(e.index + 1):2} instructions in the "
+          f"handler  ({e.sdm})\n")
+    w(_wrap(f"Any other leaf: {costmodel.cpuid_fast_miss(n)} instructions before handle_cpuid() "
+            f"(gen/exitplan_gen/costmodel.py). The table is filled at boot by cpuid_answer(), "
+            f"the general handler's own answer code, so what it hides stays hidden.", "    "))
+
+
 def explain(plan):
     p, spec = plan.profile, plan.spec
     out = []
@@ -114,6 +131,9 @@ def explain(plan):
                 ", ".join(f"{m.reason.name} {pct(m.share)}" for m in plan.unhandled) + "."))
     else:
         w(f"  Any other reason goes to {p.unexpected}(), which reports it and stops the guest.\n")
+
+    w("\n")
+    _explain_fast(w, plan)
 
     w(f"\nStatistics: {p.stats}: ")
     w({"off": "the dispatch does no accounting at all.\n",

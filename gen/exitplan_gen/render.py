@@ -34,6 +34,7 @@ COMMON_FILES = {
 PROFILE_FILES = {
     "profile.h": ("profile/profile.h.j2", ()),
     "exit_dispatch.c": ("profile/exit_dispatch.c.j2", ("exit_reasons.yaml", "handlers.yaml")),
+    "cpuid_fast.c": ("profile/cpuid_fast.c.j2", ("handlers.yaml", "arch.yaml")),
     "vmcs_setup.c": ("profile/vmcs_setup.c.j2",
                      ("vmx_controls.yaml", "features.yaml", "msrs.yaml", "runtime.yaml")),
     "msr_policy.h": ("profile/msr_policy.h.j2", ("msrs.yaml", "runtime.yaml")),

@@ -591,6 +591,20 @@ class Spec:
         for _, fn in self.handler_list:
             if fn not in self.handler_functions:
                 self.handler_functions.append(fn)
+        # CPUID leaves whose answer a profile may take from a boot-time table.
+        self.cpuid_fast_leaves = {}
+        leaves = value.get("cpuid_fast_leaves", []) if isinstance(value, dict) else []
+        if not isinstance(leaves, list):
+            raise sf.err(("cpuid_fast_leaves",), "'cpuid_fast_leaves' must be a list")
+        seen = {}
+        for i, e in enumerate(leaves):
+            p = ("cpuid_fast_leaves", i)
+            leaf = sf.field(p, e, "leaf", (int,))
+            sdm = sf.field(p, e, "sdm", (str,))
+            if not 0 <= leaf <= 0xffffffff:
+                raise sf.err(p + ("leaf",), f"CPUID leaf {leaf:#x} is not 32 bits")
+            _unique(sf, seen, leaf, p + ("leaf",), "CPUID leaf")
+            self.cpuid_fast_leaves[leaf] = Obj(leaf=leaf, sdm=sdm)
 
     # --- architectural bits -------------------------------------------------
     def _arch(self, sf):

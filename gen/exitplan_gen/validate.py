@@ -191,6 +191,21 @@ def _semantic(doc, raw, spec):
                   f"unknown handler '{p.unexpected}'{suggest(p.unexpected, spec.unexpected_handlers)}")
 
     p.stats = v.get("statistics", "counts")
+
+    # --- fast handlers ----------------------------------------------------
+    p.cpuid_fast = []
+    seen = {}
+    for i, leaf in enumerate(v.get("fast", {}).get("cpuid_leaves", [])):
+        at = ("fast", "cpuid_leaves", i)
+        if leaf not in spec.cpuid_fast_leaves:
+            raise err(at, f"fast.cpuid_leaves: CPUID leaf {leaf:#x} cannot be answered from a table: "
+                          "its answer depends on ECX or on the guest, or nobody has checked that it "
+                          f"does not (spec/handlers.yaml cpuid_fast_leaves lists "
+                          f"{', '.join(f'{x:#x}' for x in spec.cpuid_fast_leaves)})")
+        if leaf in seen:
+            raise err(at, f"fast.cpuid_leaves lists leaf {leaf:#x} twice")
+        seen[leaf] = i
+        p.cpuid_fast.append(spec.cpuid_fast_leaves[leaf])
     p.apic = v.get("apic", "passthrough")
 
     # --- features ---------------------------------------------------------

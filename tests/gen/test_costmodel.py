@@ -177,10 +177,10 @@ def _hv_cflags():
     return flags
 
 
-def _compile(out, profile, obj):
+def _compile(out, profile, obj, source="exit_dispatch.c"):
     inc = ["-I", str(ROOT / "runtime"), "-I", str(ROOT / "arch" / "vmx"),
            "-I", str(out / "common"), "-I", str(out / profile)]
-    r = subprocess.run(["gcc", *_hv_cflags(), *inc, "-c", str(out / profile / "exit_dispatch.c"),
+    r = subprocess.run(["gcc", *_hv_cflags(), *inc, "-c", str(out / profile / source),
                         "-o", str(obj)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 
@@ -189,13 +189,13 @@ INSN = re.compile(r"^\s*([0-9a-f]+):\s+(\S+)\s*(.*?)\s*$")
 RELOC = re.compile(r"^\s*[0-9a-f]+:\s+R_X86_64_\S+\s+(\S+?)(?:[-+]0x[0-9a-f]+)?\s*$")
 
 
-def _disassemble(obj):
-    """{address: [mnemonic, operands, relocation symbol]} of vmx_dispatch_exit."""
+def _disassemble(obj, function="vmx_dispatch_exit"):
+    """{address: [mnemonic, operands, relocation symbol]} of function."""
     r = subprocess.run(["objdump", "-dr", "--no-show-raw-insn", "-M", "att", str(obj)],
                        capture_output=True, text=True, check=True)
     insns, inside, last = {}, False, None
     for line in r.stdout.splitlines():
-        if re.match(r"^[0-9a-f]+ <vmx_dispatch_exit>:", line):
+        if re.match(rf"^[0-9a-f]+ <{function}>:", line):
             inside = True
             continue
         if not inside:
@@ -210,7 +210,7 @@ def _disassemble(obj):
         if m:
             last = int(m.group(1), 16)
             insns[last] = [m.group(2), m.group(3), None]
-    assert insns, "no vmx_dispatch_exit in the object"
+    assert insns, f"no {function} in the object"
     return insns
 
 
@@ -297,3 +297,76 @@ def test_constants_match_compiled_code(generator, write_profile, tmp_path, stats
         assert how == "indirect", f"{name} ended at {how}"
         assert abs(got - (pre + costmodel.table_cost(n))) <= 1, \
             f"{name} through the table after {n}: {got}, the model says {pre + costmodel.table_cost(n)}"
+
+
+# --- the CPUID fast handler against its compiled code ------------------------------
+def _fast_path_length(insns, leaf):
+    """Instructions of handle_cpuid_fast() for a CPUID of `leaf`, no
+    interrupt shadow to clear, to its RET or its jump into handle_cpuid():
+    (count, "ret" or the symbol).  Understands compares of EAX (the
+    guest's leaf) with an immediate and TEST %eax,%eax, and the TEST of
+    the interruptibility state's STI and MOV-SS bits (not taken)."""
+    addrs = sorted(insns)
+    pc, count, flags = addrs[0], 0, None
+    for _ in range(200):
+        mnem, ops, sym = insns[pc]
+        count += 1
+        i = addrs.index(pc)
+        nxt = addrs[i + 1] if i + 1 < len(addrs) else None
+        m = re.match(r"\$0x([0-9a-f]+),%eax$", ops)
+        if mnem.startswith("cmp") and m:
+            flags = ("cmp", leaf, int(m.group(1), 16))
+        elif mnem.startswith("test") and ops == "%eax,%eax":
+            flags = ("cmp", leaf, 0)
+        elif mnem.startswith("test") and re.match(r"\$0x3,", ops):
+            flags = ("shadow",)
+        if mnem.startswith("j"):
+            target = re.match(r"([0-9a-f]+)", ops)
+            if mnem == "jmp":
+                if sym is not None and not sym.startswith("."):
+                    return count, sym
+                pc = int(target.group(1), 16)
+                continue
+            assert flags is not None, f"{mnem} at {pc:#x} after no compare the walk understands"
+            if flags[0] == "shadow":
+                taken = {"je": True, "jne": False}[mnem]
+            else:
+                _, a, b = flags
+                taken = {"je": a == b, "jne": a != b}[mnem]
+            if taken:
+                if sym is not None and not sym.startswith("."):
+                    return count, sym
+                pc = int(target.group(1), 16)
+                continue
+        elif mnem == "ret":
+            return count, mnem
+        pc = nxt
+        assert pc is not None, "ran off the end of handle_cpuid_fast"
+    raise AssertionError("no end reached in 200 instructions")
+
+
+@pytest.mark.skipif(shutil.which("objdump") is None, reason="objdump (binutils) is not installed")
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
+def test_cpuid_fast_constants_match_compiled_code(write_profile, tmp_path):
+    """handle_cpuid_fast() with three leaves listed: each listed leaf's
+    path to RET and an unlisted leaf's path to handle_cpuid(), each within
+    one instruction of costmodel.cpuid_fast_hit()/cpuid_fast_miss()."""
+    leaves = [0x0, 0x80000000, 0x80000002]
+    path = write_profile("cf", "CPUID: 0.5, HLT: 0.5",
+                         "dispatch:\n  policy: direct\n  direct: {count: 1}\nstatistics: off\n"
+                         "fast:\n  cpuid_leaves: [0x0, 0x80000000, 0x80000002]\n")
+    out = tmp_path / "out"
+    r = run_gen("--out", out, "gen", path)
+    assert r.returncode == 0, r.stderr
+    obj = tmp_path / "cf.o"
+    _compile(out, "cf", obj, "cpuid_fast.c")
+    insns = _disassemble(obj, "handle_cpuid_fast")
+    for k, leaf in enumerate(leaves, 1):
+        got, how = _fast_path_length(insns, leaf)
+        assert how == "ret", f"leaf {leaf:#x} ended at {how}"
+        assert abs(got - costmodel.cpuid_fast_hit(k)) <= 1, \
+            f"leaf {leaf:#x} at #{k}: {got} instructions, the model says {costmodel.cpuid_fast_hit(k)}"
+    got, how = _fast_path_length(insns, 0x1)
+    assert how == "handle_cpuid", f"leaf 0x1 ended at {how}"
+    assert abs(got - costmodel.cpuid_fast_miss(len(leaves))) <= 1, \
+        f"leaf 0x1: {got} instructions, the model says {costmodel.cpuid_fast_miss(len(leaves))}"

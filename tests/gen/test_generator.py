@@ -490,3 +490,40 @@ def test_measured_profile_accepted(write_profile, tmp_path):
     assert "#define PROFILE_STATS_LEVEL\tSTATS_TIMING" in (tmp_path / "out" / "measured" / "profile.h").read_text()
     r = run_gen("explain", path)
     assert "measured on corei7_skylake_x running timer, 2026-11-29, 1000 exits." in r.stdout
+
+
+# --- fast handlers ---------------------------------------------------------------
+def test_cpuid_fast_handler_generated(fresh):
+    """vmexit-bench lists leaf 0: its dispatch calls handle_cpuid_fast(),
+    which answers leaf 0 from the table filled by cpuid_answer() and sends
+    every other leaf to handle_cpuid(); default lists none."""
+    d = read(fresh, "vmexit-bench", "exit_dispatch.c")
+    assert "return handle_cpuid_fast(vcpu);" in d
+    assert "return handle_cpuid(vcpu);" not in d
+    c = read(fresh, "vmexit-bench", "cpuid_fast.c")
+    assert "cpuid_answer(vcpu, 0x0, 0, &vcpu->cpuid_fast[0]);" in c
+    assert "if (leaf == 0x0)\n\t\tanswer = &vcpu->cpuid_fast[0];\n\telse\n\t\treturn handle_cpuid(vcpu);" in c
+    d = read(fresh, "default", "exit_dispatch.c")
+    assert "handle_cpuid_fast" not in d
+    c = read(fresh, "default", "cpuid_fast.c")
+    assert "handle_cpuid_fast" not in c and "cpuid_answer" not in c
+
+
+def test_cpuid_fast_leaves_in_the_profiles_order(write_profile, tmp_path):
+    path = write_profile("order", "CPUID: 0.5, HLT: 0.5",
+                         "dispatch:\n  policy: table\nfast:\n  cpuid_leaves: [0x80000002, 0x0]\n")
+    out = tmp_path / "out"
+    r = run_gen("--out", out, "gen", path)
+    assert r.returncode == 0, r.stderr
+    c = (out / "order" / "cpuid_fast.c").read_text()
+    # Named by spec/arch.yaml where it names the leaf.
+    assert c.index("if (leaf == CPUID_LEAF_BRAND_FIRST)") < c.index("else if (leaf == 0x0)")
+    d = (out / "order" / "exit_dispatch.c").read_text()
+    assert "[EXIT_REASON_CPUID]\t\t\t\t= handle_cpuid_fast," in d
+    r = run_gen("--out", out, "explain", path)
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stdout.split())
+    assert "CPUID -> handle_cpuid_fast() instead of handle_cpuid(): fast.cpuid_leaves lists 2 " \
+        "leaves (0x80000002, 0x0)" in text
+    assert "leaf 0x80000002 23 instructions" in text
+    assert "leaf 0x00000000 26 instructions" in text

@@ -109,3 +109,14 @@ def test_vmxcaps_reads_allowed_settings_as_the_sdm_says():
     m = model(0, 1 << (32 + hlt), 0, 0xff << 32)
     assert vmxcaps.allowed(m, fields, "proc_based2") == (0, 0)
     assert vmxcaps.detect(m, fields, {"cpuid": {"leaf": 1, "reg": "ecx", "bit": 5}}) is None
+
+
+def test_cpuid_fast_leaves_exclude_the_guest_dependent_ones(generator):
+    """spec/handlers.yaml cpuid_fast_leaves: never a leaf whose answer
+    follows ECX, the guest or the controls (handle_cpuid() in
+    arch/vmx/cpuid.c): 1 (APIC ID, OSXSAVE), 4, 7, 0BH, 0DH, 0FH, 10H,
+    12H, 14H, 17H, 18H, 1FH (subleaves), 80000001H (RDTSCP)."""
+    listed = set(generator.spec.cpuid_fast_leaves)
+    assert 0x0 in listed
+    for leaf in (0x1, 0x4, 0x7, 0xb, 0xd, 0xf, 0x10, 0x12, 0x14, 0x17, 0x18, 0x1f, 0x80000001):
+        assert leaf not in listed, f"CPUID leaf {leaf:#x} depends on ECX or the guest"

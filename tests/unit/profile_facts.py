@@ -17,6 +17,8 @@ Writes a header with:
   UNIT_RUNTIME_TRAPPED_MSRS(X)   X(first, last) for spec/runtime.yaml's MSRs
   UNIT_HANDLER_FUNCS(X)          X(fn) for each handler function, once
   UNIT_SPEC_HANDLERS(X)          X(EXIT_REASON_..., fn) as spec/handlers.yaml says
+  UNIT_FAST_HANDLERS(X)          X(EXIT_REASON_..., fn): the profile's fast
+                                 handlers, which the dispatch calls instead
   UNIT_MSR_DEFAULT_INTERCEPT     the profile's msrs.default as MSR_INTERCEPT_*
   UNIT_PROFILE_MSRS(X)           X(first, last, intercept, manual, gated) for
                                  each MSR the profile names
@@ -189,9 +191,18 @@ def main():
     lines.append("#define UNIT_RUNTIME_TRAPPED_MSRS(X) \\")
     lines += [f"\tX({a:#x}u, {b:#x}u) \\" for a, b in msrs]
     lines.append("\t/* end */")
-    lines.append("/* Every handler function of spec/handlers.yaml, once (some serve several reasons). */")
+    # The profile's fast handlers (fast.cpuid_leaves): the dispatch calls
+    # them instead of spec/handlers.yaml's.
+    fast = {}
+    if profile.get("fast", {}).get("cpuid_leaves"):
+        fast["CPUID"] = "handle_cpuid_fast"
+    lines.append("/* Every handler function of spec/handlers.yaml and the profile's fast ones, once. */")
     lines.append("#define UNIT_HANDLER_FUNCS(X) \\")
-    lines += [f"\tX({fn}) \\" for fn in sorted(set(handlers.values()))]
+    lines += [f"\tX({fn}) \\" for fn in sorted(set(handlers.values()) | set(fast.values()))]
+    lines.append("\t/* end */")
+    lines.append("/* The profile's fast handlers: X(reason, fn), called instead of spec/handlers.yaml's. */")
+    lines.append("#define UNIT_FAST_HANDLERS(X) \\")
+    lines += [f"\tX(EXIT_REASON_{r}, {fn}) \\" for r, fn in sorted(fast.items(), key=lambda rf: numbers[rf[0]])]
     lines.append("\t/* end */")
     lines.append("/* spec/handlers.yaml itself: X(reason, fn) */")
     lines.append("#define UNIT_SPEC_HANDLERS(X) \\")

@@ -65,8 +65,13 @@ enum vmx_exit_action handle_unexpected_exit(struct vcpu *vcpu, uint16_t basic_re
 	return fake_result;
 }
 
-/* The handler spec/handlers.yaml names for each reason; NULL for none. */
+/*
+ * The handler spec/handlers.yaml names for each reason, NULL for none;
+ * and the handler the dispatch calls: the same but where the profile has
+ * a fast one (fast.cpuid_leaves: handle_cpuid_fast()).
+ */
 static vmx_exit_handler_t expected[N_REASONS];
+static vmx_exit_handler_t called[N_REASONS];
 
 static int setup_expected(void **state)
 {
@@ -75,6 +80,10 @@ static int setup_expected(void **state)
 #define EXPECT(reason, fn) expected[reason] = fn;
 	VMX_EXIT_HANDLERS(EXPECT)
 #undef EXPECT
+	memcpy(called, expected, sizeof(called));
+#define FAST(reason, fn) called[reason] = fn;
+	UNIT_FAST_HANDLERS(FAST)
+#undef FAST
 	return 0;
 }
 
@@ -115,10 +124,10 @@ static void test_every_reason_reaches_its_handler_once(void **state)
 		assert_int_equal(ret, fake_result);
 		assert_ptr_equal(seen.vcpu, &vcpu);
 		if (expected[r]) {
-			if (seen.calls != 1 || seen.unexpected || seen.handler != expected[r])
+			if (seen.calls != 1 || seen.unexpected || seen.handler != called[r])
 				fail_msg("reason %u (%s): %u handler calls, %u unexpected, "
 					 "wrong handler: %d", r, vmx_exit_reason_name(r),
-					 seen.calls, seen.unexpected, seen.handler != expected[r]);
+					 seen.calls, seen.unexpected, seen.handler != called[r]);
 			handled++;
 		} else {
 			if (seen.calls != 0 || seen.unexpected != 1)
@@ -155,7 +164,7 @@ static void test_direct_reasons_bypass_the_table(void **state)
 		/* Dispatched correctly although the table has no entry... */
 		dispatch((uint16_t)r);
 		assert_int_equal(seen.calls, 1);
-		assert_ptr_equal(seen.handler, expected[r]);
+		assert_ptr_equal(seen.handler, called[r]);
 #if UNIT_DISPATCH_HAS_TABLE
 		/* ...so it never reads the table. */
 		assert_null(vmx_exit_table[r]);
@@ -170,7 +179,7 @@ static void test_direct_reasons_bypass_the_table(void **state)
 			is_direct |= direct[i] == r;
 		if (is_direct)
 			continue;
-		assert_ptr_equal(vmx_exit_table[r], expected[r]);
+		assert_ptr_equal(vmx_exit_table[r], called[r]);
 		null_handled += !vmx_exit_table[r] && expected[r];
 	}
 	assert_int_equal(null_handled, 0);

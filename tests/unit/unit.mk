@@ -31,6 +31,9 @@
 #                           fake VMCS (fakes/vmx_ops.h)
 #   test_sched              runtime/sched.c: run queues, slice end, HLT
 #                           block and wake, the spin and PAUSE yields
+#   vmexit-bench/test_cpuid_fast  the profile's CPUID fast handler (generated
+#                           cpuid_fast.c) against handle_cpuid() (arch/vmx/
+#                           cpuid.c) on the fake VMCS: the same result
 
 UNIT_OUT      := $(BUILD)/unit
 UNIT_SRC      := tests/unit
@@ -67,7 +70,7 @@ UNIT_RUNTIME_TESTS := test_format test_platform test_pci test_ept test_guest_loa
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
 		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs)) \
-		 $(UNIT_OUT)/vmexit-bench/test_ctls
+		 $(UNIT_OUT)/vmexit-bench/test_ctls $(UNIT_OUT)/vmexit-bench/test_cpuid_fast
 
 .PHONY: unit-build
 unit-build: $(UNIT_PROGRAMS)
@@ -163,6 +166,17 @@ $(foreach p,$(PROFILES),$(eval $(call UNIT_PROFILE_RULES,$(p))))
 $(UNIT_OUT)/vmexit-bench/test_ctls: $(call UNIT_OBJ,vmexit-bench,$(UNIT_SRC)/test_ctls.c) \
 		$(call UNIT_OBJ,common,$(UNIT_SRC)/fakes/fake_vmcs.c)
 	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
+
+$(UNIT_OUT)/vmexit-bench/test_cpuid_fast: $(call UNIT_OBJ,vmexit-bench,$(UNIT_SRC)/test_cpuid_fast.c) \
+		$(call UNIT_OBJ,vmexit-bench,arch/vmx/cpuid.c) \
+		$(call UNIT_OBJ,vmexit-bench,generated/vmexit-bench/cpuid_fast.c) \
+		$(call UNIT_OBJ,common,$(UNIT_SRC)/fakes/fake_vmcs.c)
+	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
+# The handlers' own sources find the real vmx_ops.h beside them (a quoted
+# include searches the includer's directory first): the fake goes first.
+$(call UNIT_OBJ,vmexit-bench,arch/vmx/cpuid.c) \
+$(call UNIT_OBJ,vmexit-bench,generated/vmexit-bench/cpuid_fast.c): \
+	UNIT_CFLAGS += -include $(UNIT_SRC)/fakes/vmx_ops.h
 
 # Header dependencies from -MMD.
 -include $(shell find $(UNIT_OUT)/obj -name '*.d' 2>/dev/null)
