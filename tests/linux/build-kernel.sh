@@ -31,18 +31,18 @@ echo "linux: building $key (about 8 minutes on 2 cores; log $cache.tmp/build.log
 tar -C "$cache.tmp" -xf "$tarball"
 src="$cache.tmp/linux-source-$ver"
 jobs=$(nproc 2>/dev/null || echo 2)
-(
-	cd "$src"
-	make tinyconfig
-	scripts/kconfig/merge_config.sh -m .config "$here/kernel.config"
-	make olddefconfig
-	# Every fragment line must have survived olddefconfig (a missing
-	# dependency drops a symbol silently).
-	grep '^CONFIG_' "$here/kernel.config" | while read -r line; do
-		grep -qx "$line" .config || { echo "build-kernel.sh: $line did not stick" >&2; exit 1; }
-	done
-	nice make -j"$jobs" bzImage
-) > "$cache.tmp/build.log" 2>&1 || { tail -n 30 "$cache.tmp/build.log" >&2; exit 1; }
+log="$cache.tmp/build.log"
+fail() { tail -n 30 "$log" >&2; echo "build-kernel.sh: $*" >&2; exit 1; }
+cd "$src"
+{ make tinyconfig && scripts/kconfig/merge_config.sh -m .config "$here/kernel.config" &&
+  make olddefconfig; } > "$log" 2>&1 || fail "configuring failed"
+# Every fragment line must have survived olddefconfig (a missing
+# dependency drops a symbol silently).
+for line in $(grep '^CONFIG_' "$here/kernel.config"); do
+	grep -qx "$line" .config || fail "$line did not stick (a dependency is missing)"
+done
+nice make -j"$jobs" bzImage >> "$log" 2>&1 || fail "the kernel build failed"
+cd - > /dev/null
 cp "$src/arch/x86/boot/bzImage" "$cache.tmp/bzImage"
 cp "$src/.config" "$cache.tmp/config"
 rm -rf "$src"
