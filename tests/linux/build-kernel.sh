@@ -20,6 +20,9 @@ key="$ver-$pkg-$hash"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 cache="$out/cache/$key"
+# One build at a time: a second caller waits for the first one's kernel.
+exec 9> "$out/.lock"
+flock 9
 if [ -f "$cache/bzImage" ]; then
 	ln -sf "cache/$key/bzImage" "$out/bzImage"
 	echo "linux: cached $cache/bzImage"
