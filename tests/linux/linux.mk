@@ -41,3 +41,7 @@ $(LINUX_DIR)/%: tests/linux/%.c
 
 $(LINUX_INITRD): tests/linux/mkinitramfs.sh tests/linux/init $(LINUX_PROGS)
 	$(call msg,CPIO,$@)tests/linux/mkinitramfs.sh $@ $(LINUX_PROGS)
+
+# test-boot boots the kernel (tests/boot/test_linux.py): build it first,
+# outside the boot suite's time budget.
+test-boot: linux-guest
