@@ -10,6 +10,7 @@ hypervisor's verdict on port 0xE9: the guest's isa-debug-exit code 0,
 written by /init's ep-exit.  The same command line as `make run
 GUEST=linux` (tests/linux/linux.mk's LINUX_CMDLINE)."""
 import re
+import sys
 import subprocess
 
 import pytest
@@ -64,3 +65,16 @@ def test_linux_boots_to_init(linux_runs, ncpu):
     # The verdict is the hypervisor's, on its own channel.
     r.expect_hv(r"guest exit status 1$")
     assert not r.find(r"^Kernel panic"), r.describe()
+
+
+def test_workload_lines_parse():
+    """The workloads' result lines (tests/linux/ep-workload.h) as rows: no boot."""
+    sys.path.insert(0, str(bootlib.REPO / "tests" / "linux"))
+    import workloads
+    text = ("linux-init: running pingpong\r\n"
+            "workload pingpong: n=200 mean=7441 p50=6850 p99=9000 ticks\r\n"
+            "workload hrtimer: n=50 mean=10015 p50=10010 p99=10400 ticks\n"
+            "workload spinlock: n=4 mean=138 p50=ticks\n")
+    rows = workloads.parse(text)
+    assert [r["workload"] for r in rows] == ["pingpong", "hrtimer"]
+    assert rows[0] == {"workload": "pingpong", "n": 200, "mean": 7441, "p50": 6850, "p99": 9000}

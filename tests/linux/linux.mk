@@ -11,7 +11,9 @@
 LINUX_DIR     := $(BUILD)/linux
 LINUX_BZIMAGE := $(LINUX_DIR)/bzImage
 LINUX_INITRD  := $(LINUX_DIR)/initramfs.cpio.gz
-LINUX_PROGS   := $(LINUX_DIR)/ep-exit
+# The static programs in the initramfs: ep-exit ends the run, the others
+# are the workloads /init runs for exitplan.run=NAME (docs/LINUX.md).
+LINUX_PROGS   := $(addprefix $(LINUX_DIR)/ep-,exit pingpong hrtimer spinlock)
 # The command line the tests and `make run GUEST=linux` boot with
 # (docs/LINUX.md says why each word is there).
 LINUX_CMDLINE := console=ttyS0 tsc_early_khz=10000 idle=halt
@@ -35,9 +37,9 @@ linux-kernel:
 	$(Q)nice tests/linux/build-kernel.sh $(LINUX_DIR)
 $(LINUX_BZIMAGE): linux-kernel
 
-$(LINUX_DIR)/%: tests/linux/%.c
+$(LINUX_DIR)/ep-%: tests/linux/ep-%.c tests/linux/ep-workload.h
 	$(Q)mkdir -p $(dir $@)
-	$(call msg,CC,$@)gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
+	$(call msg,CC,$@)gcc -D_GNU_SOURCE -static -pthread -O2 -Wall -Wextra -Werror -o $@ $<
 
 $(LINUX_INITRD): tests/linux/mkinitramfs.sh tests/linux/init $(LINUX_PROGS)
 	$(call msg,CPIO,$@)tests/linux/mkinitramfs.sh $@ $(LINUX_PROGS)
