@@ -100,6 +100,7 @@ deps-build deps-run deps-test deps-bench: deps-%:
 	@scripts/ensure-deps.sh $*
 
 include gen/gen.mk
+include tests/linux/linux.mk
 include runtime/runtime.mk
 include tests/guest/guest.mk
 include tests/unit/unit.mk

@@ -8,6 +8,7 @@
 #include "console.h"
 #include "guest_loader.h"
 #include "layout.h"
+#include "linux_loader.h"
 #include "multiboot.h"
 #include "page_alloc.h"
 #include "string.h"
@@ -622,6 +623,10 @@ bool guest_load(const struct boot_info *bi, struct guest_start *start)
 	}
 	image = phys_to_virt(bi->modules[0].start);
 	len = bi->modules[0].end - bi->modules[0].start;
+	start->boot_params = 0;
+	/* A bzImage is booted by the Linux boot protocol instead. */
+	if (linux_is_bzimage(image, len))
+		return linux_load(bi, start);
 	memset(&g, 0, sizeof(g));
 	g.n_ram = guest_ram_ranges(bi, g.ram, ARRAY_SIZE(g.ram));
 

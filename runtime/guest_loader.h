@@ -36,6 +36,8 @@ struct guest_ram_range {
 struct guest_start {
 	uint32_t entry;			/* EIP at entry */
 	uint32_t mbi;			/* EBX: the guest's multiboot information */
+	/* ESI for a Linux kernel (linux_loader.h): its boot_params; 0 for multiboot. */
+	uint32_t boot_params;
 	uint64_t ram_bytes;		/* RAM the guest's map gives it */
 	/*
 	 * For reports (docs/STATS.md): the guest's name -- its image's
@@ -55,7 +57,10 @@ struct guest_start {
 unsigned int guest_ram_ranges(const struct boot_info *bi, struct guest_ram_range *r,
 			      unsigned int max);
 
-/* Load module 0 and build the guest's multiboot information; false (printed why) on error. */
+/*
+ * Load module 0 and build the guest's multiboot information (or, for a
+ * Linux bzImage, its boot_params: linux_loader.h); false (printed why) on error.
+ */
 bool guest_load(const struct boot_info *bi, struct guest_start *start);
 
 #endif /* EXITPLAN_GUEST_LOADER_H */

@@ -20,11 +20,12 @@ GUEST_ELF  := $(BUILD)/guest/$(GUEST).elf
 KERNEL  ?=
 CMDLINE ?=
 MODULES ?=
+INITRD  ?=
 ifneq ($(KERNEL),)
 RUN_NAME      := kernel-$(basename $(notdir $(KERNEL)))
 RUN_ELF       := $(KERNEL)
 RUN_CMDLINE   := $(strip $(KERNEL) $(CMDLINE))
-RUN_MODULES   := $(MODULES)
+RUN_MODULES   := $(INITRD) $(MODULES)
 else
 RUN_NAME      := $(GUEST)
 RUN_ELF       := $(GUEST_ELF)

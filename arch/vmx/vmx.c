@@ -1276,6 +1276,15 @@ int vmm_run(const struct boot_info *bi)
 		vmxoff();
 		return VMM_ERROR;
 	}
+	if (start.boot_params) {
+		/*
+		 * The Linux 32-bit boot protocol (boot.rst): the same flat
+		 * protected mode, ESI = boot_params, EBP, EDI and EBX zero.
+		 */
+		vcpu->regs.rax = 0;
+		vcpu->regs.rbx = 0;
+		vcpu->regs.rsi = start.boot_params;
+	}
 	strlcpy(vcpu->arch->guest_name, start.name, sizeof(vcpu->arch->guest_name));
 	vcpu->arch->guest_args = start.args;
 	/* vCPU 0 runs from the multiboot entry; the others wait for STARTUP. */

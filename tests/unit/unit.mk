@@ -34,6 +34,8 @@
 #   vmexit-bench/test_cpuid_fast  the profile's CPUID fast handler (generated
 #                           cpuid_fast.c) against handle_cpuid() (arch/vmx/
 #                           cpuid.c) on the fake VMCS: the same result
+#   test_linux_loader       runtime/linux_loader.c: the bzImage setup header,
+#                           placement, boot_params and its e820 map
 
 UNIT_OUT      := $(BUILD)/unit
 UNIT_SRC      := tests/unit
@@ -66,7 +68,7 @@ UNIT_LIB_C     = arch/vmx/vmx_controls.c arch/vmx/policy.c \
 UNIT_LIB_O     = $(foreach f,$(UNIT_LIB_C),$(call UNIT_OBJ,common,$(f)))
 
 UNIT_RUNTIME_TESTS := test_format test_platform test_pci test_ept test_guest_loader test_arch_checks \
-		      test_task_switch test_vm test_ioapic test_sched
+		      test_task_switch test_vm test_ioapic test_sched test_linux_loader
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
 		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs)) \
@@ -119,8 +121,10 @@ UNIT_SRCS_test_platform      := runtime/platform.c runtime/pci.c $(UNIT_SRC)/fak
 				$(UNIT_SRC)/fakes/fake_cpu.c
 UNIT_SRCS_test_pci           := runtime/pci.c $(UNIT_SRC)/fakes/fake_runtime.c \
 				$(UNIT_SRC)/fakes/fake_cpu.c
-UNIT_SRCS_test_ept           := arch/vmx/ept.c runtime/guest_loader.c $(UNIT_SRC)/fakes/fake_runtime.c
-UNIT_SRCS_test_guest_loader  := runtime/guest_loader.c $(UNIT_SRC)/fakes/fake_runtime.c
+UNIT_SRCS_test_ept           := arch/vmx/ept.c runtime/guest_loader.c runtime/linux_loader.c \
+				$(UNIT_SRC)/fakes/fake_runtime.c
+UNIT_SRCS_test_guest_loader  := runtime/guest_loader.c runtime/linux_loader.c $(UNIT_SRC)/fakes/fake_runtime.c
+UNIT_SRCS_test_linux_loader  := runtime/linux_loader.c runtime/guest_loader.c $(UNIT_SRC)/fakes/fake_runtime.c
 UNIT_SRCS_test_arch_checks   := arch/vmx/arch_checks.c
 UNIT_SRCS_test_task_switch   := arch/vmx/task_switch.c
 UNIT_SRCS_test_vm            := runtime/vm.c $(UNIT_SRC)/fakes/fake_runtime.c

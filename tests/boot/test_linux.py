@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Linux as a guest (docs/LINUX.md): the project's kernel (Debian's
+linux-source, tinyconfig + tests/linux/kernel.config, cached under
+build/linux by `make linux-guest`, which `make test-boot` runs first)
+and its initramfs boot under exitplan by the Linux boot protocol on 1, 2
+and 4 vCPUs.  Each run must reach /init, which reports the CPUs online,
+the clocksource, the APIC mode and the console; Linux must have started
+every CPU (through the emulated INIT/SIPI); and the run must end with the
+hypervisor's verdict on port 0xE9: the guest's isa-debug-exit code 0,
+written by /init's ep-exit.  The same command line as `make run
+GUEST=linux` (tests/linux/linux.mk's LINUX_CMDLINE)."""
+import re
+import sys
+import subprocess
+
+import pytest
+
+import bootlib
+
+LINUX_DIR = bootlib.BUILD / "linux"
+NCPUS = (1, 2, 4)
+# isa-debug-exit code 0: exit status (0 << 1) | 1 (runtime/platform.h).
+SUCCESS = 1
+
+
+def linux_cmdline() -> str:
+    mk = (bootlib.REPO / "tests" / "linux" / "linux.mk").read_text()
+    return re.search(r"^LINUX_CMDLINE := (.*)$", mk, re.M).group(1).strip()
+
+
+@pytest.fixture(scope="module")
+def linux_runs(hv_elf, boot_out):
+    # Cached: returns at once when test-boot's make linux-guest built it.
+    bootlib.make("linux-guest")
+    kernel, initrd = LINUX_DIR / "bzImage", LINUX_DIR / "initramfs.cpio.gz"
+    iso = boot_out / "linux" / "linux.iso"
+    iso.parent.mkdir(parents=True, exist_ok=True)
+    p = subprocess.run([str(bootlib.BOOT_DIR / "mkiso.sh"), str(iso), str(hv_elf), str(kernel),
+                        "", linux_cmdline(), str(initrd)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert p.returncode == 0, p.stdout
+    jobs = [lambda n=n: bootlib.run_bochs(iso, serial=iso.with_name(f"linux-{n}cpu.serial"),
+                                          ncpu=n)
+            for n in NCPUS]
+    return dict(zip(NCPUS, bootlib.run_parallel(jobs)))
+
+
+@pytest.mark.parametrize("ncpu", NCPUS)
+def test_linux_boots_to_init(linux_runs, ncpu):
+    r = linux_runs[ncpu]
+    r.expect_clean_exit(SUCCESS)
+    # The loader: the boot protocol, the kernel at 1 MiB (tinyconfig is not
+    # relocatable), the initrd placed.
+    r.expect(r"^exitplan: guest 'linux': boot protocol 2\.\d+, \d+ KiB kernel at 0x100000 "
+             r"\(needs \d+ KiB\), initrd [1-9]\d* KiB at 0x[0-9a-f]+,")
+    # Linux saw its command line, started every CPU and ran /init.
+    r.expect(r"^Command line: .*console=ttyS0")
+    r.expect(rf"^smp: Brought up 1 node, {ncpu} CPUs?$")
+    r.expect(r"^Run /init as init process")
+    r.expect(r"^linux-init: started, kernel 6\.")
+    online = "0" if ncpu == 1 else f"0-{ncpu - 1}"
+    r.expect(rf"^linux-init: cpus online {online} \({ncpu} in cpuinfo\)$")
+    r.expect(r"^linux-init: clocksource tsc$")
+    r.expect(r"^linux-init: apic mode xapic$")
+    r.expect(r"^linux-init: console ttyS0$")
+    r.expect(r"^linux-init: done, ending the run$")
+    # The verdict is the hypervisor's, on its own channel.
+    r.expect_hv(r"guest exit status 1$")
+    assert not r.find(r"^Kernel panic"), r.describe()
+
+
+def test_workload_lines_parse():
+    """The workloads' result lines (tests/linux/ep-workload.h) as rows: no boot."""
+    sys.path.insert(0, str(bootlib.REPO / "tests" / "linux"))
+    import workloads
+    text = ("linux-init: running pingpong\r\n"
+            "workload pingpong: n=200 mean=7441 p50=6850 p99=9000 ticks\r\n"
+            "workload hrtimer: n=50 mean=10015 p50=10010 p99=10400 ticks\n"
+            "workload spinlock: n=4 mean=138 p50=ticks\n")
+    rows = workloads.parse(text)
+    assert [r["workload"] for r in rows] == ["pingpong", "hrtimer"]
+    assert rows[0] == {"workload": "pingpong", "n": 200, "mean": 7441, "p50": 6850, "p99": 9000}
