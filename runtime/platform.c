@@ -13,10 +13,59 @@
 #include "platform.h"
 #include "string.h"
 
-void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus)
+void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus,
+		   uint64_t tsc_hz)
 {
 	*p = (struct platform_state){ .ram_size = ram_size, .nr_cpus = nr_cpus };
 	pci_init(&p->pci);
+	/*
+	 * The 8254 counts at VPIT_HZ of the TSC's time: under Bochs the TSC
+	 * counts instructions and Bochs's own 8254 runs at VPIT_HZ per `ips`
+	 * instructions, so measured against it at boot the guest's 8254
+	 * keeps Bochs's rate, as bare Bochs would give the guest.
+	 */
+	p->pit_mult = tsc_hz ? ((uint64_t)VPIT_HZ << 32) / tsc_hz : 1ull << 32;
+	vpic_reset_bios(&p->pic);
+	vpit_reset(&p->pit, platform_pit_now(p));
+}
+
+uint64_t platform_pit_now(const struct platform_state *p)
+{
+	return (uint64_t)(((unsigned __int128)rdtsc() * p->pit_mult) >> 32);
+}
+
+/* --- the guest's 8259A pair, 8254 and port 0x61 --------------------------- */
+
+static bool legacy_byte_port(uint16_t port)
+{
+	return (port >= VPIT_PORT_COUNTER0 && port <= VPIT_PORT_CONTROL) ||
+	       port == VPIT_PORT_SYSTEM_B || port == VPIC_MASTER_CMD || port == VPIC_MASTER_DATA ||
+	       port == VPIC_SLAVE_CMD || port == VPIC_SLAVE_DATA;
+}
+
+/* A wider access is byte accesses to consecutive ports, as on the ISA bus. */
+static bool legacy_io(struct platform_state *p, uint16_t port, unsigned int size, bool in,
+		      uint32_t *value)
+{
+	uint64_t now;
+	uint32_t v = in ? 0 : *value;
+
+	if (!legacy_byte_port(port) && !legacy_byte_port((uint16_t)(port + size - 1)))
+		return false;
+	now = platform_pit_now(p);
+	spin_lock(&p->legacy_lock);
+	for (unsigned int i = 0; i < size; i++) {
+		uint16_t b = (uint16_t)(port + i);
+		uint8_t byte = in ? 0xff : (uint8_t)(v >> (8 * i));
+
+		/* A byte of no device here (a straddling access): 0xff, or dropped. */
+		if (!vpic_io(&p->pic, b, in, &byte))
+			vpit_io(&p->pit, b, in, &byte, now);
+		if (in)
+			*value |= (uint32_t)byte << (8 * i);
+	}
+	spin_unlock(&p->legacy_lock);
+	return true;
 }
 
 /* The byte at the current offset of the selected item; 0 past its end. */
@@ -262,6 +311,10 @@ static void denied_write(struct platform_state *p, uint16_t port, unsigned int s
 
 uint32_t platform_io_read(struct platform_state *p, uint16_t port, unsigned int size)
 {
+	uint32_t legacy = 0;
+
+	if (legacy_io(p, port, size, true, &legacy))
+		return legacy;
 	if (port == PLATFORM_FW_CFG_PORT_DATA) {
 		uint32_t v = 0;
 
@@ -307,6 +360,8 @@ enum platform_io_result platform_io_write(struct platform_state *p, uint16_t por
 	default:
 		break;
 	}
+	if (legacy_io(p, port, size, false, &value))
+		return PLATFORM_IO_DONE;
 	if (port == PCI_CONFIG_ADDRESS_PORT && size == 4) {
 		pci_config_address_write(&p->pci, value);
 		return PLATFORM_IO_DONE;

@@ -63,6 +63,9 @@
 #include <stdint.h>
 
 #include "pci.h"
+#include "spinlock.h"
+#include "vpic.h"
+#include "vpit.h"
 
 #define PLATFORM_ISA_DEBUG_EXIT_PORT	0xf4
 #define PLATFORM_ISA_DEBUG_EXIT_VALUE_MASK 0x3fffffffu	/* (value << 1) | 1 fits in an int */
@@ -128,6 +131,17 @@ struct platform_state {
 	struct pci_state pci;		/* the guest's view of PCI configuration space */
 	uint8_t denials_reported;	/* bit i: reported_denials[i] was reported */
 
+	/*
+	 * The guest's own 8259A pair, 8254 and port 0x61, emulated (the
+	 * host's stay masked and its own): legacy_lock serialises vCPUs.
+	 * pit_mult converts the TSC to 8254 input-clock ticks (32.32
+	 * fixed point, from the TSC rate measured at boot).
+	 */
+	spinlock_t legacy_lock;
+	struct vpic pic;
+	struct vpit pit;
+	uint64_t pit_mult;
+
 	bool kbc_output_port_next;	/* D1h written: 0x60 takes the output port */
 	uint8_t bochs_shutdown_matched;	/* bytes of "Shutdown" written so far */
 	char stop_reason[64];		/* why PLATFORM_IO_STOP stopped the guest */
@@ -139,7 +153,12 @@ enum platform_io_result {
 	PLATFORM_IO_STOP,		/* reset or sleep request: stop, stop_reason says why */
 };
 
-void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus);
+/* @tsc_hz: the TSC's rate, which the guest's 8254 counts from. */
+void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus,
+		   uint64_t tsc_hz);
+
+/* The guest's 8254 clock now, in input-clock ticks (VPIT_HZ). */
+uint64_t platform_pit_now(const struct platform_state *p);
 
 /* Port I/O of @size bytes (1, 2, 4). */
 uint32_t platform_io_read(struct platform_state *p, uint16_t port, unsigned int size);

@@ -108,6 +108,24 @@ void vpic_reset(struct vpic *pic)
 	chip_reset(&pic->chip[1]);
 }
 
+void vpic_reset_bios(struct vpic *pic)
+{
+	static const uint8_t seq[][2] = {
+		{ VPIC_MASTER_CMD, 0x11 }, { VPIC_MASTER_DATA, 0x08 },
+		{ VPIC_MASTER_DATA, 0x04 }, { VPIC_MASTER_DATA, 0x01 },
+		{ VPIC_SLAVE_CMD, 0x11 }, { VPIC_SLAVE_DATA, 0x70 },
+		{ VPIC_SLAVE_DATA, 0x02 }, { VPIC_SLAVE_DATA, 0x01 },
+		{ VPIC_MASTER_DATA, 0xb8 }, { VPIC_SLAVE_DATA, 0x8f },
+	};
+
+	vpic_reset(pic);
+	for (unsigned int i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		uint8_t v = seq[i][1];
+
+		vpic_io(pic, seq[i][0], false, &v);
+	}
+}
+
 /*
  * ICW1 starts the initialisation sequence: the edge-sense circuit is
  * reset, the IMR is cleared, IR7 gets the lowest priority, special mask

@@ -53,6 +53,13 @@ struct vpic {
 void vpic_reset(struct vpic *pic);
 
 /*
+ * The state a PC BIOS leaves: both chips initialised (edge, cascade,
+ * 8086 mode), vectors 0x08 and 0x70, the slave on IR2; the IMRs are the
+ * Bochs BIOS's (0xb8: IRQ 0, 1, 2, 6 open; 0x8f: IRQ 12, 13, 14 open).
+ */
+void vpic_reset_bios(struct vpic *pic);
+
+/*
  * A port access.  Returns false when `port` is not one of the four
  * ports; `*val` is the byte written, or receives the byte read.
  */

@@ -109,7 +109,7 @@ $(call UNIT_OBJ,common,runtime/format.c): UNIT_CFLAGS += -Dsnprintf=ep_snprintf 
 $(UNIT_OUT)/obj/common/runtime/%.o: UNIT_INC = $(subst -iquote ,-I ,$(UNIT_INC_QUOTE)) -I-
 $(UNIT_OUT)/obj/common/runtime/%.o: UNIT_CFLAGS += -Wno-format-truncation
 UNIT_SRCS_test_format        := runtime/format.c
-UNIT_SRCS_test_platform      := runtime/platform.c runtime/pci.c $(UNIT_SRC)/fakes/fake_runtime.c \
+UNIT_SRCS_test_platform      := runtime/platform.c runtime/pci.c runtime/vpic.c runtime/vpit.c $(UNIT_SRC)/fakes/fake_runtime.c \
 				$(UNIT_SRC)/fakes/fake_cpu.c
 UNIT_SRCS_test_pci           := runtime/pci.c $(UNIT_SRC)/fakes/fake_runtime.c \
 				$(UNIT_SRC)/fakes/fake_cpu.c
