@@ -54,6 +54,9 @@ static bool legacy_io(struct platform_state *p, uint16_t port, unsigned int size
 		return false;
 	now = platform_pit_now(p);
 	spin_lock(&p->legacy_lock);
+	/* Channel 0's OUT is IR0: its periods so far are requests (coalesced). */
+	if (vpit_irq0_edges(&p->pit, now))
+		vpic_pulse_irq(&p->pic, 0);
 	for (unsigned int i = 0; i < size; i++) {
 		uint16_t b = (uint16_t)(port + i);
 		uint8_t byte = in ? 0xff : (uint8_t)(v >> (8 * i));

@@ -309,13 +309,29 @@ static void test_legacy_devices_emulated(void **state)
 	fake_cpu.tsc += 1;
 	assert_int_equal(platform_io_read(&plat, 0x61, 1) & 0x21, 0x21);
 
-	/* Channel 0 at 100 Hz, mode 2: IRQ0 requests as time passes. */
+	/*
+	 * Channel 0 at 100 Hz, mode 2, IR0 open: a period is a request in the
+	 * IRR, which a poll acknowledges; then EOI, and the next period.
+	 */
 	platform_io_write(&plat, 0x43, 1, 0x34, &status);
 	platform_io_write(&plat, 0x40, 1, 11932 & 0xff, &status);
 	platform_io_write(&plat, 0x40, 1, 11932 >> 8, &status);
-	vpit_irq0_edges(&plat.pit, fake_cpu.tsc);
-	fake_cpu.tsc += 3 * 11932;
-	assert_int_equal(vpit_irq0_edges(&plat.pit, platform_pit_now(&plat)), 3);
+	platform_io_write(&plat, 0x20, 1, 0x20, &status);	/* EOI of nothing */
+	platform_io_write(&plat, 0x21, 1, 0xfe, &status);
+	platform_io_write(&plat, 0x20, 1, 0x0c, &status);
+	assert_int_equal(platform_io_read(&plat, 0x20, 1), 0x80);	/* the earlier pulse */
+	platform_io_write(&plat, 0x20, 1, 0x20, &status);
+	fake_cpu.tsc += 11931;
+	platform_io_write(&plat, 0x20, 1, 0x0a, &status);
+	assert_int_equal(platform_io_read(&plat, 0x20, 1), 0x00);
+	fake_cpu.tsc += 1;
+	assert_int_equal(platform_io_read(&plat, 0x20, 1), 0x01);
+	platform_io_write(&plat, 0x20, 1, 0x0c, &status);
+	assert_int_equal(platform_io_read(&plat, 0x20, 1), 0x80);
+	platform_io_write(&plat, 0x20, 1, 0x0b, &status);
+	assert_int_equal(platform_io_read(&plat, 0x20, 1), 0x01);	/* ISR */
+	platform_io_write(&plat, 0x20, 1, 0x20, &status);
+	assert_int_equal(platform_io_read(&plat, 0x20, 1), 0x00);
 	assert_int_equal(status, -12345);
 	assert_int_equal(fake_cpu.io_reads, 0);
 	assert_int_equal(fake_cpu.io_writes, 0);
