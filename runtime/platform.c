@@ -24,24 +24,42 @@ void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_
 	 * instructions, so measured against it at boot the guest's 8254
 	 * keeps Bochs's rate, as bare Bochs would give the guest.
 	 */
-	p->pit_mult = tsc_hz ? ((uint64_t)VPIT_HZ << 32) / tsc_hz : 1ull << 32;
+	p->tsc_hz = tsc_hz ? tsc_hz : VPIT_HZ;
+	p->pit_mult = ((uint64_t)VPIT_HZ << 32) / p->tsc_hz;
 	vpic_reset_bios(&p->pic);
 	vpit_reset(&p->pit, platform_pit_now(p));
 }
 
+static uint64_t tsc_to_pit(const struct platform_state *p, uint64_t tsc)
+{
+	return (uint64_t)(((unsigned __int128)tsc * p->pit_mult) >> 32);
+}
+
 uint64_t platform_pit_now(const struct platform_state *p)
 {
-	return (uint64_t)(((unsigned __int128)rdtsc() * p->pit_mult) >> 32);
+	return tsc_to_pit(p, rdtsc());
+}
+
+bool platform_legacy_int(struct platform_state *p, uint64_t now_tsc, uint64_t *next_tsc)
+{
+	uint64_t now = tsc_to_pit(p, now_tsc), next;
+
+	if (vpit_irq0_edges(&p->pit, now))
+		vpic_pulse_irq(&p->pic, 0);
+	*next_tsc = 0;
+	next = vpit_next_irq0(&p->pit, now);
+	/* A request due while IR0 is open; +1: the TSC tick at or after it. */
+	if (!(p->pic.chip[0].imr & 1) && next != UINT64_MAX)
+		*next_tsc = now_tsc + (next - now) * p->tsc_hz / VPIT_HZ + 1;
+	return vpic_has_interrupt(&p->pic);
+}
+
+uint8_t platform_legacy_inta(struct platform_state *p)
+{
+	return vpic_intack(&p->pic);
 }
 
 /* --- the guest's 8259A pair, 8254 and port 0x61 --------------------------- */
-
-static bool legacy_byte_port(uint16_t port)
-{
-	return (port >= VPIT_PORT_COUNTER0 && port <= VPIT_PORT_CONTROL) ||
-	       port == VPIT_PORT_SYSTEM_B || port == VPIC_MASTER_CMD || port == VPIC_MASTER_DATA ||
-	       port == VPIC_SLAVE_CMD || port == VPIC_SLAVE_DATA;
-}
 
 /* A wider access is byte accesses to consecutive ports, as on the ISA bus. */
 static bool legacy_io(struct platform_state *p, uint16_t port, unsigned int size, bool in,
@@ -50,10 +68,9 @@ static bool legacy_io(struct platform_state *p, uint16_t port, unsigned int size
 	uint64_t now;
 	uint32_t v = in ? 0 : *value;
 
-	if (!legacy_byte_port(port) && !legacy_byte_port((uint16_t)(port + size - 1)))
+	if (!platform_legacy_port(port, size))
 		return false;
 	now = platform_pit_now(p);
-	spin_lock(&p->legacy_lock);
 	/* Channel 0's OUT is IR0: its periods so far are requests (coalesced). */
 	if (vpit_irq0_edges(&p->pit, now))
 		vpic_pulse_irq(&p->pic, 0);
@@ -67,7 +84,6 @@ static bool legacy_io(struct platform_state *p, uint16_t port, unsigned int size
 		if (in)
 			*value |= (uint32_t)byte << (8 * i);
 	}
-	spin_unlock(&p->legacy_lock);
 	return true;
 }
 

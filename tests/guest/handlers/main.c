@@ -950,6 +950,21 @@ static bool wait_irq0_request(void)
  * (OCW3.P): Bochs's does not follow the 8259A datasheet (it ends the
  * highest in-service IR and returns the IR number without bit 7).
  */
+#define PIT_IRQ0_VECTOR	0x20	/* ICW2 of the master below */
+#define PIT_IRQ0_WANTED	3
+
+static volatile unsigned int pit_irqs;
+static volatile uint8_t pit_isr_in_handler;
+
+/* IRQ0 through the 8259: its ISR seen from inside, then the EOI. */
+static void pit_irq_handler(struct trap_frame *frame)
+{
+	(void)frame;
+	pit_isr_in_handler = pic1_read(0x0b);
+	pit_irqs++;
+	outb(0x20, 0x20);
+}
+
 static void check_legacy_pic_pit(void)
 {
 	static const uint8_t init[][2] = {
@@ -1009,6 +1024,27 @@ static void check_legacy_pic_pit(void)
 	outb(0x61, b);
 	check("pit-ch2-out2", out2_low && out2_high, "OUT2 %s before the count, %s after",
 	      out2_low ? "low" : "high", out2_high ? "rose" : "never rose");
+
+	/*
+	 * `sti; hlt` waiting for the PIT, as a kernel's idle loop: IRQ0
+	 * through the 8259 (virtual wire: the BIOS's LINT0 in ExtINT mode),
+	 * vector 0x20, ISR bit 0 set in the handler, every period a wake-up.
+	 */
+	irq_register(PIT_IRQ0_VECTOR, pit_irq_handler);
+	pit_irqs = 0;
+	pit_isr_in_handler = 0;
+	outb(0x20, 0x11);		/* nothing latched from before */
+	outb(0x21, 0x20);
+	outb(0x21, 0x04);
+	outb(0x21, 0x01);
+	outb(0x21, 0xfe);
+	for (i = 0; i < 1000 && pit_irqs < PIT_IRQ0_WANTED; i++)
+		sti_hlt();
+	cli();
+	isr = pic1_read(0x0b);
+	check("pit-irq0-hlt", pit_irqs >= PIT_IRQ0_WANTED && pit_isr_in_handler == 0x01 &&
+	      isr == 0x00, "%u IRQ0s in %u HLTs, ISR 0x%02x in the handler, 0x%02x after",
+	      pit_irqs, i, pit_isr_in_handler, isr);
 
 	/* Leave them as the other checks expect: every line masked. */
 	outb(0x43, 0x36);		/* channel 0, mode 3, count 65536 */
