@@ -42,11 +42,14 @@ void vmx_legacy_irq_update(struct vcpu *vcpu)
 		vector = platform_legacy_inta(a->platform);
 	spin_unlock(&vcpu->vm->platform_lock);
 
-	a->pit_deadline = next;
 	a->legacy_int_waiting = intr && !take;
 	if (intr && take)
 		vmx_deliver_irq(vcpu, vector);
 	else if (intr)
 		vmx_request_intr_window(vcpu);
-	vmx_program_preemption_timer(vcpu);
+	/* Only a new deadline restarts the timer: the profile's period stands. */
+	if (next != a->pit_deadline) {
+		a->pit_deadline = next;
+		vmx_program_preemption_timer(vcpu);
+	}
 }

@@ -303,7 +303,7 @@ enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 			vmx_deliver_irq(vcpu, vector);
 	}
 	if (a->pit_deadline && rdtsc() >= a->pit_deadline)
-		vmx_legacy_irq_update(vcpu);	/* reprograms the timer itself */
+		vmx_legacy_irq_update(vcpu);	/* the 8254's IR0 (legacy_irq.c) */
 	vmx_program_preemption_timer(vcpu);
 	/*
 	 * The watchdog: events posted to this vCPU whose kick its APIC did not

@@ -337,6 +337,40 @@ static void test_legacy_devices_emulated(void **state)
 	assert_int_equal(fake_cpu.io_writes, 0);
 }
 
+/*
+ * What the VT-x side asks (arch/vmx/legacy_irq.c): is INT up, when is
+ * IR0's next request, and the INTA's vector; a TSC at twice the 8254's
+ * rate, so deadlines are in TSC ticks.
+ */
+static void test_legacy_irq_and_deadline(void **state)
+{
+	uint64_t next;
+	int status;
+
+	(void)state;
+	platform_init(&plat, 64 << 20, 1, 2 * VPIT_HZ);
+	fake_cpu.tsc_step = 0;
+	fake_cpu.tsc = 1000;
+	platform_io_write(&plat, 0x21, 1, 0xff, &status);	/* all masked */
+	assert_false(platform_legacy_int(&plat, 1000, &next));
+	assert_int_equal(next, 0);				/* IR0 masked: no deadline */
+	platform_io_write(&plat, 0x43, 1, 0x34, &status);
+	platform_io_write(&plat, 0x40, 1, 100, &status);
+	platform_io_write(&plat, 0x40, 1, 0, &status);		/* 100 ticks: 200 TSC */
+	platform_io_write(&plat, 0x21, 1, 0xfe, &status);
+	assert_false(platform_legacy_int(&plat, 1000, &next));
+	assert_int_equal(next, 1000 + 200 + 1);
+	assert_false(platform_legacy_int(&plat, 1199, &next));
+	assert_true(platform_legacy_int(&plat, 1201, &next));
+	/* From 1201 (8254 tick 600, rounded down): never before the edge. */
+	assert_int_equal(next, 1201 + 200 + 1);
+	assert_int_equal(platform_legacy_inta(&plat), 0x08);	/* the BIOS's vector base */
+	/* In service until the EOI: INT stays low however many periods pass. */
+	assert_false(platform_legacy_int(&plat, 2000, &next));
+	platform_io_write(&plat, 0x20, 1, 0x20, &status);
+	assert_true(platform_legacy_int(&plat, 2000, &next));
+}
+
 /* The first write to a port that reaches SMM, ends Bochs or writes 0xE9 is reported, once. */
 static void test_dangerous_denials_reported_once(void **state)
 {
@@ -427,6 +461,7 @@ int main(void)
 		cmocka_unit_test_setup(test_isa_debug_exit_status, setup),
 		cmocka_unit_test_setup(test_denied_ports_never_reach_the_hardware, setup),
 		cmocka_unit_test_setup(test_legacy_devices_emulated, setup),
+		cmocka_unit_test_setup(test_legacy_irq_and_deadline, setup),
 		cmocka_unit_test_setup(test_dangerous_denials_reported_once, setup),
 		cmocka_unit_test_setup(test_pm1_writes_never_forwarded, setup),
 		cmocka_unit_test_setup(test_pci_ports, setup),
