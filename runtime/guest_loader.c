@@ -147,11 +147,18 @@ unsigned int guest_ram_ranges(const struct boot_info *bi, struct guest_ram_range
 		hi = ALIGN_DOWN(e->addr + e->len, (uint64_t)PAGE_SIZE);
 		if (e->addr + e->len < e->addr || lo < e->addr || hi <= lo)
 			continue;
-		/* The pieces of [lo, hi) on either side of the hypervisor region. */
-		if (lo < HV_REGION_START)
-			n = ram_add(r, n, max, lo, hi < HV_REGION_START ? hi : HV_REGION_START);
-		if (hi > HV_REGION_END)
-			n = ram_add(r, n, max, lo > HV_REGION_END ? lo : HV_REGION_END, hi);
+		/*
+		 * The pieces of [lo, hi) on either side of the hypervisor
+		 * region, wherever boot_info says it lies: at the top of RAM
+		 * there is no piece above it, and RAM from 1 MiB up is one
+		 * range.  This is the one place the guest's RAM is decided:
+		 * the EPT map, the multiboot map and the Linux e820 table are
+		 * all built from its output.
+		 */
+		if (lo < bi->hv_start)
+			n = ram_add(r, n, max, lo, hi < bi->hv_start ? hi : bi->hv_start);
+		if (hi > bi->hv_end)
+			n = ram_add(r, n, max, lo > bi->hv_end ? lo : bi->hv_end, hi);
 	}
 	return n;
 }
@@ -161,6 +168,7 @@ unsigned int guest_ram_ranges(const struct boot_info *bi, struct guest_ram_range
 struct guest_layout {
 	struct guest_ram_range ram[GUEST_MAX_RANGES];
 	unsigned int n_ram;
+	uint64_t hv_start, hv_end;	/* the hole, for messages */
 	/* What is taken: the kernel's segments, then what the loader placed. */
 	struct guest_ram_range used[32];
 	unsigned int n_used;
@@ -240,8 +248,9 @@ static bool load_segment(struct guest_layout *g, const uint8_t *image, uint64_t 
 	/* The hypervisor region (and the module in it) is excluded from guest RAM. */
 	if (!in_guest_ram(g, paddr, end)) {
 		printk("exitplan: guest: segment [%#llx, %#llx) is not in guest RAM "
-		       "(the hypervisor owns [%#x, %#x))\n", (unsigned long long)paddr,
-		       (unsigned long long)end, HV_REGION_START, HV_REGION_END);
+		       "(the hypervisor owns [%#llx, %#llx))\n", (unsigned long long)paddr,
+		       (unsigned long long)end, (unsigned long long)g->hv_start,
+		       (unsigned long long)g->hv_end);
 		return false;
 	}
 	if (overlaps_used(g, paddr, end) || !mark_used(g, paddr, end)) {
@@ -392,7 +401,7 @@ static bool build_mbi(struct guest_layout *g, const struct boot_info *bi,
 			const struct boot_mmap_entry *e = &bi->mmap[i++];
 
 			if (e->type == BOOT_MEM_AVAILABLE ||
-			    (e->addr < HV_REGION_END && e->addr + e->len > HV_REGION_START))
+			    (e->addr < bi->hv_end && e->addr + e->len > bi->hv_start))
 				continue;
 			mm[n_mm++] = (struct multiboot_mmap_entry){
 				.size = sizeof(*mm) - sizeof(mm->size), .addr = e->addr,
@@ -629,6 +638,8 @@ bool guest_load(const struct boot_info *bi, struct guest_start *start)
 		return linux_load(bi, start);
 	memset(&g, 0, sizeof(g));
 	g.n_ram = guest_ram_ranges(bi, g.ram, ARRAY_SIZE(g.ram));
+	g.hv_start = bi->hv_start;
+	g.hv_end = bi->hv_end;
 
 	h = find_header(image, len, &h_off);
 	if (!h) {

@@ -52,7 +52,8 @@ struct guest_start {
 
 /*
  * The guest's RAM: every available range of the boot memory map, minus
- * [HV_REGION_START, HV_REGION_END), sorted.  Returns the count.
+ * the hypervisor's region [bi->hv_start, bi->hv_end), sorted, whole
+ * pages.  Returns the count.
  */
 unsigned int guest_ram_ranges(const struct boot_info *bi, struct guest_ram_range *r,
 			      unsigned int max);

@@ -13,10 +13,78 @@
 #include "platform.h"
 #include "string.h"
 
-void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus)
+void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus,
+		   uint64_t tsc_hz)
 {
 	*p = (struct platform_state){ .ram_size = ram_size, .nr_cpus = nr_cpus };
 	pci_init(&p->pci);
+	/*
+	 * The 8254 counts at VPIT_HZ of the TSC's time: under Bochs the TSC
+	 * counts instructions and Bochs's own 8254 runs at VPIT_HZ per `ips`
+	 * instructions, so measured against it at boot the guest's 8254
+	 * keeps Bochs's rate, as bare Bochs would give the guest.
+	 */
+	p->tsc_hz = tsc_hz ? tsc_hz : VPIT_HZ;
+	p->pit_mult = ((uint64_t)VPIT_HZ << 32) / p->tsc_hz;
+	vpic_reset_bios(&p->pic);
+	vpit_reset(&p->pit, platform_pit_now(p));
+}
+
+static uint64_t tsc_to_pit(const struct platform_state *p, uint64_t tsc)
+{
+	return (uint64_t)(((unsigned __int128)tsc * p->pit_mult) >> 32);
+}
+
+uint64_t platform_pit_now(const struct platform_state *p)
+{
+	return tsc_to_pit(p, rdtsc());
+}
+
+bool platform_legacy_int(struct platform_state *p, uint64_t now_tsc, uint64_t *next_tsc)
+{
+	uint64_t now = tsc_to_pit(p, now_tsc), next;
+
+	if (vpit_irq0_edges(&p->pit, now))
+		vpic_pulse_irq(&p->pic, 0);
+	*next_tsc = 0;
+	next = vpit_next_irq0(&p->pit, now);
+	/* A request due while IR0 is open; +1: the TSC tick at or after it. */
+	if (!(p->pic.chip[0].imr & 1) && next != UINT64_MAX)
+		*next_tsc = now_tsc + (next - now) * p->tsc_hz / VPIT_HZ + 1;
+	return vpic_has_interrupt(&p->pic);
+}
+
+uint8_t platform_legacy_inta(struct platform_state *p)
+{
+	return vpic_intack(&p->pic);
+}
+
+/* --- the guest's 8259A pair, 8254 and port 0x61 --------------------------- */
+
+/* A wider access is byte accesses to consecutive ports, as on the ISA bus. */
+static bool legacy_io(struct platform_state *p, uint16_t port, unsigned int size, bool in,
+		      uint32_t *value)
+{
+	uint64_t now;
+	uint32_t v = in ? 0 : *value;
+
+	if (!platform_legacy_port(port, size))
+		return false;
+	now = platform_pit_now(p);
+	/* Channel 0's OUT is IR0: its periods so far are requests (coalesced). */
+	if (vpit_irq0_edges(&p->pit, now))
+		vpic_pulse_irq(&p->pic, 0);
+	for (unsigned int i = 0; i < size; i++) {
+		uint16_t b = (uint16_t)(port + i);
+		uint8_t byte = in ? 0xff : (uint8_t)(v >> (8 * i));
+
+		/* A byte of no device here (a straddling access): 0xff, or dropped. */
+		if (!vpic_io(&p->pic, b, in, &byte))
+			vpit_io(&p->pit, b, in, &byte, now);
+		if (in)
+			*value |= (uint32_t)byte << (8 * i);
+	}
+	return true;
 }
 
 /* The byte at the current offset of the selected item; 0 past its end. */
@@ -262,6 +330,10 @@ static void denied_write(struct platform_state *p, uint16_t port, unsigned int s
 
 uint32_t platform_io_read(struct platform_state *p, uint16_t port, unsigned int size)
 {
+	uint32_t legacy = 0;
+
+	if (legacy_io(p, port, size, true, &legacy))
+		return legacy;
 	if (port == PLATFORM_FW_CFG_PORT_DATA) {
 		uint32_t v = 0;
 
@@ -307,6 +379,8 @@ enum platform_io_result platform_io_write(struct platform_state *p, uint16_t por
 	default:
 		break;
 	}
+	if (legacy_io(p, port, size, false, &value))
+		return PLATFORM_IO_DONE;
 	if (port == PCI_CONFIG_ADDRESS_PORT && size == 4) {
 		pci_config_address_write(&p->pci, value);
 		return PLATFORM_IO_DONE;

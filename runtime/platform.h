@@ -63,6 +63,8 @@
 #include <stdint.h>
 
 #include "pci.h"
+#include "vpic.h"
+#include "vpit.h"
 
 #define PLATFORM_ISA_DEBUG_EXIT_PORT	0xf4
 #define PLATFORM_ISA_DEBUG_EXIT_VALUE_MASK 0x3fffffffu	/* (value << 1) | 1 fits in an int */
@@ -128,6 +130,18 @@ struct platform_state {
 	struct pci_state pci;		/* the guest's view of PCI configuration space */
 	uint8_t denials_reported;	/* bit i: reported_denials[i] was reported */
 
+	/*
+	 * The guest's own 8259A pair, 8254 and port 0x61, emulated (the
+	 * host's stay masked and its own), under the VM's platform lock
+	 * like every device here.  pit_mult converts the TSC to 8254
+	 * input-clock ticks (32.32 fixed point, from tsc_hz, the TSC rate
+	 * measured at boot).
+	 */
+	struct vpic pic;
+	struct vpit pit;
+	uint64_t pit_mult;
+	uint64_t tsc_hz;
+
 	bool kbc_output_port_next;	/* D1h written: 0x60 takes the output port */
 	uint8_t bochs_shutdown_matched;	/* bytes of "Shutdown" written so far */
 	char stop_reason[64];		/* why PLATFORM_IO_STOP stopped the guest */
@@ -139,7 +153,32 @@ enum platform_io_result {
 	PLATFORM_IO_STOP,		/* reset or sleep request: stop, stop_reason says why */
 };
 
-void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus);
+/* @tsc_hz: the TSC's rate, which the guest's 8254 counts from. */
+void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus,
+		   uint64_t tsc_hz);
+
+/* The guest's 8254 clock now, in input-clock ticks (VPIT_HZ). */
+uint64_t platform_pit_now(const struct platform_state *p);
+
+/* Does a port access touch the guest's 8259s, 8254 or port 0x61? */
+static inline bool platform_legacy_port(uint16_t port, unsigned int size)
+{
+	uint16_t last = (uint16_t)(port + size - 1);
+
+	return port <= 0xa1 && last >= 0x20 &&
+	       ((port <= 0x21 && last >= 0x20) || (port <= 0x43 && last >= 0x40) ||
+		(port <= 0x61 && last >= 0x61) || last >= 0xa0);
+}
+
+/*
+ * Bring the 8259s up to date with the 8254 at `now_tsc`: returns whether
+ * the master's INT is raised, and sets *next_tsc to the TSC of channel
+ * 0's next IR0 request while IR0 is unmasked (0 when none is due).
+ * platform_legacy_inta() is the CPU's INTA cycle: the vector, which the
+ * caller delivers as an external interrupt (arch/vmx/legacy_irq.c).
+ */
+bool platform_legacy_int(struct platform_state *p, uint64_t now_tsc, uint64_t *next_tsc);
+uint8_t platform_legacy_inta(struct platform_state *p);
 
 /* Port I/O of @size bytes (1, 2, 4). */
 uint32_t platform_io_read(struct platform_state *p, uint16_t port, unsigned int size);

@@ -45,3 +45,11 @@ void pit_delay_us(unsigned int us)
 		ticks -= n;
 	}
 }
+
+uint64_t tsc_measure_hz(void)
+{
+	uint64_t t0 = rdtsc();
+
+	pit_delay_us(TSC_MEASURE_US);
+	return (rdtsc() - t0) * (1000000 / TSC_MEASURE_US);
+}

@@ -10,4 +10,13 @@
  */
 void pit_delay_us(unsigned int us);
 
+/*
+ * The TSC's rate in Hz, measured over TSC_MEASURE_US of the 8254: what
+ * the guest's emulated 8254 counts from (platform.c).  Under Bochs the
+ * TSC counts instructions and its 8254 follows `ips`, so the result is
+ * the same on every run.
+ */
+#define TSC_MEASURE_US		20000
+uint64_t tsc_measure_hz(void);
+
 #endif /* EXITPLAN_TIMER_H */

@@ -159,9 +159,16 @@ void vmx_deliver_irq(struct vcpu *vcpu, uint8_t vector)
 	inject_pending(vcpu, queued ? -1 : vector);
 }
 
+void vmx_request_intr_window(struct vcpu *vcpu)
+{
+	vmx_set_intr_window(vcpu, true);
+}
+
 /* Interrupt-window exit: the guest can take the queued interrupt now. */
 enum vmx_exit_action handle_interrupt_window(struct vcpu *vcpu)
 {
+	if (vcpu->arch->legacy_int_waiting)
+		vmx_legacy_irq_update(vcpu);	/* the 8259s' INTA, now (legacy_irq.c) */
 	if (!vmx_try_inject_pending(vcpu) && !vcpu->arch->irq_pending)
 		vmx_set_intr_window(vcpu, false);
 	return VMX_EXIT_RESUME;

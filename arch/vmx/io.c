@@ -193,5 +193,8 @@ enum vmx_exit_action handle_io_instruction(struct vcpu *vcpu)
 			return act;
 	}
 	vmx_skip_instruction();
+	/* The 8259s' INT may have changed (an EOI, a mask, a new count). */
+	if (unlikely(platform_legacy_port(port, size)))
+		vmx_legacy_irq_update(vcpu);
 	return VMX_EXIT_RESUME;
 }

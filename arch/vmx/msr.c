@@ -265,6 +265,13 @@ void vmx_program_preemption_timer(struct vcpu *vcpu)
 		if (left < ticks)
 			ticks = left;
 	}
+	if (a->pit_deadline) {
+		uint64_t now = rdtsc();
+		uint64_t left = a->pit_deadline > now ? (a->pit_deadline - now) >> a->preemption_rate : 0;
+
+		if (left < ticks)
+			ticks = left;
+	}
 	if (ticks > UINT32_MAX)
 		ticks = UINT32_MAX;
 	vmcs_write(VMX_PREEMPTION_TIMER_VALUE, ticks);
@@ -296,6 +303,8 @@ enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 		    vector >= APIC_VECTOR_MIN_LEGAL)
 			vmx_deliver_irq(vcpu, vector);
 	}
+	if (a->pit_deadline && rdtsc() >= a->pit_deadline)
+		vmx_legacy_irq_update(vcpu);	/* the 8254's IR0 (legacy_irq.c) */
 	vmx_program_preemption_timer(vcpu);
 	/*
 	 * The watchdog: events posted to this vCPU whose kick its APIC did not

@@ -1269,7 +1269,7 @@ int vmm_run(const struct boot_info *bi)
 		return VMM_ERROR;
 	if (!vmx_build_vm_ept(vc, bi))
 		return VMM_ERROR;
-	platform_init(&vmx_vm.platform, start.ram_bytes, n);
+	platform_init(&vmx_vm.platform, start.ram_bytes, n, tsc_measure_hz());
 	if (!vmx_setup_vcpu(vcpu, vc))
 		return VMM_ERROR;
 	if (!vmx_setup_guest_state(vcpu, vc, start.entry, start.mbi)) {

@@ -72,6 +72,8 @@ struct vcpu_arch_state {
 	/* Guest-visible MSR state the hypervisor emulates. */
 	uint64_t apic_base;		/* IA32_APIC_BASE as the guest sees it */
 	uint64_t tsc_deadline;		/* IA32_TSC_DEADLINE, 0 = disarmed */
+	uint64_t pit_deadline;		/* TSC of the guest 8254's next IR0, 0 = none */
+	bool legacy_int_waiting;	/* the 8259s' INT is up, the guest has IF=0 */
 	uint64_t xcr0;			/* the guest's XCR0 */
 	bool has_x2apic, has_nx, has_tsc_deadline;	/* CPUID facts the MSR checks need */
 	bool has_tsc_adjust;		/* CPUID.(EAX=7,ECX=0):EBX[1] */
@@ -220,6 +222,14 @@ static inline void vmx_skip_instruction(void)
 		vmcs_write(GUEST_INTERRUPTIBILITY_INFO,
 			   intr & ~(uint32_t)(GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS));
 }
+
+/*
+ * legacy_irq.c: the guest's 8259s' INT as an external interrupt of vCPU 0,
+ * after an access to their ports or the 8254's, or the 8254's deadline.
+ */
+void vmx_legacy_irq_update(struct vcpu *vcpu);
+/* events.c: an interrupt-window exit as soon as the guest can take one. */
+void vmx_request_intr_window(struct vcpu *vcpu);
 
 /*
  * apic.c: the guest's interprocessor interrupts.  The host's kick vector

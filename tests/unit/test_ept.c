@@ -92,6 +92,9 @@ static void set_map(const struct mm *m, unsigned int n)
 	for (unsigned int i = 0; i < n; i++)
 		bi.mmap[i] = (struct boot_mmap_entry){ m[i].addr, m[i].len, m[i].type };
 	bi.mmap_count = n;
+	/* Where boot_info_init() puts the region: guest_ram_ranges() follows it. */
+	bi.hv_start = HV_REGION_START;
+	bi.hv_end = HV_REGION_END;
 }
 
 /* The device pages granted, as vmx.c grants the xAPIC page; one more in the PCI hole. */

@@ -675,6 +675,47 @@ static void test_guest_ram_ranges(void **state)
 	assert_int_equal(guest_ram_ranges(&bi, r, 2), 2);
 }
 
+/*
+ * The hole follows boot_info's region, not layout.h's: with the
+ * hypervisor at the top of RAM below 4 GiB (as Jailhouse and ACRN
+ * reserve theirs), RAM from 1 MiB to the region is one range and
+ * nothing lies above it; RAM above 4 GiB is untouched.
+ */
+static void test_guest_ram_ranges_region_at_top(void **state)
+{
+	static const struct boot_mmap_entry m[] = {
+		{ 0, 0x9fc00, BOOT_MEM_AVAILABLE },
+		{ 0xf0000, 0x10000, BOOT_MEM_RESERVED },
+		{ 0x100000, 160 * MiB - 0x100000, BOOT_MEM_AVAILABLE },
+		{ 0x100000000ull, 256 * MiB, BOOT_MEM_AVAILABLE },
+	};
+	struct guest_ram_range r[GUEST_MAX_RANGES];
+	unsigned int n;
+
+	(void)state;
+	memcpy(bi.mmap, m, sizeof(m));
+	bi.mmap_count = ARRAY_SIZE(m);
+	bi.hv_start = 128 * MiB;
+	bi.hv_end = 160 * MiB;
+	n = guest_ram_ranges(&bi, r, ARRAY_SIZE(r));
+	assert_int_equal(n, 3);
+	assert_int_equal(r[0].start, 0);
+	assert_int_equal(r[0].end, 0x9f000);
+	assert_int_equal(r[1].start, 0x100000);
+	assert_int_equal(r[1].end, 128 * MiB);
+	assert_int_equal(r[2].start, 0x100000000ull);
+	assert_int_equal(r[2].end, 0x100000000ull + 256 * MiB);
+
+	/* A region that does not reach the end of its entry leaves the rest. */
+	bi.hv_start = 96 * MiB;
+	bi.hv_end = 128 * MiB;
+	n = guest_ram_ranges(&bi, r, ARRAY_SIZE(r));
+	assert_int_equal(n, 4);
+	assert_int_equal(r[1].end, 96 * MiB);
+	assert_int_equal(r[2].start, 128 * MiB);
+	assert_int_equal(r[2].end, 160 * MiB);
+}
+
 static bool overlaps_kernel(uint64_t start, uint64_t len)
 {
 	for (unsigned int i = 0; i < 2; i++)
@@ -1019,6 +1060,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refuses_hypervisor_region, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_malformed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_ram_ranges, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_guest_ram_ranges_region_at_top, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mbi, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_name_symbol, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_name_unterminated, setup, teardown),

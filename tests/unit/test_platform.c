@@ -54,7 +54,7 @@ static uint64_t le64(const uint8_t *b)
 static int setup(void **state)
 {
 	(void)state;
-	platform_init(&plat, 0x1f7e0000ull, 2);
+	platform_init(&plat, 0x1f7e0000ull, 2, 0);
 	fake_cpu_reset();
 	fake_printk_reset();
 	return 0;
@@ -97,7 +97,7 @@ static void test_ram_size_is_le64(void **state)
 	uint8_t b[10];
 
 	(void)state;
-	platform_init(&plat, 0x0123456789abcdefull, 1);
+	platform_init(&plat, 0x0123456789abcdefull, 1, 0);
 	select_key(FW_CFG_RAM_SIZE, 2);
 	read_bytes(b, sizeof(b));
 	assert_int_equal(b[0], 0xef);	/* least significant byte first */
@@ -106,7 +106,7 @@ static void test_ram_size_is_le64(void **state)
 	assert_int_equal(b[8] | b[9], 0);
 
 	/* Guest RAM beyond 4 GiB: the upper half is not lost. */
-	platform_init(&plat, 0x140000000ull, 1);
+	platform_init(&plat, 0x140000000ull, 1, 0);
 	select_key(FW_CFG_RAM_SIZE, 2);
 	read_bytes(b, 8);
 	assert_int_equal(le64(b), 0x140000000ull);
@@ -118,7 +118,7 @@ static void test_cpu_count(void **state)
 
 	(void)state;
 	for (unsigned int cpus = 1; cpus <= 8; cpus++) {
-		platform_init(&plat, 64 << 20, cpus);
+		platform_init(&plat, 64 << 20, cpus, 0);
 		select_key(FW_CFG_NB_CPUS, 2);
 		read_bytes(b, sizeof(b));
 		/* 16-bit little endian, then the end of the item. */
@@ -129,7 +129,7 @@ static void test_cpu_count(void **state)
 		assert_int_equal(b[0] | b[1] << 8, cpus);
 	}
 	/* More than 255: the high byte carries. */
-	platform_init(&plat, 64 << 20, 0x1234);
+	platform_init(&plat, 64 << 20, 0x1234, 0);
 	select_key(FW_CFG_NB_CPUS, 2);
 	read_bytes(b, 2);
 	assert_int_equal(b[0], 0x34);
@@ -253,8 +253,8 @@ static void test_isa_debug_exit_status(void **state)
 static void test_denied_ports_never_reach_the_hardware(void **state)
 {
 	static const uint16_t denied[] = {
-		0xb2, 0xb3, 0xe9, 0x400, 0x401, 0x402, 0x403, 0x8a00, 0x8a01, 0x20, 0x21, 0xa1,
-		0x40, 0x43, 0x70, 0x71, 0x00, 0x0b, 0x87, 0xc0, 0xd6, 0x1f0, 0x1f7, 0x3f6,
+		0xb2, 0xb3, 0xe9, 0x400, 0x401, 0x402, 0x403, 0x8a00, 0x8a01,
+		0x70, 0x71, 0x00, 0x0b, 0x87, 0xc0, 0xd6, 0x1f0, 0x1f7, 0x3f6,
 		0x170, 0x4d0, 0xb00c, 0xb010, 0xb014, 0xb028, 0xb03f, 0xc000, 0xc002, 0xc004,
 	};
 
@@ -272,11 +272,103 @@ static void test_denied_ports_never_reach_the_hardware(void **state)
 			assert_int_equal(status, -12345);
 		}
 	}
-	/* Port B only byte-wide: a dword from 0x61 would reach the 8042 at 0x64. */
-	assert_int_equal(platform_io_read(&plat, 0x61, 1), 0xff);
-	platform_io_write(&plat, 0x61, 1, 0x03, &(int){ 0 });
 	assert_int_equal(fake_cpu.io_reads, 0);
 	assert_int_equal(fake_cpu.io_writes, 0);
+}
+
+/*
+ * The guest's 8259A pair, 8254 and port 0x61 are emulated: the BIOS's
+ * state to start with, the guest's programming read back, time from the
+ * TSC at the rate platform_init() was given, and not one access reaches
+ * the host's own chips.
+ */
+static void test_legacy_devices_emulated(void **state)
+{
+	int status = -12345;
+
+	(void)state;
+	platform_init(&plat, 64 << 20, 1, VPIT_HZ);	/* one TSC tick per 8254 tick */
+	fake_cpu.tsc_step = 0;
+	fake_cpu.tsc = 5000;
+	assert_int_equal(platform_io_read(&plat, 0x21, 1), 0xb8);
+	assert_int_equal(platform_io_read(&plat, 0xa1, 1), 0x8f);
+	/* A word write to 0x20 is OCW3 to 0x20 and OCW1 to 0x21. */
+	assert_int_equal(platform_io_write(&plat, 0x20, 2, 0xfe0a, &status), PLATFORM_IO_DONE);
+	assert_int_equal(platform_io_read(&plat, 0x21, 1), 0xfe);
+	vpic_pulse_irq(&plat.pic, 0);
+	assert_int_equal(platform_io_read(&plat, 0x20, 1), 0x01);	/* IRR */
+
+	/* Channel 2 as pit_delay_us() drives it: OUT2 in port 0x61 bit 5. */
+	platform_io_write(&plat, 0x61, 1, 0x00, &status);
+	platform_io_write(&plat, 0x43, 1, 0xb0, &status);
+	platform_io_write(&plat, 0x42, 1, 0xe8, &status);
+	platform_io_write(&plat, 0x42, 1, 0x03, &status);	/* 1000 */
+	platform_io_write(&plat, 0x61, 1, 0x01, &status);
+	fake_cpu.tsc += 999;
+	assert_int_equal(platform_io_read(&plat, 0x61, 1) & 0x21, 0x01);
+	fake_cpu.tsc += 1;
+	assert_int_equal(platform_io_read(&plat, 0x61, 1) & 0x21, 0x21);
+
+	/*
+	 * Channel 0 at 100 Hz, mode 2, IR0 open: a period is a request in the
+	 * IRR, which a poll acknowledges; then EOI, and the next period.
+	 */
+	platform_io_write(&plat, 0x43, 1, 0x34, &status);
+	platform_io_write(&plat, 0x40, 1, 11932 & 0xff, &status);
+	platform_io_write(&plat, 0x40, 1, 11932 >> 8, &status);
+	platform_io_write(&plat, 0x20, 1, 0x20, &status);	/* EOI of nothing */
+	platform_io_write(&plat, 0x21, 1, 0xfe, &status);
+	platform_io_write(&plat, 0x20, 1, 0x0c, &status);
+	assert_int_equal(platform_io_read(&plat, 0x20, 1), 0x80);	/* the earlier pulse */
+	platform_io_write(&plat, 0x20, 1, 0x20, &status);
+	fake_cpu.tsc += 11931;
+	platform_io_write(&plat, 0x20, 1, 0x0a, &status);
+	assert_int_equal(platform_io_read(&plat, 0x20, 1), 0x00);
+	fake_cpu.tsc += 1;
+	assert_int_equal(platform_io_read(&plat, 0x20, 1), 0x01);
+	platform_io_write(&plat, 0x20, 1, 0x0c, &status);
+	assert_int_equal(platform_io_read(&plat, 0x20, 1), 0x80);
+	platform_io_write(&plat, 0x20, 1, 0x0b, &status);
+	assert_int_equal(platform_io_read(&plat, 0x20, 1), 0x01);	/* ISR */
+	platform_io_write(&plat, 0x20, 1, 0x20, &status);
+	assert_int_equal(platform_io_read(&plat, 0x20, 1), 0x00);
+	assert_int_equal(status, -12345);
+	assert_int_equal(fake_cpu.io_reads, 0);
+	assert_int_equal(fake_cpu.io_writes, 0);
+}
+
+/*
+ * What the VT-x side asks (arch/vmx/legacy_irq.c): is INT up, when is
+ * IR0's next request, and the INTA's vector; a TSC at twice the 8254's
+ * rate, so deadlines are in TSC ticks.
+ */
+static void test_legacy_irq_and_deadline(void **state)
+{
+	uint64_t next;
+	int status;
+
+	(void)state;
+	platform_init(&plat, 64 << 20, 1, 2 * VPIT_HZ);
+	fake_cpu.tsc_step = 0;
+	fake_cpu.tsc = 1000;
+	platform_io_write(&plat, 0x21, 1, 0xff, &status);	/* all masked */
+	assert_false(platform_legacy_int(&plat, 1000, &next));
+	assert_int_equal(next, 0);				/* IR0 masked: no deadline */
+	platform_io_write(&plat, 0x43, 1, 0x34, &status);
+	platform_io_write(&plat, 0x40, 1, 100, &status);
+	platform_io_write(&plat, 0x40, 1, 0, &status);		/* 100 ticks: 200 TSC */
+	platform_io_write(&plat, 0x21, 1, 0xfe, &status);
+	assert_false(platform_legacy_int(&plat, 1000, &next));
+	assert_int_equal(next, 1000 + 200 + 1);
+	assert_false(platform_legacy_int(&plat, 1199, &next));
+	assert_true(platform_legacy_int(&plat, 1201, &next));
+	/* From 1201 (8254 tick 600, rounded down): never before the edge. */
+	assert_int_equal(next, 1201 + 200 + 1);
+	assert_int_equal(platform_legacy_inta(&plat), 0x08);	/* the BIOS's vector base */
+	/* In service until the EOI: INT stays low however many periods pass. */
+	assert_false(platform_legacy_int(&plat, 2000, &next));
+	platform_io_write(&plat, 0x20, 1, 0x20, &status);
+	assert_true(platform_legacy_int(&plat, 2000, &next));
 }
 
 /* The first write to a port that reaches SMM, ends Bochs or writes 0xE9 is reported, once. */
@@ -368,6 +460,8 @@ int main(void)
 		cmocka_unit_test_setup(test_unclaimed_ports_read_all_ones, setup),
 		cmocka_unit_test_setup(test_isa_debug_exit_status, setup),
 		cmocka_unit_test_setup(test_denied_ports_never_reach_the_hardware, setup),
+		cmocka_unit_test_setup(test_legacy_devices_emulated, setup),
+		cmocka_unit_test_setup(test_legacy_irq_and_deadline, setup),
 		cmocka_unit_test_setup(test_dangerous_denials_reported_once, setup),
 		cmocka_unit_test_setup(test_pm1_writes_never_forwarded, setup),
 		cmocka_unit_test_setup(test_pci_ports, setup),

@@ -36,6 +36,8 @@
 #                           cpuid.c) on the fake VMCS: the same result
 #   test_linux_loader       runtime/linux_loader.c: the bzImage setup header,
 #                           placement, boot_params and its e820 map
+#   test_vpic               runtime/vpic.c: the guest's 8259A pair
+#   test_vpit               runtime/vpit.c: the guest's 8254 and port 0x61
 
 UNIT_OUT      := $(BUILD)/unit
 UNIT_SRC      := tests/unit
@@ -68,7 +70,7 @@ UNIT_LIB_C     = arch/vmx/vmx_controls.c arch/vmx/policy.c \
 UNIT_LIB_O     = $(foreach f,$(UNIT_LIB_C),$(call UNIT_OBJ,common,$(f)))
 
 UNIT_RUNTIME_TESTS := test_format test_platform test_pci test_ept test_guest_loader test_arch_checks \
-		      test_task_switch test_vm test_ioapic test_sched test_linux_loader
+		      test_task_switch test_vm test_ioapic test_sched test_linux_loader test_vpic test_vpit
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
 		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs)) \
@@ -117,7 +119,7 @@ $(call UNIT_OBJ,common,runtime/format.c): UNIT_CFLAGS += -Dsnprintf=ep_snprintf 
 $(UNIT_OUT)/obj/common/runtime/%.o: UNIT_INC = $(subst -iquote ,-I ,$(UNIT_INC_QUOTE)) -I-
 $(UNIT_OUT)/obj/common/runtime/%.o: UNIT_CFLAGS += -Wno-format-truncation
 UNIT_SRCS_test_format        := runtime/format.c
-UNIT_SRCS_test_platform      := runtime/platform.c runtime/pci.c $(UNIT_SRC)/fakes/fake_runtime.c \
+UNIT_SRCS_test_platform      := runtime/platform.c runtime/pci.c runtime/vpic.c runtime/vpit.c $(UNIT_SRC)/fakes/fake_runtime.c \
 				$(UNIT_SRC)/fakes/fake_cpu.c
 UNIT_SRCS_test_pci           := runtime/pci.c $(UNIT_SRC)/fakes/fake_runtime.c \
 				$(UNIT_SRC)/fakes/fake_cpu.c
@@ -130,6 +132,8 @@ UNIT_SRCS_test_task_switch   := arch/vmx/task_switch.c
 UNIT_SRCS_test_vm            := runtime/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
 UNIT_SRCS_test_ioapic        := arch/vmx/ioapic.c
 UNIT_SRCS_test_sched         := runtime/sched.c
+UNIT_SRCS_test_vpic          := runtime/vpic.c
+UNIT_SRCS_test_vpit          := runtime/vpit.c
 
 define UNIT_RUNTIME_RULE
 $(UNIT_OUT)/$(1): $(call UNIT_OBJ,common,$(UNIT_SRC)/$(1).c) $$(foreach f,$$(UNIT_SRCS_$(1)),$$(call UNIT_OBJ,common,$$(f)))
