@@ -27,6 +27,8 @@
 #                           posted events, the ICR decode
 #   test_ioapic             arch/vmx/ioapic.c: the guest's I/O APIC, the
 #                           redirection-entry filter
+#   test_vlapic             runtime/vlapic.c: the virtual local APIC's
+#                           registers, priorities, timer, modes and ICR
 
 UNIT_OUT      := $(BUILD)/unit
 UNIT_SRC      := tests/unit
@@ -59,7 +61,7 @@ UNIT_LIB_C     = arch/vmx/vmx_controls.c arch/vmx/policy.c \
 UNIT_LIB_O     = $(foreach f,$(UNIT_LIB_C),$(call UNIT_OBJ,common,$(f)))
 
 UNIT_RUNTIME_TESTS := test_format test_platform test_pci test_ept test_guest_loader test_arch_checks \
-		      test_task_switch test_vm test_ioapic
+		      test_task_switch test_vm test_ioapic test_vlapic
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
 		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs))
@@ -117,6 +119,7 @@ UNIT_SRCS_test_arch_checks   := arch/vmx/arch_checks.c
 UNIT_SRCS_test_task_switch   := arch/vmx/task_switch.c
 UNIT_SRCS_test_vm            := runtime/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
 UNIT_SRCS_test_ioapic        := arch/vmx/ioapic.c
+UNIT_SRCS_test_vlapic        := runtime/vlapic.c runtime/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
 
 define UNIT_RUNTIME_RULE
 $(UNIT_OUT)/$(1): $(call UNIT_OBJ,common,$(UNIT_SRC)/$(1).c) $$(foreach f,$$(UNIT_SRCS_$(1)),$$(call UNIT_OBJ,common,$$(f)))
