@@ -135,7 +135,10 @@ enum vmx_exit_action vmx_take_events(struct vcpu *vcpu)
 			int bit = 63 - __builtin_clzll(ev.irr[w]);
 
 			ev.irr[w] &= ~(1ull << bit);
-			vmx_deliver_irq(vcpu, (uint8_t)(w * 64 + bit));
+			if (PROFILE_APIC_VIRTUAL)
+				vmx_vlapic_post(vcpu, (uint8_t)(w * 64 + bit));
+			else
+				vmx_deliver_irq(vcpu, (uint8_t)(w * 64 + bit));
 		}
 	}
 	return VMX_EXIT_RESUME;

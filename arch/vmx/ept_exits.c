@@ -411,7 +411,8 @@ enum vmx_exit_action handle_ept_violation(struct vcpu *vcpu)
 	if (platform_mmio_test_page(gpa))
 		return mmio_test_page(vcpu, gpa, q);
 	if ((gpa & ~(uint64_t)(PAGE_SIZE - 1)) == vmx_xapic_page())
-		return xapic_page_write(vcpu, gpa, q);
+		return PROFILE_APIC_VIRTUAL ? vmx_vlapic_mmio(vcpu, gpa, q)	/* vlapic_exits.c */
+					    : xapic_page_write(vcpu, gpa, q);
 	if (vmx_device_page(gpa))
 		return vmx_device_page_access(vcpu, gpa, q);
 

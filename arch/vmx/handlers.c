@@ -472,6 +472,8 @@ enum vmx_exit_action handle_hlt(struct vcpu *vcpu)
 	if (!(vmcs_read(GUEST_RFLAGS) & X86_RFLAGS_IF))
 		return vmx_halt_interrupts_off(vcpu);	/* vmx.c: only NMI or INIT wakes it */
 	vmx_skip_instruction();		/* ends the STI shadow of "sti; hlt" */
+	if (PROFILE_APIC_VIRTUAL)
+		return vmx_vlapic_hlt(vcpu);	/* woken by its virtual APIC */
 	if (a->irq_pending) {
 		/* The HLT completes at once: an interrupt is already waiting. */
 		vmx_try_inject_pending(vcpu);
