@@ -142,6 +142,16 @@ uint32_t vlapic_ppr(const struct vlapic *l)
 	return isr_class;
 }
 
+void vlapic_write_cr8(struct vlapic *l, uint64_t cr8)
+{
+	l->tpr = (uint32_t)(cr8 & 0xf) << 4;
+}
+
+uint64_t vlapic_read_cr8(const struct vlapic *l)
+{
+	return (l->tpr >> 4) & 0xf;
+}
+
 /* Arbitration priority (11.6.2.4, Figure 11-15): the lowest-priority arbitration's view. */
 static uint32_t vlapic_apr(const struct vlapic *l)
 {

@@ -117,6 +117,13 @@ enum vlapic_result vlapic_msr_write(struct vlapic *l, uint32_t msr, uint64_t val
  */
 bool vlapic_accept_irq(struct vlapic *l, uint8_t vector, bool level);
 
+/*
+ * CR8 in 64-bit mode is TPR[7:4] (SDM Vol. 3A 11.8.6): a MOV to CR8 sets
+ * TPR to @cr8 << 4 (bits 63:4 are reserved: the caller's #GP).
+ */
+void vlapic_write_cr8(struct vlapic *l, uint64_t cr8);
+uint64_t vlapic_read_cr8(const struct vlapic *l);
+
 /* The Processor Priority Register (SDM 11.8.3.1). */
 uint32_t vlapic_ppr(const struct vlapic *l);
 /* The highest IRR vector whose priority class is above the PPR's, or -1 (SDM 11.8.4). */

@@ -369,6 +369,13 @@ enum vmx_exit_action handle_cr_access(struct vcpu *vcpu)
 				vmx_inject_gp(vcpu);
 				return VMX_EXIT_RESUME;
 			}
+			if (PROFILE_APIC_VIRTUAL) {
+				/* The virtual APIC's TPR: a lower one may let an interrupt in. */
+				vlapic_write_cr8(&vcpu->arch->vlapic, v);
+				vmx_skip_instruction();
+				vmx_vlapic_sync(vcpu);
+				return VMX_EXIT_RESUME;
+			}
 			asm volatile("mov %0, %%cr8" : : "r"(v));
 			break;
 		}
@@ -376,6 +383,8 @@ enum vmx_exit_action handle_cr_access(struct vcpu *vcpu)
 	case EXIT_QUAL_CR_ACCESS_TYPE_MOV_FROM_CR:
 		if (cr == 3)
 			v = vmcs_read(GUEST_CR3);
+		else if (cr == 8 && PROFILE_APIC_VIRTUAL)
+			v = vlapic_read_cr8(&vcpu->arch->vlapic);
 		else if (cr == 8)
 			asm volatile("mov %%cr8, %0" : "=r"(v));
 		else

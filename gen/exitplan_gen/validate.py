@@ -306,6 +306,9 @@ def _apic_virtual(p, err):
     if not p.hlt_exiting:
         raise err(at, "apic: virtual needs execution.hlt_exiting: a halted vCPU is woken by its "
                       "virtual APIC, which a HLT that does not exit never consults")
+    if not p.cr8_exiting:
+        raise err(at, "apic: virtual needs execution.cr8_exiting: in 64-bit mode MOV to CR8 "
+                      "writes the TPR, which must be the virtual APIC's, not the host's")
     named = {m.msr.name: m for m in p.msrs}
     for name in VLAPIC_MSRS:
         m = named.get(name)

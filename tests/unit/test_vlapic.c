@@ -150,6 +150,20 @@ static void test_tpr(void **state)
 	assert_int_equal(rd(XAPIC_REG_APR, 0), 0x90);
 }
 
+static void test_cr8(void **state)
+{
+	(void)state;
+	/* CR8 is TPR[7:4]; TPR[3:0] written through the APIC read back 0 through CR8's view. */
+	wr(XAPIC_REG_TPR, 0x5a, 0);
+	assert_int_equal(vlapic_read_cr8(&lapic), 5);
+	vlapic_write_cr8(&lapic, 0x7);
+	assert_int_equal(rd(XAPIC_REG_TPR, 0), 0x70);
+	vlapic_accept_irq(&lapic, 0x71, false);
+	assert_int_equal(vlapic_pending_vector(&lapic), -1);
+	vlapic_write_cr8(&lapic, 0x6);
+	assert_int_equal(vlapic_pending_vector(&lapic), 0x71);
+}
+
 static void test_level_tmr(void **state)
 {
 	(void)state;
@@ -515,6 +529,7 @@ int main(void)
 		cmocka_unit_test_setup(test_reset_state, setup),
 		cmocka_unit_test_setup(test_priority_nested, setup),
 		cmocka_unit_test_setup(test_tpr, setup),
+		cmocka_unit_test_setup(test_cr8, setup),
 		cmocka_unit_test_setup(test_level_tmr, setup),
 		cmocka_unit_test_setup(test_esr_illegal_vector, setup),
 		cmocka_unit_test_setup(test_xapic_read_only_and_reserved, setup),
