@@ -164,8 +164,16 @@ enum vmx_exit_action vmx_icr_write(struct vcpu *vcpu, uint64_t icr, bool x2apic)
 	 * here, with the logical IDs derived from the APIC IDs (vm.c).
 	 */
 	bool bochs_x2apic_logical = x2apic && (icr & APIC_ICR_DEST_LOGICAL);
+	/*
+	 * A fixed self IPI (shorthand self) reaches no other CPU, and the
+	 * guest's own APIC -- which it owns but for the ICR -- orders it by
+	 * priority (TPR, ISR) and flags an illegal vector in its ESR: the
+	 * hardware delivers it under intercept-icr too.
+	 */
+	bool self_only = (icr & APIC_ICR_SHORTHAND_MASK) == APIC_ICR_SHORTHAND_SELF;
 
-	if (req.kind == ICR_FIXED && !PROFILE_APIC_INTERCEPT_ICR && !bochs_x2apic_logical) {
+	if (req.kind == ICR_FIXED && (!PROFILE_APIC_INTERCEPT_ICR || self_only) &&
+	    !bochs_x2apic_logical) {
 		/* Checked: a fixed or lowest-priority IPI; the APIC delivers it. */
 		if (x2apic)
 			wrmsr(MSR_IA32_X2APIC_ICR, icr);
