@@ -135,7 +135,10 @@ enum vmx_exit_action vmx_take_events(struct vcpu *vcpu)
 			int bit = 63 - __builtin_clzll(ev.irr[w]);
 
 			ev.irr[w] &= ~(1ull << bit);
-			vmx_deliver_irq(vcpu, (uint8_t)(w * 64 + bit));
+			if (PROFILE_APIC_VIRTUAL)
+				vmx_vlapic_post(vcpu, (uint8_t)(w * 64 + bit));
+			else
+				vmx_deliver_irq(vcpu, (uint8_t)(w * 64 + bit));
 		}
 	}
 	return VMX_EXIT_RESUME;
@@ -161,8 +164,16 @@ enum vmx_exit_action vmx_icr_write(struct vcpu *vcpu, uint64_t icr, bool x2apic)
 	 * here, with the logical IDs derived from the APIC IDs (vm.c).
 	 */
 	bool bochs_x2apic_logical = x2apic && (icr & APIC_ICR_DEST_LOGICAL);
+	/*
+	 * A fixed self IPI (shorthand self) reaches no other CPU, and the
+	 * guest's own APIC -- which it owns but for the ICR -- orders it by
+	 * priority (TPR, ISR) and flags an illegal vector in its ESR: the
+	 * hardware delivers it under intercept-icr too.
+	 */
+	bool self_only = (icr & APIC_ICR_SHORTHAND_MASK) == APIC_ICR_SHORTHAND_SELF;
 
-	if (req.kind == ICR_FIXED && !PROFILE_APIC_INTERCEPT_ICR && !bochs_x2apic_logical) {
+	if (req.kind == ICR_FIXED && (!PROFILE_APIC_INTERCEPT_ICR || self_only) &&
+	    !bochs_x2apic_logical) {
 		/* Checked: a fixed or lowest-priority IPI; the APIC delivers it. */
 		if (x2apic)
 			wrmsr(MSR_IA32_X2APIC_ICR, icr);

@@ -472,7 +472,8 @@ enum vmx_exit_action handle_ept_violation(struct vcpu *vcpu)
 	if ((gpa & ~(uint64_t)(PAGE_SIZE - 1)) == vmx_xapic_page()) {
 		if (vmcs_read32(IDT_VECTORING_INFO_FIELD) & INTR_INFO_VALID)
 			return emulated_page_event_delivery(vcpu, gpa, "the local APIC page");
-		return xapic_page_write(vcpu, gpa, q);
+		return PROFILE_APIC_VIRTUAL ? vmx_vlapic_mmio(vcpu, gpa, q)	/* vlapic_exits.c */
+					    : xapic_page_write(vcpu, gpa, q);
 	}
 	if (vmx_device_page(gpa))
 		return vmx_device_page_access(vcpu, gpa, q);

@@ -69,7 +69,7 @@ bool vmx_guest_interruptible(void)
 		 (GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS));
 }
 
-static void vmx_set_intr_window(struct vcpu *vcpu, bool on)
+void vmx_set_intr_window(struct vcpu *vcpu, bool on)
 {
 	if (on)
 		vcpu_ctls_setbit(vcpu, VMX_PROC_BASED, CPU_BASED_INTR_WINDOW_EXITING);
@@ -169,6 +169,8 @@ enum vmx_exit_action handle_interrupt_window(struct vcpu *vcpu)
 {
 	if (vcpu->arch->legacy_int_waiting)
 		vmx_legacy_irq_update(vcpu);	/* the 8259s' INTA, now (legacy_irq.c) */
+	if (PROFILE_APIC_VIRTUAL)
+		return vmx_vlapic_interrupt_window(vcpu);
 	if (!vmx_try_inject_pending(vcpu) && !vcpu->arch->irq_pending)
 		vmx_set_intr_window(vcpu, false);
 	return VMX_EXIT_RESUME;
@@ -323,6 +325,12 @@ enum vmx_exit_action handle_external_interrupt(struct vcpu *vcpu)
 	/* Another CPU posted this vCPU events (apic.c): not the guest's interrupt. */
 	if (vector == VMX_KICK_VECTOR)
 		return vmx_kicked(vcpu);
+	if (PROFILE_APIC_VIRTUAL) {
+		/* A host device's interrupt for the guest: ended here, raised in the virtual APIC. */
+		vmx_apic_eoi();
+		vmx_vlapic_post(vcpu, vector);
+		return VMX_EXIT_RESUME;
+	}
 	if (unlikely(a->coalesce[vector / 64] & (1ull << (vector % 64)))) {
 		/* A duplicate (vmx_try_inject_pending()): the host acknowledged it, it ends it. */
 		a->coalesce[vector / 64] &= ~(1ull << (vector % 64));

@@ -299,6 +299,13 @@ enum vmx_exit_action handle_cr_access(struct vcpu *vcpu)
 				vmx_inject_gp(vcpu);
 				return VMX_EXIT_RESUME;
 			}
+			if (PROFILE_APIC_VIRTUAL) {
+				/* The virtual APIC's TPR: a lower one may let an interrupt in. */
+				vlapic_write_cr8(&vcpu->arch->vlapic, v);
+				vmx_skip_instruction();
+				vmx_vlapic_sync(vcpu);
+				return VMX_EXIT_RESUME;
+			}
 			asm volatile("mov %0, %%cr8" : : "r"(v));
 			break;
 		}
@@ -306,6 +313,8 @@ enum vmx_exit_action handle_cr_access(struct vcpu *vcpu)
 	case EXIT_QUAL_CR_ACCESS_TYPE_MOV_FROM_CR:
 		if (cr == 3)
 			v = vmcs_read(GUEST_CR3);
+		else if (cr == 8 && PROFILE_APIC_VIRTUAL)
+			v = vlapic_read_cr8(&vcpu->arch->vlapic);
 		else if (cr == 8)
 			asm volatile("mov %%cr8, %0" : "=r"(v));
 		else
@@ -402,6 +411,8 @@ enum vmx_exit_action handle_hlt(struct vcpu *vcpu)
 	if (!(vmcs_read(GUEST_RFLAGS) & X86_RFLAGS_IF))
 		return vmx_halt_interrupts_off(vcpu);	/* vmx.c: only NMI or INIT wakes it */
 	vmx_skip_instruction();		/* ends the STI shadow of "sti; hlt" */
+	if (PROFILE_APIC_VIRTUAL)
+		return vmx_vlapic_hlt(vcpu);	/* woken by its virtual APIC */
 	if (a->irq_pending) {
 		/* The HLT completes at once: an interrupt is already waiting. */
 		vmx_try_inject_pending(vcpu);

@@ -294,6 +294,8 @@ enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 
+	if (PROFILE_APIC_VIRTUAL)
+		return vmx_vlapic_preemption_timer(vcpu);	/* the virtual APIC's timer */
 	if (a->tsc_deadline && rdtsc() >= a->tsc_deadline) {
 		uint32_t lvt = apic_read(XAPIC_REG_LVT_TIMER);
 		uint8_t vector = lvt & APIC_LVT_VECTOR_MASK;
@@ -639,6 +641,8 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 
 	if (VCPU_STATS_COUNTING)
 		exit_stats_count_msr(vcpu->stats.msr_read_x2apic, &vcpu->stats.msr_read, msr);
+	if (PROFILE_APIC_VIRTUAL && vmx_vlapic_msr(msr))
+		return vmx_vlapic_rdmsr(vcpu, msr);	/* vlapic_exits.c */
 
 	if (msr == MSR_IA32_APIC_BASE) {
 		v = vcpu->arch->apic_base;
@@ -702,6 +706,8 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 
 	if (VCPU_STATS_COUNTING)
 		exit_stats_count_msr(vcpu->stats.msr_write_x2apic, &vcpu->stats.msr_write, msr);
+	if (PROFILE_APIC_VIRTUAL && vmx_vlapic_msr(msr))
+		return vmx_vlapic_wrmsr(vcpu, msr, v);	/* vlapic_exits.c */
 
 	if (msr == MSR_IA32_X2APIC_ICR) {
 		/*
@@ -791,6 +797,8 @@ void vcpu_setup_msrs(struct vcpu *vcpu)
 	mtrr_setup(a);
 	a->tsc_deadline = 0;
 	vmx_program_preemption_timer(vcpu);
+	if (PROFILE_APIC_VIRTUAL)
+		vmx_vlapic_setup(vcpu);		/* the APIC's reset state (vlapic_exits.c) */
 
 	/* MSRs switched by hand: the host's now, the guest's reset values. */
 	profile_msrs_save_host(vcpu);

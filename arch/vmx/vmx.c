@@ -503,7 +503,9 @@ static bool vmx_build_vm_ept(struct vmx_cpu *vc, const struct boot_info *bi)
 	vmx_vm_ept.use_1g = vmx_feature_supported(caps, VMX_FEATURE_EPT_1G_PAGES);
 	n = ept_identity_ranges(bi, grants, ARRAY_SIZE(grants), ranges, ARRAY_SIZE(ranges));
 	if (!n || !ept_build(&vmx_vm_ept, ranges, n) ||
-	    !ept_set_4k(&vmx_vm_ept, vmx_xapic_page(), EPT_READ | EPT_MEMTYPE_UC) ||
+	    /* apic: virtual: not mapped at all, its reads are the virtual APIC's too. */
+	    !ept_set_4k(&vmx_vm_ept, vmx_xapic_page(),
+			PROFILE_APIC_VIRTUAL ? 0 : EPT_READ | EPT_MEMTYPE_UC) ||
 	    !vmx_hide_device_pages(&vmx_vm_ept)) {
 		printk("exitplan: cannot build the EPT identity map\n");
 		return false;
@@ -1239,6 +1241,19 @@ int vmm_run(const struct boot_info *bi)
 		return VMM_REFUSED;
 	}
 	vmx_print_gates(&vc->controls);
+	if (PROFILE_APIC_VIRTUAL) {
+		/* The generator requires the timer; a CPU without it fails the controls above. */
+		if (!(vc->controls.field[VMX_PIN_BASED] & PIN_BASED_VMX_PREEMPTION_TIMER) ||
+		    !(vc->controls.field[VMX_EXIT] & VM_EXIT_SAVE_VMX_PREEMPTION_TIMER)) {
+			printk("exitplan: apic: virtual needs the VMX-preemption timer, saved across "
+			       "exits: refusing\n");
+			return VMM_REFUSED;
+		}
+		printk("gate apic: virtual: a virtual local APIC per vCPU; x2APIC MSRs and the xAPIC "
+		       "page at %#llx emulated, its timer on the VMX-preemption timer "
+		       "(preemption_timer)\n",
+		       (unsigned long long)(rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_ADDR_MASK));
+	}
 	if (!vmx_runtime_controls_ok(&vc->controls))
 		return VMM_REFUSED;
 

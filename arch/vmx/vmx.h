@@ -20,6 +20,7 @@
 #include "ept.h"
 #include "platform.h"
 #include "profile.h"
+#include "vlapic.h"
 
 struct boot_info;
 
@@ -98,6 +99,8 @@ struct vcpu_arch_state {
 	 * write exits (apic.c), and the low half's write sends with it.
 	 */
 	uint32_t xapic_icr_high;
+	/* apic: virtual: the vCPU's local APIC (runtime/vlapic.c, vlapic_exits.c). */
+	struct vlapic vlapic;
 	/* The guest's HLT activity state when it stopped, for the report. */
 	bool halted_at_stop;
 	/* Halted in root operation, interrupts off: vmm_kick() sends an NMI. */
@@ -259,6 +262,24 @@ void vmx_kick_ipi(unsigned int cpu);
 void vmx_kick_nmi(unsigned int cpu);
 /* Once, on the boot CPU: where the xAPIC window is (IA32_APIC_BASE as firmware left it). */
 void vmx_apic_init(uint64_t apic_base);
+
+/*
+ * vlapic_exits.c (apic: virtual): the virtual local APIC's accesses and
+ * injection.  vmx_vlapic_sync() injects its highest deliverable vector or
+ * opens the interrupt window, and arms the preemption timer for its timer.
+ */
+void vmx_vlapic_setup(struct vcpu *vcpu);
+bool vmx_vlapic_msr(uint32_t msr);
+enum vmx_exit_action vmx_vlapic_rdmsr(struct vcpu *vcpu, uint32_t msr);
+enum vmx_exit_action vmx_vlapic_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t v);
+enum vmx_exit_action vmx_vlapic_mmio(struct vcpu *vcpu, uint64_t gpa, uint64_t q);
+void vmx_vlapic_post(struct vcpu *vcpu, uint8_t vector);
+void vmx_vlapic_sync(struct vcpu *vcpu);
+enum vmx_exit_action vmx_vlapic_preemption_timer(struct vcpu *vcpu);
+enum vmx_exit_action vmx_vlapic_interrupt_window(struct vcpu *vcpu);
+enum vmx_exit_action vmx_vlapic_hlt(struct vcpu *vcpu);
+/* events.c: interrupt-window exiting on or off. */
+void vmx_set_intr_window(struct vcpu *vcpu, bool on);
 
 /* msr.c */
 void vcpu_setup_msrs(struct vcpu *vcpu);

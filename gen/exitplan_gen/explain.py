@@ -156,6 +156,14 @@ def explain(plan):
                          "EXTERNAL_INTERRUPT exit and injects the vector. The same exits as "
                          "passthrough plus the decode and the posting in the handler; no guest "
                          "IPI reaches a CPU that is not one of its vCPUs.",
+        "virtual": "each vCPU has a virtual local APIC (runtime/vlapic.c) and the physical one "
+                   "stays the host's. Its cost in exits: every x2APIC register access is an "
+                   "MSR_READ or MSR_WRITE (0x800-0x8ff trapped), every xAPIC register access, "
+                   "read or write, an EPT_VIOLATION (the APIC page is not mapped), so each "
+                   "interrupt costs at least its EOI's exit; its timer is the VMX-preemption "
+                   "timer (PREEMPTION_TIMER exits); an interrupt the guest cannot take at once "
+                   "opens an INTERRUPT_WINDOW exit. Fixed IPIs are posted to the target's "
+                   "virtual IRR and its CPU kicked (EXTERNAL_INTERRUPT there).",
     }[p.apic]))
     # Features.
     w("\nRequired features (the profile is refused at boot without them):\n")

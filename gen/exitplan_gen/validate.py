@@ -248,6 +248,7 @@ def _semantic(doc, raw, spec):
 
     # --- MSRs -------------------------------------------------------------
     _msrs(p, v.get("msrs", {}), doc, err, spec, required_names)
+    _apic_virtual(p, err)
 
     # That every required feature is used is checked in decide.py, which
     # knows what each profile key turns on.
@@ -329,6 +330,34 @@ def _scheduler(p, x, err):
                                                    "mode or fallback 'exit')", key=True)
     p.sched = Obj(slice=s.get("slice", DEFAULT_SCHED_SLICE),
                   pause_yield_after=s.get("pause_yield_after", DEFAULT_PAUSE_YIELD_AFTER), path=at)
+
+
+# The MSRs the virtual local APIC (runtime/vlapic.c) answers: every access must exit.
+VLAPIC_MSRS = ("IA32_APIC_BASE", "IA32_X2APIC", "IA32_TSC_DEADLINE")
+
+
+def _apic_virtual(p, err):
+    """apic: virtual: the model needs its timer's clock, HLT and its MSRs."""
+    if p.apic != "virtual":
+        return
+    at = ("apic",)
+    if p.ptimer is None or not p.ptimer.save:
+        raise err(at, "apic: virtual needs execution.preemption_timer enabled with save_on_exit: "
+                      "the virtual APIC's timer runs on the VMX-preemption timer, which must keep "
+                      "counting across exits")
+    if not p.hlt_exiting:
+        raise err(at, "apic: virtual needs execution.hlt_exiting: a halted vCPU is woken by its "
+                      "virtual APIC, which a HLT that does not exit never consults")
+    if not p.cr8_exiting:
+        raise err(at, "apic: virtual needs execution.cr8_exiting: in 64-bit mode MOV to CR8 "
+                      "writes the TPR, which must be the virtual APIC's, not the host's")
+    named = {m.msr.name: m for m in p.msrs}
+    for name in VLAPIC_MSRS:
+        m = named.get(name)
+        access = m.access if m is not None else p.msr_default
+        if access != "trap":
+            raise err(m.path + ("access",) if m is not None else at,
+                      f"apic: virtual emulates {name}: its access must be 'trap', not '{access}'")
 
 
 def ports(first, last):

@@ -41,6 +41,12 @@
  * ICR after the check (0).  arch/vmx/apic.c.
  */
 #define PROFILE_APIC_INTERCEPT_ICR	0
+/*
+ * apic: virtual (1): each vCPU has a virtual local APIC (runtime/vlapic.c,
+ * arch/vmx/vlapic_exits.c); its every access exits, its timer runs on the
+ * VMX-preemption timer.
+ */
+#define PROFILE_APIC_VIRTUAL	0
 
 /*
  * Dispatch (policy direct): 8 reasons called directly,

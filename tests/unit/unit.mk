@@ -38,6 +38,8 @@
 #                           placement, boot_params and its e820 map
 #   test_vpic               runtime/vpic.c: the guest's 8259A pair
 #   test_vpit               runtime/vpit.c: the guest's 8254 and port 0x61
+#   test_vlapic             runtime/vlapic.c: the virtual local APIC's
+#                           registers, priorities, timer, modes and ICR
 
 UNIT_OUT      := $(BUILD)/unit
 UNIT_SRC      := tests/unit
@@ -70,7 +72,7 @@ UNIT_LIB_C     = arch/vmx/vmx_controls.c arch/vmx/policy.c \
 UNIT_LIB_O     = $(foreach f,$(UNIT_LIB_C),$(call UNIT_OBJ,common,$(f)))
 
 UNIT_RUNTIME_TESTS := test_format test_platform test_pci test_ept test_guest_loader test_arch_checks \
-		      test_task_switch test_vm test_ioapic test_sched test_linux_loader test_vpic test_vpit
+		      test_task_switch test_vm test_ioapic test_sched test_linux_loader test_vpic test_vpit test_vlapic
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
 		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs)) \
@@ -134,6 +136,7 @@ UNIT_SRCS_test_ioapic        := arch/vmx/ioapic.c
 UNIT_SRCS_test_sched         := runtime/sched.c
 UNIT_SRCS_test_vpic          := runtime/vpic.c
 UNIT_SRCS_test_vpit          := runtime/vpit.c
+UNIT_SRCS_test_vlapic        := runtime/vlapic.c runtime/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
 
 define UNIT_RUNTIME_RULE
 $(UNIT_OUT)/$(1): $(call UNIT_OBJ,common,$(UNIT_SRC)/$(1).c) $$(foreach f,$$(UNIT_SRCS_$(1)),$$(call UNIT_OBJ,common,$$(f)))

@@ -394,6 +394,106 @@ static void check_self_ipi_coalesce(void)
 	      (unsigned int)self_ipis, SELF_IPI_VECTOR);
 }
 
+/*
+ * ---- priorities: a higher class nests, a lower one waits for the EOI ----
+ * (SDM Vol. 3A 11.8.3, 11.8.4).  The outer handler sends itself a class-7
+ * and a class-4 interrupt and enables interrupts: the class-7 one nests
+ * (PPR 0x70, both in service), the class-4 one stays in the IRR until the
+ * outer EOI.
+ */
+#define PRIO_OUTER_VECTOR	0x52
+#define PRIO_INNER_VECTOR	0x72
+#define PRIO_LOW_VECTOR		0x42
+
+static volatile uint32_t prio_outer_ppr, prio_inner_ppr, prio_inner_isr_both;
+static volatile uint32_t prio_low_irqs, prio_low_in_outer, prio_low_irr_in_outer, prio_inner_irqs;
+
+static bool apic_vector_set(uint32_t reg, uint8_t vector)
+{
+	return apic_read(reg + (vector / 32) * 0x10) & (1u << (vector % 32));
+}
+
+static void prio_inner_irq(struct trap_frame *frame)
+{
+	(void)frame;
+	prio_inner_ppr = apic_read(XAPIC_REG_PPR);
+	prio_inner_isr_both = apic_vector_set(XAPIC_REG_ISR, PRIO_OUTER_VECTOR) &&
+			      apic_vector_set(XAPIC_REG_ISR, PRIO_INNER_VECTOR);
+	prio_inner_irqs++;
+	apic_eoi();
+}
+
+static void prio_low_irq(struct trap_frame *frame)
+{
+	(void)frame;
+	prio_low_irqs++;
+	apic_eoi();
+}
+
+static void prio_outer_irq(struct trap_frame *frame)
+{
+	uint64_t t;
+
+	(void)frame;
+	prio_outer_ppr = apic_read(XAPIC_REG_PPR);
+	send_self_ipi(PRIO_LOW_VECTOR);
+	send_self_ipi(PRIO_INNER_VECTOR);
+	sti();
+	for (t = rdtsc(); rdtsc() - t < 2000000ull;)
+		pause();
+	cli();
+	prio_low_in_outer = prio_low_irqs;
+	prio_low_irr_in_outer = apic_vector_set(XAPIC_REG_IRR, PRIO_LOW_VECTOR);
+	apic_eoi();
+}
+
+static void check_apic_priorities(void)
+{
+	uint64_t t;
+
+	apic_init();
+	irq_register(PRIO_OUTER_VECTOR, prio_outer_irq);
+	irq_register(PRIO_INNER_VECTOR, prio_inner_irq);
+	irq_register(PRIO_LOW_VECTOR, prio_low_irq);
+	cli();
+	send_self_ipi(PRIO_OUTER_VECTOR);
+	sti();
+	for (t = rdtsc(); rdtsc() - t < 20000000ull && !prio_low_irqs;)
+		pause();
+	cli();
+	check("arch-apic-ppr-nested", prio_outer_ppr == 0x50 && prio_inner_irqs == 1 &&
+	      prio_inner_ppr == 0x70 && prio_inner_isr_both,
+	      "PPR 0x%x in the class-5 handler, %u class-7 interrupts, PPR 0x%x in it, both in "
+	      "service: %s", (unsigned int)prio_outer_ppr, (unsigned int)prio_inner_irqs,
+	      (unsigned int)prio_inner_ppr, prio_inner_isr_both ? "yes" : "no");
+	check("arch-apic-lower-class-waits", !prio_low_in_outer && prio_low_irr_in_outer &&
+	      prio_low_irqs == 1 && apic_read(XAPIC_REG_PPR) == 0,
+	      "class-4 interrupt taken inside the class-5 handler %u times (in the IRR: %s), "
+	      "%u after its EOI; PPR at the end 0x%x", (unsigned int)prio_low_in_outer,
+	      prio_low_irr_in_outer ? "yes" : "no", (unsigned int)prio_low_irqs,
+	      apic_read(XAPIC_REG_PPR));
+}
+
+/*
+ * ---- an illegal vector (0-15) is not sent and is an error (SDM 11.5.3) ----
+ * ESR reads what its last write latched: write, send, write, read.
+ */
+static void check_apic_esr_illegal_vector(void)
+{
+	uint32_t esr;
+
+	apic_init();
+	cli();
+	apic_write(XAPIC_REG_ESR, 0);
+	send_self_ipi(0x05);
+	apic_write(XAPIC_REG_ESR, 0);
+	esr = apic_read(XAPIC_REG_ESR);
+	apic_write(XAPIC_REG_ESR, 0);
+	check("arch-apic-esr-illegal-vector",
+	      esr & (APIC_ESR_SEND_ILLEGAL_VECTOR | APIC_ESR_RECEIVE_ILLEGAL_VECTOR),
+	      "ESR 0x%x after a self-IPI of vector 5", esr);
+}
+
 void check_arch(void)
 {
 	check_xcr0_pairs();
@@ -406,4 +506,6 @@ void check_arch(void)
 	check_task_switch();
 	check_cpuid_advertised();
 	check_self_ipi_coalesce();
+	check_apic_priorities();
+	check_apic_esr_illegal_vector();
 }

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The virtual local APIC (runtime/vlapic.c) attached to VT-x, under the
+ * profile's `apic: virtual`: how its accesses arrive and how the
+ * interrupts it names are injected.
+ *
+ * - x2APIC MSRs 800H-8FFH, IA32_APIC_BASE and IA32_TSC_DEADLINE: every
+ *   access exits (the generator refuses the profile otherwise) and msr.c
+ *   hands it here.
+ * - The xAPIC page is not mapped in EPT (vmx.c): every load and store
+ *   exits as an EPT violation, is decoded by vmx_mmio_decode() and
+ *   answered by the model.
+ * - Fixed interrupts posted by other vCPUs (vm_icr_deliver()), the
+ *   guest's own self IPIs and the model's timer set its IRR.  After each
+ *   such exit vmx_vlapic_sync() injects the highest deliverable vector if
+ *   the guest can take it (RFLAGS.IF = 1, no STI or MOV-SS blocking, no
+ *   other event being injected), else opens the interrupt window.
+ * - The model's timer runs on the VMX-preemption timer (kept counting
+ *   across exits): its next deadline is programmed after every change.
+ *   The physical APIC and its timer stay the host's; the host only
+ *   software-enables it, so that kick IPIs reach the CPU.
+ *
+ * The model keeps time in host TSC ticks; IA32_TSC_DEADLINE is converted
+ * from and to the guest's TSC (the VMCS TSC offset) here.
+ */
+#include "arch_bits.h"
+#include "compiler.h"
+#include "console.h"
+#include "cpu.h"
+#include "exit_handlers.h"
+#include "mmio.h"
+#include "msr_index.h"
+#include "page_alloc.h"
+#include "profile.h"
+#include "vlapic.h"
+#include "vm.h"
+#include "vmcs_fields.h"
+#include "vmx.h"
+
+/* The physical APIC, this CPU's: software-enabled, TPR 0, so the host's kicks are accepted. */
+static void host_apic_enable(void)
+{
+	if (rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_EXTD) {
+		wrmsr(MSR_IA32_X2APIC_TPR, 0);
+		wrmsr(MSR_IA32_X2APIC_SIVR, APIC_SVR_ENABLE | APIC_SVR_VECTOR_MASK);
+	} else {
+		volatile uint32_t *apic = phys_to_virt(vmx_xapic_page());
+
+		apic[XAPIC_REG_TPR / 4] = 0;
+		apic[XAPIC_REG_SVR / 4] = APIC_SVR_ENABLE | APIC_SVR_VECTOR_MASK;
+	}
+}
+
+void vmx_vlapic_setup(struct vcpu *vcpu)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+	struct vlapic *l = &a->vlapic;
+
+	vlapic_init(l, vcpu->vm, vcpu->id, vcpu->vv->apic_id, a->apic_base & APIC_BASE_BSP,
+		    a->has_x2apic, a->has_tsc_deadline, a->maxphyaddr);
+	/* Where firmware put the window (it cannot move: vmx_vlapic_wrmsr()). */
+	l->apic_base = vmx_xapic_page() | APIC_BASE_EN | (a->apic_base & APIC_BASE_BSP);
+	a->apic_base = l->apic_base;
+	host_apic_enable();
+}
+
+bool vmx_vlapic_msr(uint32_t msr)
+{
+	return msr == MSR_IA32_APIC_BASE || msr == MSR_IA32_TSC_DEADLINE ||
+	       (msr >= MSR_IA32_X2APIC_FIRST && msr <= MSR_IA32_X2APIC_LAST);
+}
+
+/* --- injection and the timer ----------------------------------------------- */
+
+void vmx_vlapic_sync(struct vcpu *vcpu)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+	struct vlapic *l = &a->vlapic;
+	uint64_t next;
+	int vector;
+
+	vlapic_timer_update(l, rdtsc());
+	vector = vlapic_pending_vector(l);
+	if (vector < 0) {
+		vmx_set_intr_window(vcpu, false);
+	} else if ((vmcs_read32(VM_ENTRY_INTR_INFO_FIELD) & INTR_INFO_VALID) ||
+		   !vmx_guest_interruptible()) {
+		/* The interrupt-window exit comes back here when the guest can take it. */
+		vmx_set_intr_window(vcpu, true);
+	} else {
+		vmcs_write(VM_ENTRY_INTR_INFO_FIELD,
+			   INTR_INFO_VALID | INTR_INFO_TYPE_EXT_INTR | (uint32_t)vector);
+		/* An interrupt ends HLT. */
+		vmcs_write(GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_ACTIVE);
+		vlapic_ack(l, (uint8_t)vector);
+		/* The next one waits for this one's EOI (an exit) or a higher class (an exit too). */
+		vmx_set_intr_window(vcpu, false);
+	}
+	/* The model's next deadline, in host TSC ticks, for vmx_program_preemption_timer(). */
+	next = vlapic_timer_next(l);
+	a->tsc_deadline = next == VLAPIC_NO_DEADLINE ? 0 : next ? next : 1;
+	vmx_program_preemption_timer(vcpu);
+}
+
+void vmx_vlapic_post(struct vcpu *vcpu, uint8_t vector)
+{
+	vlapic_accept_irq(&vcpu->arch->vlapic, vector, false);
+	vmx_vlapic_sync(vcpu);
+}
+
+enum vmx_exit_action vmx_vlapic_preemption_timer(struct vcpu *vcpu)
+{
+	vmx_vlapic_sync(vcpu);
+	/* The watchdog for kicks that did not arrive, as without a virtual APIC (msr.c). */
+	return vmx_take_events(vcpu);
+}
+
+enum vmx_exit_action vmx_vlapic_interrupt_window(struct vcpu *vcpu)
+{
+	vmx_vlapic_sync(vcpu);
+	return VMX_EXIT_RESUME;
+}
+
+/*
+ * HLT with RFLAGS.IF = 1 (handle_hlt(), past the instruction): it
+ * completes at once when an interrupt is deliverable; otherwise the vCPU
+ * stays in the HLT activity state until an exit (its timer's preemption
+ * timer, a kick) makes one deliverable.
+ */
+enum vmx_exit_action vmx_vlapic_hlt(struct vcpu *vcpu)
+{
+	struct vlapic *l = &vcpu->arch->vlapic;
+
+	vlapic_timer_update(l, rdtsc());
+	if (vlapic_pending_vector(l) < 0)
+		vmcs_write(GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_HLT);
+	vmx_vlapic_sync(vcpu);
+	return VMX_EXIT_RESUME;
+}
+
+/* An ICR write: the model decoded it (vm_icr_decode()); deliver, and take ours at once. */
+static enum vmx_exit_action send_ipi(struct vcpu *vcpu, const struct icr_request *req)
+{
+	vm_icr_deliver(vcpu->vm, vcpu->id, req);
+	if (req->targets & (1u << vcpu->id))
+		return vmx_take_events(vcpu);
+	return VMX_EXIT_RESUME;
+}
+
+/* --- MSRs -------------------------------------------------------------------- */
+
+enum vmx_exit_action vmx_vlapic_rdmsr(struct vcpu *vcpu, uint32_t msr)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+	struct guest_regs *r = &vcpu->regs;
+	uint64_t v;
+
+	if (msr == MSR_IA32_APIC_BASE) {
+		v = a->vlapic.apic_base;
+	} else if (vlapic_msr_read(&a->vlapic, msr, rdtsc(), &v) != VLAPIC_DONE) {
+		vmx_inject_gp(vcpu);
+		return VMX_EXIT_RESUME;
+	} else if (msr == MSR_IA32_TSC_DEADLINE && v) {
+		v += a->tsc.offset;	/* the model's host TSC, the guest's TSC */
+	}
+	r->rax = (uint32_t)v;
+	r->rdx = (uint32_t)(v >> 32);
+	vmx_skip_instruction();
+	vmx_vlapic_sync(vcpu);
+	return VMX_EXIT_RESUME;
+}
+
+enum vmx_exit_action vmx_vlapic_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t v)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+	struct icr_request req;
+	enum vlapic_result res;
+
+	if (msr == MSR_IA32_APIC_BASE) {
+		/* The window is the EPT hole vmx.c left at firmware's base: it cannot move. */
+		if ((v & APIC_BASE_ADDR_MASK) != vmx_xapic_page())
+			res = VLAPIC_GP;
+		else
+			res = vlapic_write_apic_base(&a->vlapic, v, rdtsc());
+		a->apic_base = a->vlapic.apic_base;
+	} else {
+		if (msr == MSR_IA32_TSC_DEADLINE && v)
+			v -= a->tsc.offset;
+		res = vlapic_msr_write(&a->vlapic, msr, v, rdtsc(), &req);
+	}
+	if (res == VLAPIC_GP) {
+		vmx_inject_gp(vcpu);
+		return VMX_EXIT_RESUME;
+	}
+	vmx_skip_instruction();
+	vmx_vlapic_sync(vcpu);
+	return res == VLAPIC_SEND_IPI ? send_ipi(vcpu, &req) : VMX_EXIT_RESUME;
+}
+
+/* --- the xAPIC page ------------------------------------------------------------ */
+
+enum vmx_exit_action vmx_vlapic_mmio(struct vcpu *vcpu, uint64_t gpa, uint64_t q)
+{
+	struct vlapic *l = &vcpu->arch->vlapic;
+	unsigned int offset = gpa & (PAGE_SIZE - 1);
+	struct icr_request req;
+	enum vlapic_result res = VLAPIC_DONE;
+	struct mmio_access acc;
+	uint32_t value = 0;
+
+	if (q & EXIT_QUAL_EPT_FETCH)
+		return vcpu_stop(vcpu, "instruction fetch from the local APIC page at %#llx",
+				 (unsigned long long)gpa);
+	if (vmcs_read32(IDT_VECTORING_INFO_FIELD) & INTR_INFO_VALID)
+		return vcpu_stop(vcpu, "delivery of event %#x touched the local APIC page at %#llx",
+				 vmcs_read32(IDT_VECTORING_INFO_FIELD), (unsigned long long)gpa);
+	if (!vmx_mmio_decode(vcpu, &acc))
+		return vcpu_stop(vcpu, "local APIC page access at %#llx by an instruction that is not "
+				 "a MOV (RIP %#llx, bytes %02x %02x %02x %02x)", (unsigned long long)gpa,
+				 (unsigned long long)vmcs_read(GUEST_RIP), acc.bytes[0], acc.bytes[1],
+				 acc.bytes[2], acc.bytes[3]);
+	/* The registers are 32 bits wide (SDM 11.4.1): other sizes read 0 and write nothing. */
+	if (!acc.store) {
+		if (acc.size == 4)
+			vlapic_mmio_read(l, offset, rdtsc(), &value);
+		vmx_mmio_complete(vcpu, &acc, value);
+	} else {
+		vmx_mmio_complete(vcpu, &acc, 0);
+		if (acc.size == 4)
+			res = vlapic_mmio_write(l, offset, (uint32_t)acc.value, rdtsc(), &req);
+	}
+	vmx_vlapic_sync(vcpu);
+	return res == VLAPIC_SEND_IPI ? send_ipi(vcpu, &req) : VMX_EXIT_RESUME;
+}
