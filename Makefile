@@ -42,6 +42,8 @@ help:
 	@echo '  iso             build/PROFILE/GUEST.iso (kernel-NAME.iso with KERNEL=): GRUB, exitplan, the guest'
 	@echo '  guests          build every test guest (build/guest/NAME.elf)'
 	@echo '  guest-qemu      run one test guest directly under QEMU, without exitplan'
+	@echo '  linux-guest     the Linux guest: build/linux/bzImage (built once from linux-source, ~8 min) and its initramfs'
+	@echo '  linux-kernel    only the kernel (cached under build/linux/cache; docs/LINUX.md)'
 	@echo
 	@echo 'Test'
 	@echo '  check           the host-only tests (spec, check-gen, generator, unit): about a minute'
@@ -76,6 +78,7 @@ help:
 	@echo '  KERNEL=path             run any multiboot v1 kernel instead of GUEST'
 	@echo '  CMDLINE="..."           its command line (after the path, as QEMU -append)'
 	@echo '  MODULES="a b"           further multiboot modules, in order (as QEMU -initrd a,b)'
+	@echo '  INITRD=path             with KERNEL=bzImage: the Linux initrd (GUEST=linux sets both)'
 	@echo '  HV_ARGS=                exitplan'"'"'s own command line'
 	@echo '  NCPU=1                  CPUs of the emulated machine'
 	@echo '  RUN_TIMEOUT=300         seconds before run gives up'
@@ -93,6 +96,7 @@ help:
 	@echo 'Examples'
 	@echo '  make run PROFILE=hrtimer GUEST=hrtimer CPU=corei7_haswell_4770'
 	@echo '  make run KERNEL=x86/vmexit.flat CMDLINE="cpuid" MODULES="env.txt"   # a kvm-unit-tests kernel'
+	@echo '  make run GUEST=linux NCPU=2                                         # Linux to its /init'
 	@echo '  make check V=1'
 	@echo '  make test-boot BOOT_TESTS=tests/boot/test_run_kernel.py'
 

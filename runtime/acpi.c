@@ -180,17 +180,35 @@ static const struct acpi_header *table_find(const char *signature)
 	return NULL;
 }
 
-unsigned int acpi_madt_apic_ids(uint32_t *ids, unsigned int max)
+/* The MADT, when it is there and holds at least its fixed part. */
+static const struct acpi_madt *madt_find(void)
 {
 	const struct acpi_madt *madt = (const void *)table_find("APIC");
-	const uint8_t *p, *end;
+
+	return madt && madt->header.length >= sizeof(*madt) ? madt : NULL;
+}
+
+/*
+ * The MADT's interrupt controller structures one by one (type, length,
+ * ...): the first after NULL, the one after @prev, NULL at the end or at
+ * an entry that would not fit (the walk stops there).
+ */
+static const uint8_t *madt_next(const struct acpi_madt *madt, const uint8_t *prev)
+{
+	const uint8_t *end = (const uint8_t *)madt + madt->header.length;
+	const uint8_t *p = prev ? prev + prev[1] : (const uint8_t *)(madt + 1);
+
+	return p + 2 <= end && p[1] >= 2 && p + p[1] <= end ? p : NULL;
+}
+
+unsigned int acpi_madt_apic_ids(uint32_t *ids, unsigned int max)
+{
+	const struct acpi_madt *madt = madt_find();
 	unsigned int n = 0;
 
-	if (!madt || madt->header.length < sizeof(*madt))
+	if (!madt)
 		return 0;
-	p = (const uint8_t *)(madt + 1);
-	end = (const uint8_t *)madt + madt->header.length;
-	while (p + 2 <= end && p[1] >= 2 && p + p[1] <= end) {
+	for (const uint8_t *p = madt_next(madt, NULL); p; p = madt_next(madt, p)) {
 		uint32_t id = 0, flags = 0;
 		bool cpu = false;
 
@@ -213,22 +231,18 @@ unsigned int acpi_madt_apic_ids(uint32_t *ids, unsigned int max)
 				ids[n] = id;
 			n++;
 		}
-		p += p[1];
 	}
 	return n;
 }
 
 unsigned int acpi_madt_ioapic_bases(uint64_t *bases, unsigned int max)
 {
-	const struct acpi_madt *madt = (const void *)table_find("APIC");
-	const uint8_t *p, *end;
+	const struct acpi_madt *madt = madt_find();
 	unsigned int n = 0;
 
-	if (!madt || madt->header.length < sizeof(*madt))
+	if (!madt)
 		return 0;
-	p = (const uint8_t *)(madt + 1);
-	end = (const uint8_t *)madt + madt->header.length;
-	while (p + 2 <= end && p[1] >= 2 && p + p[1] <= end) {
+	for (const uint8_t *p = madt_next(madt, NULL); p; p = madt_next(madt, p)) {
 		if (p[0] == MADT_IO_APIC && p[1] >= sizeof(struct madt_io_apic)) {
 			const struct madt_io_apic *e = (const void *)p;
 
@@ -236,7 +250,6 @@ unsigned int acpi_madt_ioapic_bases(uint64_t *bases, unsigned int max)
 				bases[n] = e->io_apic_address;
 			n++;
 		}
-		p += p[1];
 	}
 	return n;
 }
