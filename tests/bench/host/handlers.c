@@ -32,6 +32,8 @@
 		return VMX_EXIT_RESUME;				\
 	}
 VMX_EXIT_HANDLER_FUNCTIONS(DEFINE_FAKE)
+/* The profile's CPUID fast handler (generated cpuid_fast.c), which a dispatch calls instead. */
+DEFINE_FAKE(handle_cpuid_fast)
 #undef DEFINE_FAKE
 
 __attribute__((noinline)) enum vmx_exit_action handle_unexpected_exit(struct vcpu *vcpu,
