@@ -482,6 +482,9 @@ static void check_apic_esr_illegal_vector(void)
 {
 	uint32_t esr;
 
+	/* QEMU's APIC sends the illegal vector: it would arrive as a #BR later. */
+	if (tcg_lacks("arch-apic-esr-illegal-vector"))
+		return;
 	apic_init();
 	cli();
 	apic_write(XAPIC_REG_ESR, 0);
