@@ -294,8 +294,12 @@ enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 
-	if (PROFILE_APIC_VIRTUAL)
+	if (PROFILE_APIC_VIRTUAL) {
+		/* The guest's 8254 shares the timer with the virtual APIC's. */
+		if (a->pit_deadline && rdtsc() >= a->pit_deadline)
+			vmx_legacy_irq_update(vcpu);
 		return vmx_vlapic_preemption_timer(vcpu);	/* the virtual APIC's timer */
+	}
 	if (a->tsc_deadline && rdtsc() >= a->tsc_deadline) {
 		uint32_t lvt = apic_read(XAPIC_REG_LVT_TIMER);
 		uint8_t vector = lvt & APIC_LVT_VECTOR_MASK;
