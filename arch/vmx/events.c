@@ -159,11 +159,6 @@ void vmx_deliver_irq(struct vcpu *vcpu, uint8_t vector)
 	inject_pending(vcpu, queued ? -1 : vector);
 }
 
-void vmx_request_intr_window(struct vcpu *vcpu)
-{
-	vmx_set_intr_window(vcpu, true);
-}
-
 /* Interrupt-window exit: the guest can take the queued interrupt now. */
 enum vmx_exit_action handle_interrupt_window(struct vcpu *vcpu)
 {

@@ -46,7 +46,7 @@ void vmx_legacy_irq_update(struct vcpu *vcpu)
 	if (intr && take)
 		vmx_deliver_irq(vcpu, vector);
 	else if (intr)
-		vmx_request_intr_window(vcpu);
+		vmx_set_intr_window(vcpu, true);
 	/* Only a new deadline restarts the timer: the profile's period stands. */
 	if (next != a->pit_deadline) {
 		a->pit_deadline = next;

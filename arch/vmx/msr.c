@@ -294,13 +294,8 @@ enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 
-	if (PROFILE_APIC_VIRTUAL) {
-		/* The guest's 8254 shares the timer with the virtual APIC's. */
-		if (a->pit_deadline && rdtsc() >= a->pit_deadline)
-			vmx_legacy_irq_update(vcpu);
-		return vmx_vlapic_preemption_timer(vcpu);	/* the virtual APIC's timer */
-	}
-	if (a->tsc_deadline && rdtsc() >= a->tsc_deadline) {
+	/* The virtual APIC's timer is its own (vlapic_exits.c). */
+	if (!PROFILE_APIC_VIRTUAL && a->tsc_deadline && rdtsc() >= a->tsc_deadline) {
 		uint32_t lvt = apic_read(XAPIC_REG_LVT_TIMER);
 		uint8_t vector = lvt & APIC_LVT_VECTOR_MASK;
 
@@ -309,8 +304,11 @@ enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 		    vector >= APIC_VECTOR_MIN_LEGAL)
 			vmx_deliver_irq(vcpu, vector);
 	}
+	/* The guest's 8254 shares the timer with either APIC model. */
 	if (a->pit_deadline && rdtsc() >= a->pit_deadline)
 		vmx_legacy_irq_update(vcpu);	/* the 8254's IR0 (legacy_irq.c) */
+	if (PROFILE_APIC_VIRTUAL)
+		return vmx_vlapic_preemption_timer(vcpu);
 	vmx_program_preemption_timer(vcpu);
 	/*
 	 * The watchdog: events posted to this vCPU whose kick its APIC did not

@@ -231,8 +231,6 @@ static inline void vmx_skip_instruction(void)
  * after an access to their ports or the 8254's, or the 8254's deadline.
  */
 void vmx_legacy_irq_update(struct vcpu *vcpu);
-/* events.c: an interrupt-window exit as soon as the guest can take one. */
-void vmx_request_intr_window(struct vcpu *vcpu);
 
 /*
  * apic.c: the guest's interprocessor interrupts.  The host's kick vector
