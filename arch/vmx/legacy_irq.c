@@ -6,8 +6,10 @@
  * the CPU's INTA cycle fetches the vector from the 8259.  Here vCPU 0
  * runs the INTA when the guest can take the interrupt (at once, or at the
  * interrupt-window exit it asks for) and injects the vector as any
- * virtual interrupt (events.c).  The 8254's next IR0 request arms the VMX-preemption timer, so
- * a guest in `sti; hlt`, or spinning on a tick count, gets its ticks.
+ * virtual interrupt (events.c).  The 8254's next IR0 request arms the
+ * VMX-preemption timer, so a guest in `sti; hlt`, or spinning on a tick
+ * count, gets its ticks; under a profile without the timer (vmexit-bench)
+ * the runtime switches it on while a deadline is armed (msr.c).
  *
  * Not yet: the guest's LINT0 programming is not consulted, and IR0 is
  * not routed through the emulated IO-APIC's pin 2 (the MADT's interrupt

@@ -256,8 +256,19 @@ void vmx_program_preemption_timer(struct vcpu *vcpu)
 	uint64_t ticks = PROFILE_PREEMPTION_TIMER_VALUE ? PROFILE_PREEMPTION_TIMER_VALUE
 							 : UINT32_MAX;
 
-	if (!a->preemption_timer_on)
-		return;
+	if (!a->preemption_timer_on) {
+		if (!a->preemption_timer_borrowable)
+			return;
+		/* Borrowed for the 8254 alone: on exactly while it has a deadline. */
+		if (!a->pit_deadline) {
+			vcpu_ctls_clearbit(vcpu, VMX_PIN_BASED, PIN_BASED_VMX_PREEMPTION_TIMER);
+			vcpu_ctls_clearbit(vcpu, VMX_EXIT, VM_EXIT_SAVE_VMX_PREEMPTION_TIMER);
+			return;
+		}
+		vcpu_ctls_setbit(vcpu, VMX_PIN_BASED, PIN_BASED_VMX_PREEMPTION_TIMER);
+		vcpu_ctls_setbit(vcpu, VMX_EXIT, VM_EXIT_SAVE_VMX_PREEMPTION_TIMER);
+		ticks = UINT32_MAX;
+	}
 	if (a->tsc_deadline) {
 		uint64_t now = rdtsc();
 		uint64_t left = a->tsc_deadline > now ? (a->tsc_deadline - now) >> a->preemption_rate : 0;

@@ -261,6 +261,9 @@ static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
 	a->preemption_timer_on = ctl->field[VMX_PIN_BASED] & PIN_BASED_VMX_PREEMPTION_TIMER;
 	a->tsc_deadline_emulated = a->preemption_timer_on &&
 				   (ctl->field[VMX_EXIT] & VM_EXIT_SAVE_VMX_PREEMPTION_TIMER);
+	a->preemption_timer_borrowable = !a->preemption_timer_on &&
+		vmx_feature_supported(caps, VMX_FEATURE_PREEMPTION_TIMER) &&
+		vmx_feature_supported(caps, VMX_FEATURE_SAVE_PREEMPTION_TIMER);
 
 	/* The control fields through their cache's owner (vmx_ctls.h). */
 	if (!vcpu_ctls_init(vcpu, VMX_PIN_BASED, ctl->field[VMX_PIN_BASED]) ||

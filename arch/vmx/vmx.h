@@ -112,7 +112,14 @@ struct vcpu_arch_state {
 
 	/* VMX-preemption timer: rate (IA32_VMX_MISC[4:0]) and the profile's value. */
 	unsigned int preemption_rate;
-	bool preemption_timer_on;	/* the pin-based control is set */
+	bool preemption_timer_on;	/* the profile sets the pin-based control */
+	/*
+	 * The profile leaves the timer off but the CPU has it (with "save
+	 * VMX-preemption timer value"): the runtime switches it on while the
+	 * guest's 8254 has a deadline, the only timer its emulation has when
+	 * the guest owns the local APIC (legacy_irq.c).
+	 */
+	bool preemption_timer_borrowable;
 	/*
 	 * IA32_TSC_DEADLINE is emulated with the timer: only when it keeps
 	 * counting across exits ("save VMX-preemption timer value"); without
