@@ -732,7 +732,7 @@ static bool vmx_exit_needs_hooks(const struct vmx_controls *ctl)
 		const struct vmx_gate *gate = &profile_vmx_setup.gates[g];
 
 		for (unsigned int c = 0; c < gate->n_choices; c++) {
-			if (strcmp(gate->choices[c].name, "manual"))
+			if (!gate->choices[c].manual_msr_switch)
 				continue;
 			gated++;
 			if (ctl->gate_choice[g] == c)
@@ -746,66 +746,47 @@ static void vmx_print_gates(const struct vmx_controls *ctl)
 {
 	char line[160];
 
-	bool pause_gate = false;
-
 	for (unsigned int g = 0; g < profile_vmx_setup.n_gates; g++) {
 		vmx_format_gate_decision(line, sizeof(line), &profile_vmx_setup, ctl, g);
 		printk("%s\n", line);
-		pause_gate = pause_gate || !strcmp(profile_vmx_setup.gates[g].name, "pause");
 	}
+#ifndef PROFILE_GATE_PAUSE
 	/*
 	 * Without a pause gate (no fallback: one mode, required or none) the
 	 * boot still says which PAUSE handling it got: the scheduler's spin
 	 * yield depends on it (runtime/sched.h).
 	 */
-	if (!pause_gate)
-		printk("exitplan: pause: %s (the profile's only choice)\n",
-		       (ctl->field[VMX_PROC_BASED2] & SECONDARY_EXEC_PAUSE_LOOP_EXITING) ?
-		       "PAUSE-loop exiting" :
-		       (ctl->field[VMX_PROC_BASED] & CPU_BASED_PAUSE_EXITING) ?
-		       "plain PAUSE exiting" : "no PAUSE exiting");
+	printk("exitplan: pause: %s (the profile's only choice)\n",
+	       (ctl->field[VMX_PROC_BASED2] & SECONDARY_EXEC_PAUSE_LOOP_EXITING) ?
+	       "PAUSE-loop exiting" :
+	       (ctl->field[VMX_PROC_BASED] & CPU_BASED_PAUSE_EXITING) ?
+	       "plain PAUSE exiting" : "no PAUSE exiting");
+#endif
 }
 
-/* Required by the runtime itself whatever the profile says. */
+/*
+ * The runtime's own rules on the controls (spec/runtime.yaml): bits it
+ * needs whatever the profile says, and bits whose VMCS state or exits it
+ * does not provide.  The generator refuses a profile breaking either; this
+ * is the check at boot of what was generated, before a VM entry could fail.
+ */
 static bool vmx_runtime_controls_ok(const struct vmx_controls *ctl)
 {
-	static const struct { enum vmx_ctl_field f; uint32_t bit; const char *what; } need[] = {
-		{ VMX_EXIT, VM_EXIT_HOST_ADDR_SPACE_SIZE, "host address-space size" },
-		{ VMX_PROC_BASED, CPU_BASED_ACTIVATE_SECONDARY_CONTROLS, "secondary controls" },
-		{ VMX_PROC_BASED, CPU_BASED_USE_MSR_BITMAPS, "MSR bitmaps" },
-		{ VMX_PROC_BASED, CPU_BASED_USE_IO_BITMAPS, "I/O bitmaps" },
-		{ VMX_PROC_BASED2, SECONDARY_EXEC_ENABLE_EPT, "EPT" },
-		{ VMX_PROC_BASED2, SECONDARY_EXEC_UNRESTRICTED_GUEST, "unrestricted guest" },
-	};
+	for (unsigned int i = 0; i < vmx_runtime_required_control_count; i++) {
+		const struct vmx_runtime_control *c = &vmx_runtime_required_controls[i];
 
-	/*
-	 * Controls that need VMCS state or exit handling this runtime does not
-	 * provide (an APIC-access page, posted-interrupt descriptor, PML log,
-	 * VM-function list, shadow VMCS, #VE area, tertiary controls): a
-	 * profile asking for one is refused here, not by a failed VM entry.
-	 */
-	static const struct { enum vmx_ctl_field f; uint32_t bit; const char *what; } cannot[] = {
-		{ VMX_PIN_BASED, PIN_BASED_POSTED_INTERRUPTS, "posted interrupts" },
-		{ VMX_PROC_BASED, CPU_BASED_ACTIVATE_TERTIARY_CONTROLS, "tertiary controls" },
-		{ VMX_PROC_BASED2, SECONDARY_EXEC_VIRTUALIZE_APIC_ACCESSES, "virtualize APIC accesses" },
-		{ VMX_PROC_BASED2, SECONDARY_EXEC_VIRTUAL_INTR_DELIVERY, "virtual-interrupt delivery" },
-		{ VMX_PROC_BASED2, SECONDARY_EXEC_ENABLE_PML, "PML" },
-		{ VMX_PROC_BASED2, SECONDARY_EXEC_ENABLE_VMFUNC, "VM functions" },
-		{ VMX_PROC_BASED2, SECONDARY_EXEC_SHADOW_VMCS, "VMCS shadowing" },
-		{ VMX_PROC_BASED2, SECONDARY_EXEC_EPT_VIOLATION_VE, "EPT-violation #VE" },
-	};
-
-	for (unsigned int i = 0; i < ARRAY_SIZE(need); i++) {
-		if (!(ctl->field[need[i].f] & need[i].bit)) {
-			printk("exitplan: profile '%s' does not set the %s control the runtime needs\n",
-				  PROFILE_NAME, need[i].what);
+		if (!(ctl->field[c->field] & c->bit)) {
+			printk("exitplan: profile '%s' does not set the '%s' control the runtime needs\n",
+			       PROFILE_NAME, c->sdm);
 			return false;
 		}
 	}
-	for (unsigned int i = 0; i < ARRAY_SIZE(cannot); i++) {
-		if (ctl->field[cannot[i].f] & cannot[i].bit) {
-			printk("exitplan: profile '%s' sets the %s control, which this runtime does "
-			       "not support\n", PROFILE_NAME, cannot[i].what);
+	for (unsigned int i = 0; i < vmx_runtime_unsupported_control_count; i++) {
+		const struct vmx_runtime_control *c = &vmx_runtime_unsupported_controls[i];
+
+		if (ctl->field[c->field] & c->bit) {
+			printk("exitplan: profile '%s' sets the '%s' control, which this runtime does "
+			       "not support\n", PROFILE_NAME, c->sdm);
 			return false;
 		}
 	}

@@ -63,6 +63,7 @@ struct vmx_gate_choice {
 	const enum vmx_feature *needs;	/* features this choice needs */
 	unsigned int n_needs;
 	uint32_t set[VMX_CTL_FIELDS];	/* control bits this choice adds */
+	bool manual_msr_switch;		/* it switches the gate's MSR with WRMSR */
 };
 
 /*
@@ -88,6 +89,19 @@ struct vmx_profile_setup {
 };
 
 #define VMX_MAX_GATES 16
+
+/* A control bit the runtime needs, or cannot honour (spec/runtime.yaml). */
+struct vmx_runtime_control {
+	enum vmx_ctl_field field;
+	uint32_t bit;
+	const char *sdm;		/* the SDM's name of the control */
+};
+
+/* generated/common/runtime_controls.c */
+extern const struct vmx_runtime_control vmx_runtime_required_controls[];
+extern const unsigned int vmx_runtime_required_control_count;
+extern const struct vmx_runtime_control vmx_runtime_unsupported_controls[];
+extern const unsigned int vmx_runtime_unsupported_control_count;
 
 enum vmx_controls_status {
 	VMX_CONTROLS_OK = 0,

@@ -239,7 +239,8 @@ def _features_and_controls(plan, p, spec):
                              choices=[Obj(name="atomic", macro="ATOMIC", description=MSR_SWITCH_WORDS["atomic"],
                                           needs=[a.feature], set=_choice_set(ctls)),
                                       Obj(name=e.fallback, macro=e.fallback.upper(),
-                                          description=MSR_SWITCH_WORDS[e.fallback], needs=[], set=[])]))
+                                          description=MSR_SWITCH_WORDS[e.fallback], needs=[], set=[],
+                                          manual=e.fallback == "manual")]))
             plan.msr_gates[e.msr.name] = gates[-1]
     plan.pause = None
     if p.pause is not None:

@@ -29,6 +29,7 @@ COMMON_FILES = {
     "vmx_features.c": ("common/vmx_features.c.j2", ("features.yaml", "vmx_controls.yaml")),
     "exit_handlers.h": ("common/exit_handlers.h.j2", ("handlers.yaml", "exit_reasons.yaml")),
     "hypercalls.h": ("common/hypercalls.h.j2", ("hypercalls.yaml",)),
+    "runtime_controls.c": ("common/runtime_controls.c.j2", ("runtime.yaml", "vmx_controls.yaml")),
 }
 
 PROFILE_FILES = {

@@ -668,12 +668,12 @@ class Spec:
         if not isinstance(rt, dict):
             raise sf.err((), "expected a mapping")
         keys = ("required_features", "required_controls", "optional_controls",
-                "granted_io_ports", "reserved_io_ports", "trapped_msrs")
+                "unsupported_controls", "granted_io_ports", "reserved_io_ports", "trapped_msrs")
         for k in rt:
             if k not in keys:
                 raise sf.err((k,), f"unknown key '{k}'{suggest(k, keys)}", key=True)
-        self.runtime = Obj(features=[], required=[], optional=[], io_grants=[], io_reserved=[],
-                           msrs=[], why={})
+        self.runtime = Obj(features=[], required=[], optional=[], unsupported=[], io_grants=[],
+                           io_reserved=[], msrs=[], why={})
         seen = {}
         for i, e in enumerate(sf.top("required_features", list)):
             p = ("required_features", i)
@@ -685,7 +685,8 @@ class Spec:
             self.runtime.why[name] = sf.field(p, e, "why", (str,))
         seen = {}
         for key, dest in (("required_controls", self.runtime.required),
-                          ("optional_controls", self.runtime.optional)):
+                          ("optional_controls", self.runtime.optional),
+                          ("unsupported_controls", self.runtime.unsupported)):
             for i, e in enumerate(sf.field((), rt, key, (list,), required=False, default=[])):
                 p = (key, i)
                 ref = sf.field(p, e, "control", (str,))

@@ -36,6 +36,17 @@ WRITES_PASS = ("passthrough", "trap_reads")
 READS_PASS = ("passthrough", "trap_writes")
 
 
+
+def _check_supported(err, spec, feature, at, key):
+    """Refuse a feature whose controls the runtime cannot honour
+    (spec/runtime.yaml unsupported_controls): refused here, not at boot."""
+    unsupported = {c.ref for c in spec.runtime.unsupported}
+    for c in feature.controls:
+        if c.ref in unsupported:
+            raise err(at, f"feature {feature.name} sets {c.ref}, which the runtime does not "
+                          f"support: it {spec.runtime.why[c.ref]} (spec/runtime.yaml "
+                          "unsupported_controls)", key=key)
+
 def pct(x):
     """A share as a percentage with one decimal, as the generated comments print it."""
     if 0 < x < 0.0005:
@@ -214,6 +225,7 @@ def _semantic(doc, raw, spec):
     for i, name in enumerate(f.get("require", [])):
         if name not in spec.feature:
             raise err(("features", "require", i), f"unknown feature '{name}'{suggest(name, spec.feature)}")
+        _check_supported(err, spec, spec.feature[name], ("features", "require", i), False)
         p.require.append(Obj(feature=spec.feature[name], path=("features", "require", i)))
     required_names = {r.feature.name for r in p.require}
     p.prefer = []
@@ -233,6 +245,7 @@ def _semantic(doc, raw, spec):
                           "declare its fallback there", key=True)
         if not feat.controls:
             raise err(at, f"feature {name} sets no VMX control, so preferring it changes nothing", key=True)
+        _check_supported(err, spec, feat, at, True)
         p.prefer.append(Obj(feature=feat, fallback=g["fallback"], path=at))
 
     # --- execution --------------------------------------------------------

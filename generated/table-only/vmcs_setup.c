@@ -5,7 +5,7 @@
  *   spec/vmx_controls.yaml (sha256: c93b96698b5913b3e8977686021404221c4b3c0e6ece08796bb78b68e3bcdaea)
  *   spec/features.yaml (sha256: 683be4670c0a32b4331a8e56ec9e72944b7f647687bd29e7914c5851f1cfdf48)
  *   spec/msrs.yaml (sha256: 4fcedaccf928a10943fc03e434b9a481687969607ec6e38b7e5673519f9bef6b)
- *   spec/runtime.yaml (sha256: cc7ae201ba1a73679df72816e89d29806d3eb4a6021dd49ca5f87d6344312c13)
+ *   spec/runtime.yaml (sha256: 5d00aa76c4588084643633edee224cd2f0b514a6425fee6fd4cf7f0717d218a8)
  * Do not edit: change the sources and regenerate with `make gen`.
  */
 
@@ -62,6 +62,7 @@ static const struct vmx_gate_choice gate_efer_choices[] = {
 		.description = "manual WRMSR",
 		.needs = NULL,
 		.n_needs = 0,
+		.manual_msr_switch = true,
 	},
 };
 
