@@ -32,6 +32,9 @@ PAUSE_MODES: Tuple[Tuple[str, Optional[str]], ...] = (
     ("plain PAUSE exiting", "  pause: {mode: exit}"),
     ("no PAUSE exiting", "  pause: {mode: none}"),
 )
+# The PLE window sweep at 2:1: ple_window values beside the profile's own (4096).
+SWEEP_RATIO = "2:1"
+SWEEP_WINDOWS: Tuple[int, ...] = (1024, 16384)
 PAUSE_RE = r"^  pause:[^\n]*$"
 REQUIRE_RE = r"^  require: \[pause_loop_exiting\]\n"
 
@@ -87,8 +90,14 @@ def parse(ratio: str, mode: str, text: str, timed_out: bool = False) -> Result:
     return r
 
 
+def sweep_mode(window: int) -> str:
+    return f"PAUSE-loop exiting, ple_window {window}"
+
+
 def serial_path(out: Path, ratio: str, mode: str) -> Path:
     slug = ratio.replace(":", "to") + "-" + mode.split()[0].lower()
+    if "ple_window" in mode:
+        slug += "-window-" + mode.rsplit(" ", 1)[1]
     return out / "overcommit" / f"{slug}.serial"
 
 
@@ -104,10 +113,17 @@ def run_all(bootlib, root: Path, out: Path, gen_out: Path, build: Callable[[str]
         _, gdir = dispatchcmp.write_and_generate(root, out, name, variant_text(src, name, pause),
                                                  gen_out)
         elfs[mode] = build(os.path.relpath(gdir, root / "generated"))
+    for w in SWEEP_WINDOWS:
+        name, mode = f"{SUBJECT}-ple-window-{w}", sweep_mode(w)
+        _, gdir = dispatchcmp.write_and_generate(
+            root, out, name, variant_text(src, name, f"  pause: {{mode: loop, ple_gap: 128, "
+                                                    f"ple_window: {w}}}"), gen_out)
+        elfs[mode] = build(os.path.relpath(gdir, root / "generated"))
     guest = bootlib.build_guest("overcommit")
     todo, meta = [], []
     for ratio, ncpu, nvcpu in RATIOS:
-        for mode, _ in PAUSE_MODES:
+        for mode in [m for m, _ in PAUSE_MODES] + \
+                ([sweep_mode(w) for w in SWEEP_WINDOWS] if ratio == SWEEP_RATIO else []):
             serial = serial_path(out, ratio, mode)
             serial.parent.mkdir(parents=True, exist_ok=True)
             iso = bootlib.build_iso(elfs[mode], guest, serial.with_suffix(".iso"),
@@ -134,7 +150,8 @@ def from_serial(out: Path) -> List[Result]:
     """Results recorded earlier under OUT/overcommit/."""
     results = []
     for ratio, _, _ in RATIOS:
-        for mode, _ in PAUSE_MODES:
+        for mode in [m for m, _ in PAUSE_MODES] + \
+                ([sweep_mode(w) for w in SWEEP_WINDOWS] if ratio == SWEEP_RATIO else []):
             p = serial_path(out, ratio, mode)
             if p.exists():
                 results.append(parse(ratio, mode, p.read_text(errors="replace")))
@@ -166,6 +183,17 @@ def render(results: List[Result]) -> List[str]:
         speed = (f"{none.ticks / ple.ticks:.1f}x" if ple and none and ple.status == "ok" and
                  none.status == "ok" and ple.ticks else "")
         L.append(f"| {ratio} | " + " | ".join(cells) + f" | {speed} |")
+    sweep = [(w, by.get((SWEEP_RATIO, sweep_mode(w)))) for w in SWEEP_WINDOWS]
+    own = by.get((SWEEP_RATIO, modes[0]))
+    if any(r for _, r in sweep):
+        L += ["", f"The PLE window at {SWEEP_RATIO} (ple_gap 128; the profile's own window is "
+              "4096): total ticks (per acquisition), PAUSE-loop exits, spin yields.", "",
+              "| ple_window | total | PAUSE-loop exits | yields |", "|---|---|---|---|"]
+        rows = sorted([(w, r) for w, r in sweep if r] + ([(4096, own)] if own else []),
+                      key=lambda wr: wr[0])
+        for w, r in rows:
+            cell = r.status if r.status != "ok" else f"{r.ticks} ({r.per_acquisition})"
+            L.append(f"| {w} | {cell} | {r.exits.get('PAUSE_INSTRUCTION', 0)} | {r.yields} |")
     L += ["", "Exit mix of each run (all vCPUs; count by reason) and the scheduler's VMCS "
           "switches and spin yields:", ""]
     for r in results:

@@ -87,6 +87,13 @@ def test_render_and_csv(tmp_path):
     assert any("Bochs ticks are retired instructions" in ln for ln in lines)
     assert any(ln.startswith("- 2:1, PAUSE-loop exiting: PAUSE_INSTRUCTION 15, HLT 2")
                for ln in lines)
+    assert not any("ple_window |" in ln for ln in lines)
+    w = overcommit.parse("2:1", overcommit.sweep_mode(1024), RUN)
+    lines = overcommit.render([ok, w])
+    assert "| 1024 | 200000 (1000) | 15 | 15 |" in lines, lines
+    assert "| 4096 | 200000 (1000) | 15 | 15 |" in lines, lines
+    assert overcommit.serial_path(tmp_path, "2:1", overcommit.sweep_mode(1024)).name == \
+        "2to1-pause-loop-window-1024.serial"
     overcommit.write_csv([ok, slow], tmp_path / "o.csv")
     rows = list(csv.DictReader((tmp_path / "o.csv").open()))
     assert [r["ticks"] for r in rows] == ["200000", "800000"]
