@@ -81,6 +81,8 @@ help:
 	@echo '  INITRD=path             with KERNEL=bzImage: the Linux initrd (GUEST=linux sets both)'
 	@echo '  HV_ARGS=                exitplan'"'"'s own command line'
 	@echo '  NCPU=1                  CPUs of the emulated machine'
+	@echo '  VCPUS=                  vCPUs the guest gets (NCPU..8; default NCPU); more than NCPU'
+	@echo '                          share CPUs (scheduled) and need a profile with apic: virtual'
 	@echo '  RUN_TIMEOUT=300         seconds before run gives up'
 	@echo '  BOOT_TIMEOUT=120        seconds per boot in test-boot'
 	@echo '  BOOT_TESTS=tests/boot   which boot tests (a file, or file::test)'
@@ -97,6 +99,7 @@ help:
 	@echo '  make run PROFILE=hrtimer GUEST=hrtimer CPU=corei7_haswell_4770'
 	@echo '  make run KERNEL=x86/vmexit.flat CMDLINE="cpuid" MODULES="env.txt"   # a kvm-unit-tests kernel'
 	@echo '  make run GUEST=linux NCPU=2                                         # Linux to its /init'
+	@echo '  make run PROFILE=overcommit GUEST=overcommit NCPU=2 VCPUS=4         # 4 vCPUs on 2 CPUs'
 	@echo '  make check V=1'
 	@echo '  make test-boot BOOT_TESTS=tests/boot/test_run_kernel.py'
 

@@ -263,3 +263,144 @@ uint64_t acpi_hpet_base(void)
 		return 0;
 	return hpet->address;
 }
+
+/* --- the guest's copy ------------------------------------------------------ */
+
+static uint8_t acpi_sum(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	uint8_t sum = 0;
+
+	while (len--)
+		sum += *b++;
+	return sum;
+}
+
+size_t acpi_madt_build(void *dst, size_t cap, const void *old_madt, const uint32_t *ids,
+		       unsigned int n)
+{
+	const struct acpi_madt *old = old_madt;
+	struct acpi_madt *madt = dst;
+	uint8_t *out = (uint8_t *)(madt + 1);
+	size_t len = sizeof(*madt) + n * sizeof(struct madt_local_apic);
+
+	if (old->header.length < sizeof(*old))
+		return 0;
+	for (const uint8_t *p = madt_next(old, NULL); p; p = madt_next(old, p))
+		if (p[0] != MADT_LOCAL_APIC && p[0] != MADT_LOCAL_X2APIC)
+			len += p[1];
+	if (len > cap)
+		return 0;
+	for (unsigned int i = 0; i < n; i++)
+		if (ids[i] > 0xfe)	/* 0xff is the broadcast: an xAPIC ID is below it */
+			return 0;
+	memcpy(madt, old, sizeof(*madt));
+	for (unsigned int i = 0; i < n; i++) {
+		struct madt_local_apic e = {
+			.type = MADT_LOCAL_APIC, .length = sizeof(e),
+			.processor_uid = (uint8_t)i, .apic_id = (uint8_t)ids[i], .flags = MADT_ENABLED,
+		};
+
+		memcpy(out, &e, sizeof(e));
+		out += sizeof(e);
+	}
+	/* The I/O APICs, interrupt source overrides, NMI sources as they were, in order. */
+	for (const uint8_t *p = madt_next(old, NULL); p; p = madt_next(old, p)) {
+		if (p[0] == MADT_LOCAL_APIC || p[0] == MADT_LOCAL_X2APIC)
+			continue;
+		memcpy(out, p, p[1]);
+		out += p[1];
+	}
+	madt->header.length = (uint32_t)len;
+	madt->header.checksum = 0;
+	madt->header.checksum = (uint8_t)-acpi_sum(madt, len);
+	return len;
+}
+
+/* Where a table ends, if @pa holds a valid one; else 0. */
+static uint64_t table_end(uint64_t pa)
+{
+	const struct acpi_header *h = table_at(pa, NULL);
+
+	return h ? pa + h->length : 0;
+}
+
+/* The FADT's FACS and DSDT (ACPI 5.2.9: FIRMWARE_CTRL at 36, DSDT at 40, 32-bit). */
+#define FADT_FIRMWARE_CTRL	36
+#define FADT_DSDT		40
+#define FACS_LENGTH_OFFSET	4
+
+bool acpi_guest_madt_set_cpus(const uint32_t *ids, unsigned int n,
+			      const struct boot_mmap_entry *mmap, unsigned int mmap_count)
+{
+	const struct acpi_rsdp *r = rsdp_find();
+	struct acpi_header *root;
+	bool xsdt;
+	size_t entry, count, slot = SIZE_MAX;
+	uint64_t end, at, limit = 0, madt_pa = 0;
+	static uint8_t buf[1024];
+	size_t len;
+
+	if (!r)
+		return false;
+	xsdt = r->revision >= 2 && r->xsdt_address;
+	root = (struct acpi_header *)(xsdt ? table_at(r->xsdt_address, "XSDT")
+					   : table_at(r->rsdt_address, "RSDT"));
+	if (!root)
+		return false;
+	entry = xsdt ? sizeof(uint64_t) : sizeof(uint32_t);
+	count = (root->length - sizeof(*root)) / entry;
+	/* The end of the firmware's ACPI data: past the root and every table it reaches. */
+	end = (uint64_t)(uintptr_t)root + root->length;
+	for (size_t i = 0; i < count; i++) {
+		uint64_t pa = 0, e;
+		const struct acpi_header *t;
+
+		memcpy(&pa, (uint8_t *)(root + 1) + i * entry, entry);
+		if (!(t = table_at(pa, NULL)))
+			continue;
+		e = pa + t->length;
+		end = e > end ? e : end;
+		if (!memcmp(t->signature, "APIC", 4)) {
+			slot = i;
+			madt_pa = pa;
+		}
+		if (!memcmp(t->signature, "FACP", 4) && t->length >= FADT_DSDT + 4) {
+			uint32_t facs, dsdt;
+
+			memcpy(&facs, (const uint8_t *)t + FADT_FIRMWARE_CTRL, 4);
+			memcpy(&dsdt, (const uint8_t *)t + FADT_DSDT, 4);
+			e = table_end(dsdt);
+			end = e > end ? e : end;
+			if (facs) {	/* no checksum: its length is at offset 4 */
+				uint32_t flen;
+
+				memcpy(&flen, (const uint8_t *)(uintptr_t)facs + FACS_LENGTH_OFFSET, 4);
+				end = facs + flen > end ? facs + flen : end;
+			}
+		}
+	}
+	if (slot == SIZE_MAX)
+		return false;
+	len = acpi_madt_build(buf, sizeof(buf), (const void *)(uintptr_t)madt_pa, ids, n);
+	if (!len)
+		return false;
+	/* The firmware's ACPI region (e820) around the tables bounds the copy. */
+	for (unsigned int i = 0; i < mmap_count; i++)
+		if ((mmap[i].type == BOOT_MEM_ACPI_RECLAIMABLE || mmap[i].type == BOOT_MEM_ACPI_NVS ||
+		     mmap[i].type == BOOT_MEM_RESERVED) &&
+		    madt_pa >= mmap[i].addr && madt_pa < mmap[i].addr + mmap[i].len)
+			limit = mmap[i].addr + mmap[i].len;
+	at = ALIGN_UP(end, 16);
+	if (!limit || at + len > limit)
+		return false;
+	/* Only unused bytes (all zero) are taken. */
+	for (size_t i = 0; i < len; i++)
+		if (((const uint8_t *)(uintptr_t)at)[i])
+			return false;
+	memcpy((void *)(uintptr_t)at, buf, len);
+	memcpy((uint8_t *)(root + 1) + slot * entry, &at, entry);
+	root->checksum = 0;
+	root->checksum = (uint8_t)-acpi_sum(root, root->length);
+	return true;
+}

@@ -8,7 +8,11 @@
 #ifndef EXITPLAN_ACPI_H
 #define EXITPLAN_ACPI_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "boot_info.h"
 
 /*
  * The APIC IDs of the enabled CPUs the MADT lists, at most `max` of them.
@@ -30,5 +34,25 @@ unsigned int acpi_madt_ioapic_bases(uint64_t *bases, unsigned int max);
  * memory space).
  */
 uint64_t acpi_hpet_base(void);
+
+/*
+ * A MADT listing @n enabled processor local APICs with these IDs
+ * (processor UIDs 0 .. n-1) in place of @old_madt's processor entries,
+ * its other entries (I/O APICs, overrides, NMI sources) kept in order,
+ * into @dst (@cap bytes), checksummed.  Its length, or 0 when it does
+ * not fit, an ID needs x2APIC, or @old_madt is malformed.
+ */
+size_t acpi_madt_build(void *dst, size_t cap, const void *old_madt, const uint32_t *ids,
+		       unsigned int n);
+
+/*
+ * The guest sees more vCPUs than the machine has CPUs: the firmware's
+ * MADT is copied, listing these @n APIC IDs (acpi_madt_build()), into
+ * the zero bytes just past the firmware's ACPI tables within their e820
+ * region (@mmap), and the root table points at the copy.  False, with
+ * nothing changed, when there is no MADT or no room.
+ */
+bool acpi_guest_madt_set_cpus(const uint32_t *ids, unsigned int n,
+			      const struct boot_mmap_entry *mmap, unsigned int mmap_count);
 
 #endif /* EXITPLAN_ACPI_H */

@@ -9,7 +9,10 @@ HV_ELF    := $(HV_DIR)/exitplan.elf
 HV_LDS    := $(HV_DIR)/exitplan.lds
 
 # The hypervisor's command line (after the image path) and the guest's.
+# VCPUS=v: the guest gets v vCPUs on the NCPU CPUs (exitplan's vcpus=v).
 HV_ARGS    ?=
+VCPUS      ?=
+HV_CMDLINE := $(strip $(HV_ARGS) $(if $(VCPUS),vcpus=$(VCPUS)))
 GUEST_ARGS ?=
 GUEST_ELF  := $(BUILD)/guest/$(GUEST).elf
 
@@ -131,4 +134,4 @@ $(HV_OBJDIR)/runtime/main.o: HV_CPPFLAGS += -include $(HV_INCDIR)/version.h
 # The boot ISO: GRUB, the hypervisor, the guest (or KERNEL) as the first
 # module, MODULES after it.
 $(ISO): $(HV_ELF) $(RUN_ELF) $(RUN_MODULES) tests/boot/mkiso.sh tests/boot/grub.cfg.in FORCE
-	$(Q)tests/boot/mkiso.sh $@ $(HV_ELF) $(RUN_ELF) "$(HV_ARGS)" "$(RUN_CMDLINE)" $(RUN_MODULES)
+	$(Q)tests/boot/mkiso.sh $@ $(HV_ELF) $(RUN_ELF) "$(HV_CMDLINE)" "$(RUN_CMDLINE)" $(RUN_MODULES)

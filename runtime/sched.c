@@ -132,10 +132,11 @@ void sched_gone(struct sched *s, unsigned int cpu)
 	spin_unlock(&c->lock);
 }
 
-void sched_slice_end(struct sched *s, unsigned int cpu)
+bool sched_slice_end(struct sched *s, unsigned int cpu)
 {
 	struct sched_cpu *c = &s->cpu[cpu];
 	struct sched_vcpu *v;
+	bool preempted = false;
 
 	spin_lock(&c->lock);
 	v = current_of(s, c);
@@ -144,8 +145,10 @@ void sched_slice_end(struct sched *s, unsigned int cpu)
 		enqueue_tail(c, v);
 		v->preempted = true;
 		v->preemptions++;
+		preempted = true;
 	}
 	spin_unlock(&c->lock);
+	return preempted;
 }
 
 /* The spin decision, with the CPU's lock held; true when @v gives its CPU away. */

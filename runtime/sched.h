@@ -128,8 +128,24 @@ void sched_block(struct sched *s, unsigned int cpu);
 /* The current vCPU of @cpu stopped for good. */
 void sched_gone(struct sched *s, unsigned int cpu);
 
-/* The slice of @cpu's current vCPU ended: to the back of the queue, marked preempted. */
-void sched_slice_end(struct sched *s, unsigned int cpu);
+/*
+ * The slice of @cpu's current vCPU ended: to the back of the queue,
+ * marked preempted, and true (sched_pick_next() then switches); false,
+ * and it runs on, when no other vCPU is runnable there.
+ */
+bool sched_slice_end(struct sched *s, unsigned int cpu);
+
+/* Is vCPU @id BLOCKED (for the VMM's wake-up checks, e.g. a due timer)? */
+static inline bool sched_blocked(struct sched *s, unsigned int id)
+{
+	return __atomic_load_n(&s->vcpu[id].state, __ATOMIC_ACQUIRE) == SCHED_BLOCKED;
+}
+
+/* Does @cpu have a vCPU waiting in its run queue (a lock-free peek for the idle loop)? */
+static inline bool sched_has_queued(struct sched *s, unsigned int cpu)
+{
+	return __atomic_load_n(&s->cpu[cpu].nr_queued, __ATOMIC_ACQUIRE) != 0;
+}
 
 /*
  * @cpu's current vCPU spins (a PAUSE-loop exit): true when it gives the

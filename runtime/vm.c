@@ -330,6 +330,18 @@ bool vm_vcpu_wakeup_pending(struct vm_vcpu *v)
 	return wake;
 }
 
+bool vm_vcpu_events_pending(struct vm_vcpu *v)
+{
+	bool any;
+
+	spin_lock(&v->lock);
+	any = v->pending.nmi || v->pending.init || v->pending.stop || v->sipi;
+	for (unsigned int w = 0; w < 4; w++)
+		any = any || v->pending.irr[w];
+	spin_unlock(&v->lock);
+	return any;
+}
+
 void vm_vcpu_set_stopped(struct vm_vcpu *v, bool halted)
 {
 	spin_lock(&v->lock);

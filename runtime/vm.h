@@ -172,6 +172,12 @@ static inline bool vm_stopping(const struct vm *vm)
 bool vm_vcpu_set_halted(struct vm_vcpu *v, bool halted);
 /* What ends such a HLT is posted: an NMI, INIT or the machine's stop. */
 bool vm_vcpu_wakeup_pending(struct vm_vcpu *v);
+/*
+ * Anything posted at all (an interrupt too, or a STARTUP): what a vCPU
+ * that blocked in HLT with interrupts on, or for a STARTUP, checks after
+ * blocking, so that no wake-up is lost (runtime/sched.h).
+ */
+bool vm_vcpu_events_pending(struct vm_vcpu *v);
 
 /* The vCPU is gone for good: @halted says whether it was in HLT (for the report). */
 void vm_vcpu_set_stopped(struct vm_vcpu *v, bool halted);

@@ -9,6 +9,7 @@
 #include "exit_handlers.h"
 #include "msr_index.h"		/* CPUID_HIDE_*: the features whose MSRs are not virtualised */
 #include "vcpu.h"
+#include "vm.h"
 #include "vmcs_fields.h"
 #include "vmx.h"
 #include "vmx_ctls.h"
@@ -60,6 +61,12 @@ struct cpuid_result __cpuid_answer(struct vcpu *vcpu, uint32_t leaf, const uint6
 			/* The APIC bit follows IA32_APIC_BASE[11], as on hardware (SDM Vol. 3A 11.4.3). */
 			if (!(vcpu->arch->apic_base & APIC_BASE_EN))
 				d &= ~(uint64_t)CPUID_1_EDX_APIC;
+			/*
+			 * The vCPU's APIC ID, not the CPU's: they differ when
+			 * vCPUs share CPUs (vmx.c); the same value otherwise.
+			 */
+			b = (b & ~(uint64_t)CPUID_1_EBX_INITIAL_APIC_ID_MASK) |
+			    ((uint64_t)vcpu->vv->apic_id << CPUID_1_EBX_INITIAL_APIC_ID_SHIFT);
 		} else if (leaf >= CPUID_LEAF_EXT_STRUCT_FEATURES) {
 			/*
 			 * The leaves whose bits follow the controls, tested only

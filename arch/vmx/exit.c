@@ -45,6 +45,7 @@ BUILD_BUG_ON(offsetof(struct vcpu, host_rsp) != VCPU_HOST_RSP);
 BUILD_BUG_ON(offsetof(struct vcpu, nmi_pending) != VCPU_NMI_PENDING);
 /* The stub returns the action as vmx_enter_guest()'s result. */
 BUILD_BUG_ON(VMX_EXIT_STOP != VMX_ENTER_STOPPED);
+BUILD_BUG_ON(VMX_EXIT_SWITCH != VMX_ENTER_SWITCHED);
 
 /* The VMCS encoding the stub's VMREAD needs, from the generated header. */
 const uint64_t vmx_exit_reason_field = VM_EXIT_REASON;

@@ -19,6 +19,12 @@ struct vcpu;
 enum vmx_exit_action {
 	VMX_EXIT_RESUME = 0,	/* VMRESUME the guest */
 	VMX_EXIT_STOP = 1,	/* stop this guest; the report is printed */
+	/*
+	 * Leave the guest for the run loop: the scheduler gave this CPU to
+	 * another vCPU (arch/vmx/vcpu_switch.c).  Taken like a stop by the
+	 * stub -- every guest register saved -- but the vCPU lives on.
+	 */
+	VMX_EXIT_SWITCH = 3,
 };
 
 typedef enum vmx_exit_action (*vmx_exit_handler_t)(struct vcpu *vcpu);

@@ -44,12 +44,15 @@
 	.code64
 
 /*
- * int vmx_enter_guest(struct vcpu *vcpu)
+ * int vmx_enter_guest(struct vcpu *vcpu, bool resume)
  *
- * VMLAUNCH the current VMCS with vcpu->regs.  Returns VMX_ENTER_STOPPED
- * when a handler stopped the guest (vcpu->regs then holds all the
- * guest's registers), VMX_ENTER_VMFAIL when VMLAUNCH itself failed
- * (RFLAGS.CF or ZF; nothing was entered).
+ * VMLAUNCH (or, with @resume, VMRESUME: a VMCS launched before and
+ * switched back in by the run loop, vcpu_switch.c) the current VMCS with
+ * vcpu->regs.  Returns VMX_ENTER_STOPPED when a handler stopped the
+ * guest, VMX_ENTER_SWITCHED when one gave the CPU to another vCPU
+ * (either way vcpu->regs then holds all the guest's registers),
+ * VMX_ENTER_VMFAIL when the instruction itself failed (RFLAGS.CF or ZF;
+ * nothing was entered).
  */
 	.globl vmx_enter_guest
 	.type vmx_enter_guest, @function
@@ -68,6 +71,8 @@ vmx_enter_guest:
 	/* The stop path in the stub returns through this RSP. */
 	mov	%rsp, VCPU_HOST_RSP(%rdi)
 	mov	%rdi, %rax
+	/* MOV leaves RFLAGS alone: the test of @resume (SIL) holds to the Jcc. */
+	test	%sil, %sil
 	mov	VCPU_RCX(%rax), %rcx
 	mov	VCPU_RDX(%rax), %rdx
 	mov	VCPU_RBX(%rax), %rbx
@@ -83,8 +88,12 @@ vmx_enter_guest:
 	mov	VCPU_R14(%rax), %r14
 	mov	VCPU_R15(%rax), %r15
 	mov	VCPU_RAX(%rax), %rax
+	jnz	1f
 	vmlaunch
-	/* Only reached when VMLAUNCH failed: the guest never ran. */
+	jmp	2f
+1:	vmresume
+	/* Only reached when VMLAUNCH or VMRESUME failed: the guest never ran. */
+2:
 	mov	$VMX_ENTER_VMFAIL, %eax
 	pop	%r15
 	pop	%r14

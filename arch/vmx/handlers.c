@@ -422,11 +422,15 @@ enum vmx_exit_action handle_hlt(struct vcpu *vcpu)
 	return VMX_EXIT_RESUME;
 }
 
-/* PAUSE (and PAUSE-loop) exits: one vCPU has no one to yield to yet. */
+/*
+ * PAUSE (and PAUSE-loop) exits: a vCPU alone on its CPU has no one to
+ * yield to; one that shares it asks the scheduler (vcpu_switch.c).
+ */
 enum vmx_exit_action handle_pause_instruction(struct vcpu *vcpu)
 {
-	(void)vcpu;
 	vmx_skip_instruction();
+	if (unlikely(vcpu->arch->shared))
+		return vmx_sched_pause(vcpu);
 	return VMX_EXIT_RESUME;
 }
 

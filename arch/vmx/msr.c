@@ -283,6 +283,14 @@ void vmx_program_preemption_timer(struct vcpu *vcpu)
 		if (left < ticks)
 			ticks = left;
 	}
+	/* The scheduler's next decision on a shared CPU (vcpu_switch.c); apic: virtual only. */
+	if (PROFILE_APIC_VIRTUAL && a->sched_deadline) {
+		uint64_t now = rdtsc();
+		uint64_t left = a->sched_deadline > now ? (a->sched_deadline - now) >> a->preemption_rate : 0;
+
+		if (left < ticks)
+			ticks = left;
+	}
 	if (ticks > UINT32_MAX)
 		ticks = UINT32_MAX;
 	vmcs_write(VMX_PREEMPTION_TIMER_VALUE, ticks);

@@ -36,6 +36,7 @@
 
 /* vmx_enter_guest()'s results. */
 #define VMX_ENTER_STOPPED	1	/* the guest stopped (VMX_EXIT_STOP) */
-#define VMX_ENTER_VMFAIL	2	/* VMLAUNCH failed: see VM_INSTRUCTION_ERROR */
+#define VMX_ENTER_VMFAIL	2	/* VMLAUNCH or VMRESUME failed: see VM_INSTRUCTION_ERROR */
+#define VMX_ENTER_SWITCHED	3	/* a handler gave the CPU away (VMX_EXIT_SWITCH) */
 
 #endif /* EXITPLAN_VCPU_ASM_H */

@@ -110,9 +110,15 @@ void vmx_vlapic_post(struct vcpu *vcpu, uint8_t vector)
 
 enum vmx_exit_action vmx_vlapic_preemption_timer(struct vcpu *vcpu)
 {
+	enum vmx_exit_action act;
+
 	vmx_vlapic_sync(vcpu);
 	/* The watchdog for kicks that did not arrive, as without a virtual APIC (msr.c). */
-	return vmx_take_events(vcpu);
+	act = vmx_take_events(vcpu);
+	/* The same timer ends the slice of a vCPU that shares its CPU (vcpu_switch.c). */
+	if (act == VMX_EXIT_RESUME && vcpu->arch->shared)
+		act = vmx_sched_tick(vcpu);
+	return act;
 }
 
 enum vmx_exit_action vmx_vlapic_interrupt_window(struct vcpu *vcpu)
@@ -125,17 +131,32 @@ enum vmx_exit_action vmx_vlapic_interrupt_window(struct vcpu *vcpu)
  * HLT with RFLAGS.IF = 1 (handle_hlt(), past the instruction): it
  * completes at once when an interrupt is deliverable; otherwise the vCPU
  * stays in the HLT activity state until an exit (its timer's preemption
- * timer, a kick) makes one deliverable.
+ * timer, a kick) makes one deliverable -- or, when it shares its CPU,
+ * blocks in the scheduler and gives the CPU up (vcpu_switch.c) until
+ * one is posted or its timer is due.
  */
 enum vmx_exit_action vmx_vlapic_hlt(struct vcpu *vcpu)
 {
 	struct vlapic *l = &vcpu->arch->vlapic;
+	bool idle;
 
 	vlapic_timer_update(l, rdtsc());
-	if (vlapic_pending_vector(l) < 0)
+	idle = vlapic_pending_vector(l) < 0;
+	if (idle && !vcpu->arch->shared)
 		vmcs_write(GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_HLT);
 	vmx_vlapic_sync(vcpu);
+	if (idle && vcpu->arch->shared)
+		return vmx_sched_block(vcpu, VCPU_BLOCK_HLT);
 	return VMX_EXIT_RESUME;
+}
+
+/* A blocked vCPU's interrupt is deliverable now (its timer included): its HLT ends. */
+bool vmx_vlapic_has_interrupt(struct vcpu *vcpu)
+{
+	struct vlapic *l = &vcpu->arch->vlapic;
+
+	vlapic_timer_update(l, rdtsc());
+	return vlapic_pending_vector(l) >= 0;
 }
 
 /* An ICR write: the model decoded it (vm_icr_decode()); deliver, and take ours at once. */

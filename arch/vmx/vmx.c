@@ -8,7 +8,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#include "acpi.h"
 #include "ap_park.h"
+#include "boot_info.h"
+#include "panic.h"
 #include "arch_bits.h"
 #include "smp.h"
 #include "spinlock.h"
@@ -674,6 +677,30 @@ static void vmx_print_vcpu_end(const struct vcpu *vcpu, int stopped_by)
 }
 
 /*
+ * What the scheduler did, when CPUs were shared: per vCPU its turns on
+ * its CPU and how they ended; per CPU its VMCS switches and spin yields
+ * (each CPU's yields are the sum of its vCPUs').
+ */
+static void vmx_print_sched(const struct sched *s)
+{
+	for (unsigned int v = 0; v < s->nr_vcpus; v++) {
+		const struct sched_vcpu *sv = &s->vcpu[v];
+
+		printk("exitplan: scheduler: vCPU %u on CPU %u: %llu turns, %llu preemptions, "
+		       "%llu blocks, %llu spin yields\n", v, sv->cpu,
+		       (unsigned long long)sv->switched_in, (unsigned long long)sv->preemptions,
+		       (unsigned long long)sv->blocks, (unsigned long long)sv->spin_yields);
+	}
+	for (unsigned int c = 0; c < s->nr_cpus; c++) {
+		const struct sched_cpu *sc = &s->cpu[c];
+
+		printk("exitplan: scheduler: CPU %u: %llu VMCS switches, %llu PAUSE-loop yields, "
+		       "%llu plain-PAUSE yields\n", c, (unsigned long long)sc->switches,
+		       (unsigned long long)sc->ple_yields, (unsigned long long)sc->pause_yields);
+	}
+}
+
+/*
  * Every vCPU's statistics and end, then the machine's: the vCPU that
  * stopped it decides the exit status.  One vCPU prints what it always
  * did (the boot tests match those lines).
@@ -695,6 +722,8 @@ static void vmx_print_summary(struct vcpu *const *vcpus, unsigned int n, int sto
 		for (unsigned int v = 0; v < n; v++)
 			vmx_print_vcpu_end(vcpus[v], stopped_by);
 	}
+	if (n > vmx_sched.nr_cpus)
+		vmx_print_sched(&vmx_sched);
 	switch (a->stop) {
 	case VCPU_STOP_STATUS:
 	case VCPU_STOP_SHUTDOWN:
@@ -798,6 +827,13 @@ static bool vmx_runtime_controls_ok(const struct vmx_controls *ctl)
 /* The machine: one per boot, its vCPUs one per CPU (vCPU i on CPU i). */
 static struct vm vmx_vm;
 static struct vcpu *vmx_vcpus[VM_MAX_VCPUS];
+/* vCPU 0's multiboot entry and info, for vmx_setup_cpu_vcpus(). */
+static uint32_t vmx_boot_entry, vmx_boot_mbi;
+
+struct vcpu *vmx_vcpu(unsigned int id)
+{
+	return id < VM_MAX_VCPUS ? vmx_vcpus[id] : NULL;
+}
 
 /*
  * A vCPU and its exit stack, the VMX_EXIT_STACK_PAGES just below it:
@@ -827,23 +863,31 @@ static struct vcpu *vmx_alloc_vcpu(unsigned int id, struct vmx_cpu *vc)
 	vcpu->controls = &vc->controls;
 	vcpu->vmcs_pa = pa_of(vcpu->vmcs);
 	vcpu->arch->platform = &vmx_vm.platform;
+	/* Its CPU carries other vCPUs: room for the state a switch saves (vcpu_switch.c). */
+	vcpu->arch->shared = sched_cpu_vcpus(&vmx_sched, sched_vcpu_cpu(&vmx_sched, id)) > 1;
+	if (vcpu->arch->shared && !(vcpu->arch->fpu_area = vmx_alloc_pages(1)))
+		return NULL;
 	vc->vcpu = vcpu;
 	return vcpu;
 }
 
 /*
- * On the vCPU's own CPU: VMXON, and a VMCS with the controls, this CPU's
- * host state and the VM's EPT.  The guest state comes later: the
- * multiboot entry for vCPU 0, real mode at the STARTUP vector for the
- * others (vmx_setup_guest_startup()).
+ * On each CPU once: VMXON.  Then, on the vCPU's own CPU, for each vCPU
+ * it carries: a VMCS with the controls, this CPU's host state and the
+ * VM's EPT; it is left current (the run loop VMPTRLDs the one it runs).
+ * The guest state comes later: the multiboot entry for vCPU 0, real mode
+ * at the STARTUP vector for the others (vmx_setup_guest_startup()).
  */
-static bool vmx_setup_vcpu(struct vcpu *vcpu, struct vmx_cpu *vc)
+static bool vmx_setup_cpu(struct vmx_cpu *vc)
 {
 	this_cpu()->arch = vc;
+	return vmx_enable(vc);
+}
+
+static bool vmx_setup_vcpu(struct vcpu *vcpu, struct vmx_cpu *vc)
+{
 	this_cpu()->vcpu = vcpu;
 	vcpu->cpu = this_cpu();
-	if (!vmx_enable(vc))
-		return false;
 	*(uint32_t *)vcpu->vmcs = (uint32_t)(vc->caps.basic & VMX_BASIC_REVISION_ID_MASK);
 	if (!vmclear(vcpu->vmcs_pa) || !vmptrld(vcpu->vmcs_pa)) {
 		printk("exitplan: CPU %u: VMCLEAR/VMPTRLD failed\n", this_cpu_id());
@@ -1018,50 +1062,141 @@ enum vmx_exit_action vmx_halt_interrupts_off(struct vcpu *vcpu)
 				 "for good)", (unsigned long long)rip);
 	}
 	vmx_skip_instruction();
+	/* Sharing its CPU, it gives it up instead of halting it (vcpu_switch.c). */
+	if (vcpu->arch->shared)
+		return vmx_sched_block(vcpu, VCPU_BLOCK_HLT_IRQS_OFF);
 	if (!vmx_wait_in_root(vcpu, vmx_wakeup_posted))
 		vcpu->arch->halted_at_stop = true;	/* the machine stopped meanwhile */
 	vm_vcpu_set_halted(vcpu->vv, false);
 	return vmx_take_events(vcpu);
 }
 
+/* What a vCPU's turn on its CPU ended with. */
+enum vmx_turn {
+	VMX_TURN_SWITCH,	/* it gave the CPU up (blocked, yielded, preempted): it lives on */
+	VMX_TURN_GONE,		/* it stopped for good */
+};
+
 /*
- * A vCPU's life on its CPU: wait for STARTUP (not vCPU 0, which starts
- * at the multiboot entry), run the guest until it stops or takes an
- * INIT (back to the wait), and stop the machine when it stops: the first
- * vCPU to stop decides the machine's end, the others are kicked out.
+ * A shared vCPU woken from a block (its VMCS current): true when what it
+ * waited for came, false when it blocked again (a wake for an event that
+ * does not end its wait, e.g. a fixed interrupt while halted with IF=0).
  */
-static void vmx_vcpu_run(struct vcpu *vcpu)
+static bool vmx_vcpu_unblock(struct vcpu *vcpu)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+	enum vcpu_block_reason why = a->block;
+
+	if (vm_stopping(vcpu->vm))
+		return true;
+	switch (why) {
+	case VCPU_BLOCK_HLT_IRQS_OFF:
+		if (!vm_vcpu_wakeup_pending(vcpu->vv))
+			break;
+		vm_vcpu_set_halted(vcpu->vv, false);
+		a->block = VCPU_BLOCK_NONE;
+		return true;
+	case VCPU_BLOCK_HLT:
+		/* The 8254's IR0 is vCPU 0's (legacy_irq.c); its deadline may be what woke it. */
+		if (a->pit_deadline && rdtsc() >= a->pit_deadline)
+			vmx_legacy_irq_update(vcpu);
+		if (!vm_vcpu_events_pending(vcpu->vv) && !vmx_vlapic_has_interrupt(vcpu)) {
+			vmx_vlapic_sync(vcpu);		/* its timer's next deadline, for the siblings */
+			break;
+		}
+		a->block = VCPU_BLOCK_NONE;
+		return true;
+	default:
+		a->block = VCPU_BLOCK_NONE;
+		return true;
+	}
+	vmx_sched_block(vcpu, why);
+	return false;
+}
+
+/*
+ * One turn of a vCPU on its CPU, its VMCS current: wait for STARTUP (not
+ * vCPU 0, which starts at the multiboot entry), run the guest until it
+ * stops, takes an INIT (back to the wait) or -- sharing its CPU -- gives
+ * the CPU up; and stop the machine when it stops: the first vCPU to stop
+ * decides the machine's end, the others are kicked out.  A vCPU alone on
+ * its CPU has one turn, its whole life, as before there was a scheduler:
+ * it waits for STARTUP and halts with interrupts off in root operation.
+ */
+static enum vmx_turn vmx_vcpu_turn(struct vcpu *vcpu)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 
 	for (;;) {
 		int r;
 
+		if (a->shared && vm_stopping(vcpu->vm))
+			break;
 		if (vm_vcpu_state(vcpu->vv) == VCPU_RUN_WAIT_FOR_SIPI) {
 			uint8_t vector;
 
 			vmx_check_progress(vcpu);
-			if (!vmx_wait_in_root(vcpu, vmx_startup_posted) ||
-			    !vm_vcpu_take_startup(vcpu->vv, &vector))
+			if (a->shared) {
+				struct vm_events ev;
+
+				/*
+				 * What was posted before the INIT that put it here
+				 * (the INIT itself among it) is not for the next run,
+				 * and pending it would wake the block below at once.
+				 */
+				vm_vcpu_take_events(vcpu->vv, &ev);
+				if (!vm_vcpu_take_startup(vcpu->vv, &vector)) {
+					if (vm_stopping(vcpu->vm))
+						break;
+					vmx_sched_block(vcpu, VCPU_BLOCK_SIPI);
+					return VMX_TURN_SWITCH;
+				}
+				a->block = VCPU_BLOCK_NONE;
+			} else if (!vmx_wait_in_root(vcpu, vmx_startup_posted) ||
+				   !vm_vcpu_take_startup(vcpu->vv, &vector)) {
 				break;
+			}
 			if (!vmx_setup_guest_startup(vcpu, vector)) {
 				vcpu_stop(vcpu, "cannot set up the STARTUP state (vector %#x)", vector);
 				break;
 			}
+		} else if (a->shared && a->block != VCPU_BLOCK_NONE && !vmx_vcpu_unblock(vcpu)) {
+			return VMX_TURN_SWITCH;
+		}
+		if (a->shared) {
+			/* What was posted while it was switched out, then its virtual APIC's state. */
+			if (vmx_take_events(vcpu) != VMX_EXIT_RESUME) {
+				if (a->stop == VCPU_RUNNING &&
+				    vm_vcpu_state(vcpu->vv) == VCPU_RUN_WAIT_FOR_SIPI) {
+					vmx_relaunchable(vcpu);		/* INIT */
+					continue;
+				}
+				break;
+			}
+			vmx_vlapic_sync(vcpu);
+			vmx_sched_switch_in(vcpu);
+			if (vcpu->nmi_pending)
+				vmx_deliver_pending_nmi(vcpu);
 		}
 		profile_msrs_before_entry(vcpu);
-		vcpu->launched = true;
-		r = vmx_enter_guest(vcpu);
+		r = vmx_enter_guest(vcpu, vcpu->launched);
+		if (r == VMX_ENTER_SWITCHED) {
+			vcpu->launched = true;
+			vmx_sched_switch_out(vcpu);
+			return VMX_TURN_SWITCH;
+		}
 		if (r == VMX_ENTER_VMFAIL) {
+			const char *insn = vcpu->launched ? "VMRESUME" : "VMLAUNCH";
+
 			/* Nothing ran: give the host its MSRs back, then say why. */
 			profile_msrs_on_exit(vcpu);
-			vcpu->launched = false;
-			printk("exitplan: vCPU %u: VMLAUNCH failed: VM-instruction error %u\n",
-			       vcpu->id, vmcs_read32(VM_INSTRUCTION_ERROR));
-			vcpu_stop(vcpu, "VMLAUNCH failed: VM-instruction error %u",
+			printk("exitplan: vCPU %u: %s failed: VM-instruction error %u\n",
+			       vcpu->id, insn, vmcs_read32(VM_INSTRUCTION_ERROR));
+			vcpu_stop(vcpu, "%s failed: VM-instruction error %u", insn,
 				  vmcs_read32(VM_INSTRUCTION_ERROR));
 			break;
 		}
+		vcpu->launched = true;
 		if (vmcs_read32(GUEST_ACTIVITY_STATE) == GUEST_ACTIVITY_HLT)
 			a->halted_at_stop = true;
 		vmx_relaunchable(vcpu);
@@ -1076,7 +1211,50 @@ static void vmx_vcpu_run(struct vcpu *vcpu)
 		a->stop = VCPU_STOP_VM;		/* the machine stopped while it waited */
 	if (a->stop != VCPU_STOP_VM)
 		vm_stop(vcpu->vm, vcpu->id);
+	if (a->block == VCPU_BLOCK_HLT_IRQS_OFF || a->block == VCPU_BLOCK_HLT)
+		a->halted_at_stop = true;
 	vm_vcpu_set_stopped(vcpu->vv, a->halted_at_stop);
+	sched_gone(&vmx_sched, vcpu->cpu->id);
+	return VMX_TURN_GONE;
+}
+
+/* Every vCPU of @cpu is gone. */
+static bool vmx_cpu_done(unsigned int cpu)
+{
+	for (unsigned int id = cpu; id < vmx_sched.nr_vcpus; id += vmx_sched.nr_cpus)
+		if (sched_state(&vmx_sched, id) != SCHED_GONE)
+			return false;
+	return true;
+}
+
+/*
+ * A CPU's life: run the vCPU the scheduler picks, one turn at a time,
+ * until all of its vCPUs are gone.  The VMCS of the one picked is made
+ * current (VMPTRLD) when it is another than the last one; with none
+ * runnable the CPU waits in root operation, polling for a wake-up (a
+ * vCPU posted to, or a blocked one's timer coming due: no host timer
+ * is needed for it).
+ */
+static void vmx_cpu_run(unsigned int cpu)
+{
+	for (;;) {
+		bool switched;
+		int id = sched_pick_next(&vmx_sched, cpu, &switched);
+		struct vcpu *vcpu;
+
+		if (id == SCHED_NONE) {
+			if (vmx_cpu_done(cpu))
+				return;
+			while (!sched_has_queued(&vmx_sched, cpu) && !vmx_sched_wake_due(cpu, NULL))
+				cpu_relax();
+			continue;
+		}
+		vcpu = vmx_vcpus[id];
+		if (switched && !vmptrld(vcpu->vmcs_pa))
+			panic("CPU %u: VMPTRLD of vCPU %u's VMCS failed", cpu, id);
+		this_cpu()->vcpu = vcpu;
+		vmx_vcpu_turn(vcpu);
+	}
 }
 
 void vmm_kick(unsigned int vcpu_id)
@@ -1091,6 +1269,18 @@ void vmm_kick(unsigned int vcpu_id)
 	 * vcpu_id": with a scheduler the two differ (runtime/sched.h).
 	 */
 	cpu = target->cpu ? target->cpu->id : vcpu_id;
+	if (target->arch->shared) {
+		/*
+		 * Blocked: runnable now.  Queued: it takes its events when it
+		 * is switched in.  Running there: the kick makes it take them
+		 * now (if it is being switched out meanwhile, another vCPU
+		 * gets a spurious kick, which it ignores).
+		 */
+		sched_wake(&vmx_sched, vcpu_id);
+		if (cpu != this_cpu_id() && sched_current(&vmx_sched, cpu) == (int)vcpu_id)
+			vmx_kick_ipi(cpu);
+		return;
+	}
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (READ_ONCE(target->arch->waiting_in_root))
 		vmx_kick_nmi(cpu);
@@ -1098,7 +1288,7 @@ void vmm_kick(unsigned int vcpu_id)
 		vmx_kick_ipi(cpu);
 }
 
-/* What an AP reports back to the boot CPU before it runs its vCPU. */
+/* What an AP reports back to the boot CPU before it runs its vCPUs. */
 enum vmx_ap_state {
 	VMX_AP_PENDING = 0,
 	VMX_AP_READY,
@@ -1106,61 +1296,95 @@ enum vmx_ap_state {
 };
 
 struct vmx_ap_start {
-	struct vcpu *vcpu;
+	unsigned int cpu;
 	struct vmx_cpu *vc;
 	uint32_t state;		/* enum vmx_ap_state */
 };
+
+/* VMXON on this CPU and a VMCS for each of its vCPUs (allocated by the boot CPU). */
+static bool vmx_setup_cpu_vcpus(unsigned int cpu, struct vmx_cpu *vc)
+{
+	if (!vmx_setup_cpu(vc))
+		return false;
+	for (unsigned int id = cpu; id < vmx_sched.nr_vcpus; id += vmx_sched.nr_cpus) {
+		if (!vmx_setup_vcpu(vmx_vcpus[id], vc))
+			return false;
+		/* vCPU 0's entry state, with its VMCS still current. */
+		if (id == 0 && !vmx_setup_guest_state(vmx_vcpus[0], vc, vmx_boot_entry, vmx_boot_mbi))
+			return false;
+	}
+	return true;
+}
+
+/* Give up VMX on this CPU: no VMCS of it is left active. */
+static void vmx_cpu_off(unsigned int cpu)
+{
+	for (unsigned int id = cpu; id < vmx_sched.nr_vcpus; id += vmx_sched.nr_cpus)
+		vmclear(vmx_vcpus[id]->vmcs_pa);
+}
 
 /* Runs on the AP through smp_call_async(), interrupts off; never returns. */
 static void vmx_ap_main(void *arg)
 {
 	struct vmx_ap_start *st = arg;
-	struct vcpu *vcpu = st->vcpu;
 
-	if (!vmx_feature_control_ok() || !vmx_setup_vcpu(vcpu, st->vc)) {
+	if (!vmx_feature_control_ok() || !vmx_setup_cpu_vcpus(st->cpu, st->vc)) {
 		__atomic_store_n(&st->state, VMX_AP_FAILED, __ATOMIC_RELEASE);
 		vmx_park_this_cpu();
 	}
 	__atomic_store_n(&st->state, VMX_AP_READY, __ATOMIC_RELEASE);
-	vmx_vcpu_run(vcpu);
+	vmx_cpu_run(st->cpu);
 	/* Stopped: stay in VMX root operation (INIT blocked), halted. */
-	vmclear(vcpu->vmcs_pa);
+	vmx_cpu_off(st->cpu);
 	vmx_park_this_cpu();
 }
 
-/* How long the boot CPU waits for an AP's vCPU to be ready, or to stop. */
+/* How long the boot CPU waits for an AP's vCPUs to be ready, or to stop. */
 #define VMX_AP_WAIT_US		200000
 #define VMX_STOP_WAIT_US	2000000
 #define VMX_POLL_US		100
 
-static bool vmx_start_ap_vcpus(unsigned int n)
+/* The vCPUs and the per-CPU VT-x state of every CPU, allocated here on the boot CPU. */
+static bool vmx_alloc_vcpus(struct vmx_cpu **vcs, unsigned int nr_cpus, unsigned int nr_vcpus)
 {
-	static struct vmx_ap_start start[VM_MAX_VCPUS];
-	bool ok = true;
-
-	for (unsigned int id = 1; id < n; id++) {
-		struct vmx_cpu *vc = vmx_alloc_pages((sizeof(*vc) + PAGE_SIZE - 1) / PAGE_SIZE);
-		unsigned int waited = 0;
-		uint32_t st;
-
-		if (!vc || !(vmx_vcpus[id] = vmx_alloc_vcpu(id, vc))) {
+	for (unsigned int cpu = 1; cpu < nr_cpus; cpu++) {
+		vcs[cpu] = vmx_alloc_pages((sizeof(*vcs[cpu]) + PAGE_SIZE - 1) / PAGE_SIZE);
+		if (!vcs[cpu])
+			return false;
+		vcs[cpu]->caps = vcs[0]->caps;
+		vcs[cpu]->controls = vcs[0]->controls;
+	}
+	for (unsigned int id = 0; id < nr_vcpus; id++) {
+		vmx_vcpus[id] = vmx_alloc_vcpu(id, vcs[sched_vcpu_cpu(&vmx_sched, id)]);
+		if (!vmx_vcpus[id]) {
 			printk("exitplan: vCPU %u: out of memory\n", id);
 			return false;
 		}
-		vc->caps = ((struct vmx_cpu *)this_cpu()->arch)->caps;
-		vc->controls = ((struct vmx_cpu *)this_cpu()->arch)->controls;
-		start[id] = (struct vmx_ap_start){ .vcpu = vmx_vcpus[id], .vc = vc };
-		if (!smp_call_async(id, vmx_ap_main, &start[id])) {
-			printk("exitplan: CPU %u is busy: no vCPU there\n", id);
+	}
+	return true;
+}
+
+static bool vmx_start_aps(struct vmx_cpu **vcs, unsigned int nr_cpus)
+{
+	static struct vmx_ap_start start[HV_MAX_CPUS];
+	bool ok = true;
+
+	for (unsigned int cpu = 1; cpu < nr_cpus; cpu++) {
+		unsigned int waited = 0;
+		uint32_t st;
+
+		start[cpu] = (struct vmx_ap_start){ .cpu = cpu, .vc = vcs[cpu] };
+		if (!smp_call_async(cpu, vmx_ap_main, &start[cpu])) {
+			printk("exitplan: CPU %u is busy: no vCPU there\n", cpu);
 			return false;
 		}
-		while ((st = __atomic_load_n(&start[id].state, __ATOMIC_ACQUIRE)) == VMX_AP_PENDING &&
+		while ((st = __atomic_load_n(&start[cpu].state, __ATOMIC_ACQUIRE)) == VMX_AP_PENDING &&
 		       waited < VMX_AP_WAIT_US) {
 			pit_delay_us(VMX_POLL_US);
 			waited += VMX_POLL_US;
 		}
 		if (st != VMX_AP_READY) {
-			printk("exitplan: CPU %u: %s: no vCPU there\n", id,
+			printk("exitplan: CPU %u: %s: no vCPU there\n", cpu,
 			       st == VMX_AP_FAILED ? "VMX setup failed" : "did not answer");
 			ok = false;
 		}
@@ -1190,6 +1414,47 @@ static void vmx_wait_for_vcpus(unsigned int n)
 	}
 }
 
+/*
+ * How many vCPUs: the hypervisor's `vcpus=N` option (1 .. VM_MAX_VCPUS,
+ * at least the CPUs: every CPU runs one), else one per CPU.  More than
+ * the CPUs needs a virtual local APIC per vCPU (a physical one cannot be
+ * shared): refused under any other `apic:` model.
+ */
+static bool vmx_vcpu_count(const struct boot_info *bi, unsigned int ncpus, unsigned int *n)
+{
+	char v[8];
+	unsigned int want = 0;
+
+	*n = ncpus;
+	if (!cmdline_option(bi->cmdline, "vcpus", v, sizeof(v)))
+		return true;
+	for (const char *p = v; *p; p++) {
+		if (*p < '0' || *p > '9' || want > VM_MAX_VCPUS) {
+			want = 0;
+			break;
+		}
+		want = want * 10 + (unsigned int)(*p - '0');
+	}
+	if (!want || want > VM_MAX_VCPUS) {
+		printk("exitplan: vcpus=%s: not a vCPU count in 1..%u: refusing\n", v, VM_MAX_VCPUS);
+		return false;
+	}
+	if (want < ncpus) {
+		printk("exitplan: vcpus=%u is fewer than the %u CPUs, each of which runs a vCPU: "
+		       "refusing\n", want, ncpus);
+		return false;
+	}
+	if (want > ncpus && !PROFILE_APIC_VIRTUAL) {
+		printk("exitplan: vcpus=%u on %u CPU%s needs `apic: virtual` (vCPUs that share a CPU "
+		       "cannot own its local APIC); profile '%s' has apic: %s: refusing\n", want, ncpus,
+		       ncpus == 1 ? "" : "s", PROFILE_NAME,
+		       PROFILE_APIC_INTERCEPT_ICR ? "intercept-icr" : "passthrough");
+		return false;
+	}
+	*n = want;
+	return true;
+}
+
 int vmm_run(const struct boot_info *bi)
 {
 	struct vmx_cpu *vc;
@@ -1198,8 +1463,9 @@ int vmm_run(const struct boot_info *bi)
 	uint32_t apic_ids[VM_MAX_VCPUS];
 	uint64_t tsc_overhead = 0;
 	char line[160];
-	unsigned int n;
+	unsigned int n, ncpus;
 	struct vcpu *cause;
+	struct vmx_cpu *vcs[HV_MAX_CPUS];
 
 	vc = vmx_alloc_pages((sizeof(*vc) + PAGE_SIZE - 1) / PAGE_SIZE);
 	if (!vc)
@@ -1242,36 +1508,50 @@ int vmm_run(const struct boot_info *bi)
 		return VMM_REFUSED;
 
 	/*
-	 * Every CPU runs a vCPU (vCPU i on CPU i, the guest's APIC IDs are
-	 * the CPUs'); a CPU the MADT lists that did not come up would be
-	 * outside VMX, the guest's for a physical INIT-SIPI: refuse.
+	 * Every CPU runs a vCPU, or several (vCPU i on CPU i mod p); a CPU
+	 * the MADT lists that did not come up would be outside VMX, the
+	 * guest's for a physical INIT-SIPI: refuse.
 	 */
-	n = smp_start_aps();
+	ncpus = smp_start_aps();
 	if (smp_cpus_left_out()) {
 		printk("exitplan: %u CPU%s not online: refusing to run a guest beside them\n",
 		       smp_cpus_left_out(), smp_cpus_left_out() == 1 ? "" : "s");
 		return VMM_ERROR;
 	}
-	if (n > VM_MAX_VCPUS)
-		n = VM_MAX_VCPUS;
+	if (ncpus > VM_MAX_VCPUS)
+		ncpus = VM_MAX_VCPUS;
+	if (!vmx_vcpu_count(bi, ncpus, &n))
+		return VMM_REFUSED;
+	if (!sched_init(&vmx_sched, ncpus, n, PROFILE_SCHED_PAUSE_YIELD_AFTER))
+		return VMM_ERROR;
+	/*
+	 * One vCPU per CPU: the guest's APIC IDs are the CPUs'.  More: each
+	 * vCPU's virtual APIC has its id as APIC ID, and the guest's MADT
+	 * is rewritten to list them (runtime/acpi.c).
+	 */
 	for (unsigned int i = 0; i < n; i++)
-		apic_ids[i] = percpu_area(i)->apic_id;
+		apic_ids[i] = n > ncpus ? i : percpu_area(i)->apic_id;
+	if (n > ncpus && !acpi_guest_madt_set_cpus(apic_ids, n, bi->mmap, bi->mmap_count)) {
+		printk("exitplan: cannot list %u vCPUs in the guest's MADT: refusing\n", n);
+		return VMM_ERROR;
+	}
 	vm_init(&vmx_vm, n, apic_ids);
 	vmx_apic_init(rdmsr(MSR_IA32_APIC_BASE));
-	vmx_ap_park_init(n);
+	vmx_ap_park_init(ncpus);
 
-	vcpu = vmx_vcpus[0] = vmx_alloc_vcpu(0, vc);
-	if (!vcpu)
+	vcs[0] = vc;
+	if (!vmx_alloc_vcpus(vcs, ncpus, n))
 		return VMM_ERROR;
+	vcpu = vmx_vcpus[0];
 	/* Load the guest before VMXON: a bad module is reported without VMX on. */
 	if (!guest_load(bi, &start))
 		return VMM_ERROR;
 	if (!vmx_build_vm_ept(vc, bi))
 		return VMM_ERROR;
 	platform_init(&vmx_vm.platform, start.ram_bytes, n, tsc_measure_hz());
-	if (!vmx_setup_vcpu(vcpu, vc))
-		return VMM_ERROR;
-	if (!vmx_setup_guest_state(vcpu, vc, start.entry, start.mbi)) {
+	vmx_boot_entry = start.entry;
+	vmx_boot_mbi = start.mbi;
+	if (!vmx_setup_cpu_vcpus(0, vc)) {
 		vmxoff();
 		return VMM_ERROR;
 	}
@@ -1288,15 +1568,30 @@ int vmm_run(const struct boot_info *bi)
 	vcpu->arch->guest_args = start.args;
 	/* vCPU 0 runs from the multiboot entry; the others wait for STARTUP. */
 	vmx_vm.vcpu[0].state = VCPU_RUN_RUNNING;
-	if (n > 1) {
-		if (!vmx_start_ap_vcpus(n)) {
-			printk("exitplan: not every other CPU runs a vCPU: refusing to run a guest\n");
-			vmxoff();
-			return VMM_ERROR;
-		}
-		printk("exitplan: %u vCPUs: vCPU 0 at the multiboot entry, %u waiting for STARTUP "
-		       "(one per CPU)\n", n, n - 1);
+	/*
+	 * In the scheduler: vCPU 0 runnable; a vCPU alone on its CPU too (it
+	 * waits for STARTUP in its one turn); one that shares a CPU blocked
+	 * until its STARTUP is posted.
+	 */
+	for (unsigned int id = 0; id < n; id++) {
+		if (id == 0 || !vmx_vcpus[id]->arch->shared)
+			sched_wake(&vmx_sched, id);
+		else
+			vmx_vcpus[id]->arch->block = VCPU_BLOCK_SIPI;
 	}
+	if (ncpus > 1 && !vmx_start_aps(vcs, ncpus)) {
+		printk("exitplan: not every other CPU runs a vCPU: refusing to run a guest\n");
+		vmxoff();
+		return VMM_ERROR;
+	}
+	if (n > 1)
+		printk("exitplan: %u vCPUs: vCPU 0 at the multiboot entry, %u waiting for STARTUP "
+		       "(%s)\n", n, n - 1, n == ncpus ? "one per CPU" : "scheduled");
+	if (n > ncpus)
+		printk("exitplan: scheduler: %u vCPUs on %u CPU%s (vCPU i on CPU i mod %u), slice %u "
+		       "ticks, yield after %u plain PAUSE exits\n", n, ncpus, ncpus == 1 ? "" : "s", ncpus,
+		       (unsigned int)PROFILE_SCHED_SLICE_TICKS,
+		       (unsigned int)PROFILE_SCHED_PAUSE_YIELD_AFTER);
 	if (PROFILE_STATS_LEVEL >= STATS_TIMING) {
 		/* What reading the TSC twice adds to every timed exit. */
 		uint64_t t = rdtsc();
@@ -1305,12 +1600,12 @@ int vmm_run(const struct boot_info *bi)
 	}
 	printk("exitplan: launching the guest at %#x (multiboot info at %#x)\n",
 		  start.entry, start.mbi);
-	vmx_vcpu_run(vcpu);
+	vmx_cpu_run(0);
 	vmx_wait_for_vcpus(n);
 
 	cause = vmx_vcpus[vmx_vm.stopped_by >= 0 ? vmx_vm.stopped_by : 0];
 	vmx_print_summary(vmx_vcpus, n, vmx_vm.stopped_by, tsc_overhead);
-	vmclear(vcpu->vmcs_pa);
+	vmx_cpu_off(0);
 	vmxoff();
 	write_cr4(read_cr4() & ~(uint64_t)X86_CR4_VMXE);
 	return cause->arch->stop == VCPU_STOP_FAULT ? VMM_GUEST_FAULT : cause->arch->exit_status;

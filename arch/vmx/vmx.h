@@ -21,6 +21,7 @@
 #include "platform.h"
 #include "profile.h"
 #include "vlapic.h"
+#include "sched.h"
 
 struct boot_info;
 
@@ -103,6 +104,29 @@ struct vcpu_arch_state {
 	struct vlapic vlapic;
 	/* The guest's HLT activity state when it stopped, for the report. */
 	bool halted_at_stop;
+	/*
+	 * Scheduling (vcpu_switch.c).  shared: its CPU carries other vCPUs
+	 * too, so it gives the CPU up on HLT, a spin and its slice's end;
+	 * fixed at setup, false on a CPU of its own.  sched_deadline: the
+	 * TSC of this CPU's next scheduling event while it runs (its slice's
+	 * end, or a blocked sibling's timer), 0 = none; the preemption timer
+	 * fires there too.  block: why it is BLOCKED in the scheduler.
+	 */
+	bool shared;
+	uint64_t sched_deadline;
+	enum vcpu_block_reason {
+		VCPU_BLOCK_NONE = 0,
+		VCPU_BLOCK_HLT,		/* HLT with interrupts on: until one is deliverable */
+		VCPU_BLOCK_HLT_IRQS_OFF,	/* HLT with interrupts off: until NMI, INIT or stop */
+		VCPU_BLOCK_SIPI,	/* wait-for-SIPI: until a STARTUP */
+	} block;
+	/*
+	 * The guest state the CPU holds outside the VMCS, saved while it
+	 * is switched out: x87/SSE/AVX (XSAVE or FXSAVE area, one page), CR2.
+	 * fpu_saved: they are saved (restored before the next entry).
+	 */
+	void *fpu_area;
+	bool fpu_saved;
 	/* Halted in root operation, interrupts off: vmm_kick() sends an NMI. */
 	bool waiting_in_root;
 
@@ -159,7 +183,7 @@ struct vmx_cpu {
 };
 
 /* exit_entry.S */
-int vmx_enter_guest(struct vcpu *vcpu);
+int vmx_enter_guest(struct vcpu *vcpu, bool resume);
 void vmx_exit_stub(void);
 void vmx_exit_stub_hooks(void);
 
@@ -283,6 +307,24 @@ void vmx_vlapic_sync(struct vcpu *vcpu);
 enum vmx_exit_action vmx_vlapic_preemption_timer(struct vcpu *vcpu);
 enum vmx_exit_action vmx_vlapic_interrupt_window(struct vcpu *vcpu);
 enum vmx_exit_action vmx_vlapic_hlt(struct vcpu *vcpu);
+bool vmx_vlapic_has_interrupt(struct vcpu *vcpu);
+/*
+ * vcpu_switch.c: several vCPUs on one CPU.  The exit handlers' decisions
+ * (VMX_EXIT_SWITCH gives the CPU away), and what the run loop (vmx.c)
+ * does around a switch.
+ */
+enum vmx_exit_action vmx_sched_block(struct vcpu *vcpu, enum vcpu_block_reason why);
+enum vmx_exit_action vmx_sched_pause(struct vcpu *vcpu);
+enum vmx_exit_action vmx_sched_tick(struct vcpu *vcpu);
+/* Before a turn of @vcpu on this CPU: the next scheduling deadline; after: save its state. */
+void vmx_sched_switch_in(struct vcpu *vcpu);
+void vmx_sched_switch_out(struct vcpu *vcpu);
+/* Wake the vCPUs of @cpu blocked in HLT whose timer is due; true when one was. */
+bool vmx_sched_wake_due(unsigned int cpu, struct vcpu *self);
+/* The vCPU with this id (vmx.c), or NULL. */
+struct vcpu *vmx_vcpu(unsigned int id);
+extern struct sched vmx_sched;
+
 /* events.c: interrupt-window exiting on or off. */
 void vmx_set_intr_window(struct vcpu *vcpu, bool on);
 

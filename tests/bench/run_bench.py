@@ -11,7 +11,9 @@ default profile with IA32_EFER switched through the MSR-load lists and by
 hand), boots the bench guest
 and the hrtimer guest under each on Bochs, two at a time, then the
 workloads (workloads.py: pipe ping-pong on 2 and 4 CPUs) on bare Bochs
-and under the same builds, parses what the guests print, and writes to
+and under the same builds, the overcommit workload (overcommit.py: a
+ticket spinlock at 1:1, 2:1 and 3:1 vCPUs per CPU, each with PAUSE-loop,
+plain or no PAUSE exiting), parses what the guests print, and writes to
 --out:
 
   results.md      ticks per exit kind per profile; each profile's weighted
@@ -20,11 +22,13 @@ and under the same builds, parses what the guests print, and writes to
   results.csv     the ticks table, one row per profile (and reference)
   weighted.csv    the weighted means, one row per (profile, mix)
   workloads.csv   the workloads' round trips, one row per (setting, case)
+  overcommit.csv  the overcommit workload's totals, one row per (v:p, PAUSE handling)
                   (results.md also includes host.md, the host microbenchmark's
                   report, when `make bench-host` left one in --out)
   exit-costs.png  the ticks table as grouped bars
   runs/LABEL/GUEST.{iso,serial,bochs.log}   what each run printed
   workloads/SETTING/CASE.serial            what each workload run printed
+  overcommit/RATIO-MODE.serial             what each overcommit run printed
 
 Bochs ticks are retired-instruction counts (the emulated TSC advances one
 tick per instruction): deterministic path lengths, not cycles.  docs/BENCH.md
@@ -50,6 +54,7 @@ sys.path.insert(0, str(REPO / "tests" / "bench"))
 import dispatchcmp  # noqa: E402
 import exitmix  # noqa: E402
 import exitpath  # noqa: E402
+import overcommit  # noqa: E402
 import workloads  # noqa: E402
 
 TICKS_NOTE = ("Bochs ticks are retired-instruction counts (deterministic path lengths), "
@@ -415,6 +420,19 @@ def run_workloads(args, out: Path) -> List[workloads.Result]:
     print(f"run_bench: workloads under {len(settings)} builds and bare Bochs", file=sys.stderr)
     return workloads.run_all(bootlib, BUILD_ROOT, out, settings, args.cpu, args.jobs,
                              args.timeout)
+
+
+def run_overcommit(args, out: Path) -> List[overcommit.Result]:
+    """The overcommit workload (overcommit.py) at 1:1, 2:1, 3:1 with each PAUSE handling."""
+    import bootlib
+    gen_out = out / "gen" if BUILD_ROOT == REPO else BUILD_ROOT / "build" / "bench" / "gen"
+    try:
+        return overcommit.run_all(bootlib, BUILD_ROOT, out, gen_out,
+                                  lambda mp: build_hv(bootlib, mp), args.cpu, args.jobs,
+                                  args.timeout)
+    except (dispatchcmp.VariantError, bootlib.BootError) as e:
+        print(f"run_bench: no overcommit workload: {e}", file=sys.stderr)
+        return []
 
 
 def dispatch_variant_specs(profiles: List[str]):
@@ -1536,6 +1554,14 @@ def main(argv=None) -> int:
     res.workloads = workloads.render(wl)
     if wl:
         workloads.write_csv(wl, out / "workloads.csv")
+    oc: List[overcommit.Result] = []
+    if args.from_serial:
+        oc = overcommit.from_serial(args.from_serial.parent)
+    elif args.workloads and overcommit.SUBJECT in args.profiles:
+        oc = run_overcommit(args, out)
+    res.workloads += overcommit.render(oc)
+    if oc:
+        overcommit.write_csv(oc, out / "overcommit.csv")
     host_md = out / "host.md"
     if host_md.exists():
         res.host_md = host_md.read_text()
@@ -1543,6 +1569,7 @@ def main(argv=None) -> int:
         print(f"run_bench: wrote {_rel(p)}", file=sys.stderr)
     bad = [f"{r.variant.label}/{r.guest}: {r.status}" for r in runs if r.status != "ok"]
     bad += [f"workload {r.setting}/{r.case.name}: {r.status}" for r in wl if r.status != "ok"]
+    bad += [f"overcommit {r.ratio}/{r.mode}: {r.status}" for r in oc if r.status != "ok"]
     if bad:
         print("run_bench: runs without their numbers: " + ", ".join(bad), file=sys.stderr)
         return 1

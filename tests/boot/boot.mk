@@ -3,12 +3,13 @@
 # `make test-boot` (pytest on tests/boot/).  Included by the Makefile.
 #
 #   make run [PROFILE=default] [GUEST=handlers] [CPU=corei7_skylake_x]
-#            [NCPU=1] [RUN_TIMEOUT=300] [GUEST_ARGS=...] [HV_ARGS=...]
+#            [NCPU=1] [VCPUS=] [RUN_TIMEOUT=300] [GUEST_ARGS=...] [HV_ARGS=...]
 #   make run KERNEL=path [CMDLINE="..."] [MODULES="a b"]   any multiboot kernel
 #   make run-qemu                     the same ISO in QEMU (no VT-x)
 #   make test-boot [BOOT_TESTS=tests/boot/test_boot_basic.py] [PYTEST_ARGS=-x]
 
 NCPU         ?= 1
+comma        := ,
 RUN_TIMEOUT  ?= 300
 BOOT_TIMEOUT ?= 120
 BOOT_TESTS   ?= tests/boot
@@ -33,7 +34,7 @@ run_check_files = $(foreach f,$(KERNEL) $(MODULES),[ -f $(f) ] || \
 run: deps-run
 	@$(run_check_files)
 	@$(MAKE) iso
-	@echo "run: booting $(ISO) on Bochs $(CPU) ($(NCPU) CPU), serial $(RUN_SERIAL)"
+	@echo "run: booting $(ISO) on Bochs $(CPU) ($(NCPU) CPU$(if $(VCPUS),$(comma) $(VCPUS) vCPUs)), serial $(RUN_SERIAL)"
 	@RUN_BOCHS_STREAM=1 tests/boot/run-bochs.sh $(ISO) $(CPU) $(RUN_SERIAL) \
 		$(RUN_TIMEOUT) $(NCPU); status=$$?; \
 	$(call run_verdict,$(RUN_SERIAL),bochs,$(CPU))

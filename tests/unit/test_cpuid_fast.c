@@ -24,6 +24,7 @@
 #include "arch_bits.h"
 #include "exit_handlers.h"
 #include "vcpu.h"
+#include "vm.h"
 #include "vmx.h"
 #include "vmx_controls_bits.h"
 
@@ -32,6 +33,8 @@
 static struct vcpu vcpu;
 /* CPUID.01H:EDX.APIC follows the guest's IA32_APIC_BASE, kept here. */
 static struct vcpu_arch_state arch;
+/* CPUID.01H:EBX[31:24] is the vCPU's APIC ID (the VM's), not the CPU's. */
+static struct vm_vcpu vv;
 
 struct guest_state {
 	uint64_t rax, rbx, rcx, rdx;
@@ -46,6 +49,9 @@ static void boot_vcpu(uint32_t proc2, uint64_t cr4)
 	memset(&arch, 0, sizeof(arch));
 	arch.apic_base = 0xfee00000ull | APIC_BASE_EN | APIC_BASE_BSP;
 	vcpu.arch = &arch;
+	memset(&vv, 0, sizeof(vv));
+	vv.apic_id = 5;
+	vcpu.vv = &vv;
 	fake_vmcs_reset();
 	vcpu.ctls[VMX_PROC_BASED2] = proc2;
 	fake_vmcs_set(GUEST_CR4, cr4);
@@ -173,6 +179,13 @@ static void test_leaf_1_depends_on_the_guest(void **state)
 	assert_int_equal(on.rcx & CPUID_1_ECX_HYPERVISOR, CPUID_1_ECX_HYPERVISOR);
 	/* And EDX.APIC the guest's IA32_APIC_BASE[11], through the fast handler too. */
 	assert_int_equal(on.rdx & CPUID_1_EDX_APIC, CPUID_1_EDX_APIC);
+	/* EBX[31:24] the vCPU's APIC ID, the rest of EBX the host's. */
+	assert_int_equal((on.rbx & CPUID_1_EBX_INITIAL_APIC_ID_MASK) >> CPUID_1_EBX_INITIAL_APIC_ID_SHIFT, 5);
+	vv.apic_id = 2;
+	off = run(handle_cpuid, CPUID_LEAF_FEATURES, 0, 2, 0);
+	assert_int_equal((off.rbx & CPUID_1_EBX_INITIAL_APIC_ID_MASK) >> CPUID_1_EBX_INITIAL_APIC_ID_SHIFT, 2);
+	assert_int_equal(off.rbx & ~(uint64_t)CPUID_1_EBX_INITIAL_APIC_ID_MASK,
+			 on.rbx & ~(uint64_t)CPUID_1_EBX_INITIAL_APIC_ID_MASK);
 	arch.apic_base &= ~APIC_BASE_EN;
 	off = run(handle_cpuid_fast, CPUID_LEAF_FEATURES, 0, 2, 0);
 	assert_int_equal(off.rdx & CPUID_1_EDX_APIC, 0);

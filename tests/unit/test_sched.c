@@ -90,7 +90,7 @@ static void test_round_robin_on_slice_end(void **state)
 	assert_int_equal(sched_current(&s, 0), 0);
 	for (unsigned int round = 0; round < 2; round++) {
 		for (int want = 1; want <= 3; want++) {
-			sched_slice_end(&s, 0);
+			assert_true(sched_slice_end(&s, 0));
 			assert_int_equal(sched_pick_next(&s, 0, &sw), want % 3);
 			assert_true(sw);
 		}
@@ -101,7 +101,7 @@ static void test_round_robin_on_slice_end(void **state)
 	/* Alone on its CPU a vCPU keeps it: no switch, not marked preempted. */
 	sched_init(&s, 2, 2, 1);
 	start_all();
-	sched_slice_end(&s, 1);
+	assert_false(sched_slice_end(&s, 1));
 	assert_int_equal(sched_pick_next(&s, 1, &sw), 1);
 	assert_false(sw);
 	assert_false(s.vcpu[1].preempted);
@@ -137,12 +137,16 @@ static void test_block_until_woken(void **state)
 	assert_int_equal(next(0), 1);
 	assert_int_equal(s.vcpu[0].blocks, 1);
 	/* A blocked vCPU is not run on slice end: the other keeps the CPU. */
-	sched_slice_end(&s, 0);
+	assert_false(sched_slice_end(&s, 0));
+	assert_false(sched_has_queued(&s, 0));
+	assert_true(sched_blocked(&s, 0));
 	assert_int_equal(sched_pick_next(&s, 0, &sw), 1);
 	assert_false(sw);
 	/* Woken by a posted event: back in the queue, run at the next slice end. */
 	assert_false(sched_wake(&s, 0));
-	sched_slice_end(&s, 0);
+	assert_true(sched_has_queued(&s, 0));
+	assert_false(sched_blocked(&s, 0));
+	assert_true(sched_slice_end(&s, 0));
 	assert_int_equal(next(0), 0);
 	/* Both block: the CPU idles; a wake says to kick it. */
 	sched_block(&s, 0);

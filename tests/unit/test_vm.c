@@ -273,15 +273,19 @@ static void test_halted_and_progress(void **state)
 	assert_true(vm_vcpu_set_halted(&vm.vcpu[0], true));
 	assert_false(vm_any_vcpu_runnable(&vm));
 	assert_false(vm_vcpu_wakeup_pending(&vm.vcpu[0]));
-	/* An NMI ends such a HLT; a fixed interrupt does not. */
+	/* An NMI ends such a HLT; a fixed interrupt does not (but is pending all the same). */
+	assert_false(vm_vcpu_events_pending(&vm.vcpu[0]));
 	assert_true(vm_vcpu_post_fixed(&vm.vcpu[0], 0x30));
 	assert_false(vm_vcpu_wakeup_pending(&vm.vcpu[0]));
+	assert_true(vm_vcpu_events_pending(&vm.vcpu[0]));
 	assert_true(vm_vcpu_post_nmi(&vm.vcpu[0]));
 	assert_true(vm_vcpu_wakeup_pending(&vm.vcpu[0]));
 	assert_true(vm_vcpu_set_halted(&vm.vcpu[0], false));
 	/* A STARTUP posted to a waiting vCPU counts as progress. */
 	assert_true(vm_vcpu_set_halted(&vm.vcpu[0], true));
+	assert_false(vm_vcpu_events_pending(&vm.vcpu[2]));
 	assert_true(vm_vcpu_post_startup(&vm.vcpu[2], 0x10));
+	assert_true(vm_vcpu_events_pending(&vm.vcpu[2]));	/* what wakes a vCPU blocked for it */
 	assert_true(vm_any_vcpu_runnable(&vm));
 	assert_true(vm_vcpu_take_startup(&vm.vcpu[2], &vector));
 }

@@ -40,6 +40,8 @@
 #   test_vpit               runtime/vpit.c: the guest's 8254 and port 0x61
 #   test_vlapic             runtime/vlapic.c: the virtual local APIC's
 #                           registers, priorities, timer, modes and ICR
+#   test_acpi               runtime/acpi.c: the guest's MADT listing more
+#                           vCPUs than the machine has CPUs
 
 UNIT_OUT      := $(BUILD)/unit
 UNIT_SRC      := tests/unit
@@ -72,7 +74,8 @@ UNIT_LIB_C     = arch/vmx/vmx_controls.c arch/vmx/policy.c \
 UNIT_LIB_O     = $(foreach f,$(UNIT_LIB_C),$(call UNIT_OBJ,common,$(f)))
 
 UNIT_RUNTIME_TESTS := test_format test_platform test_pci test_ept test_guest_loader test_arch_checks \
-		      test_task_switch test_vm test_ioapic test_sched test_linux_loader test_vpic test_vpit test_vlapic
+		      test_task_switch test_vm test_ioapic test_sched test_linux_loader test_vpic test_vpit test_vlapic \
+		      test_acpi
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
 		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs)) \
@@ -134,6 +137,7 @@ UNIT_SRCS_test_task_switch   := arch/vmx/task_switch.c
 UNIT_SRCS_test_vm            := runtime/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
 UNIT_SRCS_test_ioapic        := arch/vmx/ioapic.c
 UNIT_SRCS_test_sched         := runtime/sched.c
+UNIT_SRCS_test_acpi          := runtime/acpi.c
 UNIT_SRCS_test_vpic          := runtime/vpic.c
 UNIT_SRCS_test_vpit          := runtime/vpit.c
 UNIT_SRCS_test_vlapic        := runtime/vlapic.c runtime/vm.c $(UNIT_SRC)/fakes/fake_runtime.c

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Several vCPUs on one CPU: what the exit handlers decide and what the
+ * run loop (vmx.c, vmx_cpu_run()) does around a switch.  The policy is
+ * runtime/sched.c's; this file only feeds it the VT-x events and acts
+ * on its answers.
+ *
+ * A vCPU whose CPU carries others (vcpu->arch->shared) gives the CPU up
+ *
+ * - on HLT with nothing deliverable (it is BLOCKED until an interrupt,
+ *   or its virtual APIC's timer, makes one deliverable), instead of
+ *   halting in non-root operation;
+ * - on HLT with interrupts off (until an NMI, INIT or the stop);
+ * - on a PAUSE-loop exit, or every pause_yield_after-th plain PAUSE exit,
+ *   when another vCPU is runnable there (sched_yield_on_spin(): a
+ *   preempted one first, the likely lock holder);
+ * - at the end of its slice (execution.scheduler.slice TSC ticks),
+ *   which the VMX-preemption timer measures: vmx_program_preemption_timer()
+ *   fires at sched_deadline too.
+ *
+ * A handler that gives the CPU up returns VMX_EXIT_SWITCH: the stub
+ * saves every guest register and returns from vmx_enter_guest() to the
+ * run loop, which picks the next vCPU and makes its VMCS current with
+ * VMPTRLD (no VMCLEAR: a vCPU never leaves its CPU, and its VPID keeps
+ * its TLB entries apart, so nothing is flushed), then enters it with
+ * VMRESUME (VMLAUNCH for a VMCS never launched).  Each VMCS was set up
+ * on the CPU that runs it, so its host state (HOST_GS_BASE, TR, GDTR,
+ * HOST_RSP at the vCPU's own exit stack) is that CPU's.
+ *
+ * What the CPU holds of a guest outside the VMCS is saved and restored
+ * here: the x87/SSE/AVX state (XSAVE with the guest's XCR0, or FXSAVE),
+ * XCR0 itself, CR2.  The host uses none of them (-mgeneral-regs-only, no
+ * host page faults).
+ *
+ * None of this is on the exit path of a vCPU alone on its CPU: the HLT
+ * and PAUSE handlers test `shared`, the preemption-timer exit of
+ * apic: virtual (the only APIC model a shared vCPU can have) calls
+ * vmx_sched_tick(), and every other exit is untouched.
+ */
+#include "arch_bits.h"
+#include "compiler.h"
+#include "cpu.h"
+#include "percpu.h"
+#include "profile.h"
+#include "sched.h"
+#include "vlapic.h"
+#include "vm.h"
+#include "vmcs_fields.h"
+#include "vmx.h"
+#include "vmx_controls_bits.h"
+
+struct sched vmx_sched;
+
+/* The earliest timer deadline (host TSC) of a vCPU: its virtual APIC's, the 8254's; 0 = none. */
+static uint64_t timer_due(const struct vcpu_arch_state *a)
+{
+	uint64_t d = READ_ONCE(a->tsc_deadline), p = READ_ONCE(a->pit_deadline);
+
+	return !d || (p && p < d) ? p : d;
+}
+
+/* The vCPUs of @cpu: ids cpu, cpu + p, cpu + 2p, ... (sched_vcpu_cpu()). */
+#define for_each_vcpu_on(id, cpu) \
+	for (unsigned int id = (cpu); id < vmx_sched.nr_vcpus; id += vmx_sched.nr_cpus)
+
+/* A sibling blocked in HLT whose timer will end the HLT: the deadline, or 0. */
+static uint64_t sibling_due(unsigned int id, const struct vcpu *self)
+{
+	struct vcpu *v = vmx_vcpu(id);
+
+	if (!v || v == self || !sched_blocked(&vmx_sched, id) ||
+	    READ_ONCE(v->arch->block) != VCPU_BLOCK_HLT)
+		return 0;
+	return timer_due(v->arch);
+}
+
+bool vmx_sched_wake_due(unsigned int cpu, struct vcpu *self)
+{
+	uint64_t now = rdtsc();
+	bool woke = false;
+
+	for_each_vcpu_on(id, cpu) {
+		uint64_t d = sibling_due(id, self);
+
+		if (d && d <= now) {
+			sched_wake(&vmx_sched, id);
+			woke = true;
+		}
+	}
+	return woke;
+}
+
+/* When this CPU must next decide: the slice's end, or a blocked sibling's timer if earlier. */
+static uint64_t next_deadline(struct vcpu *vcpu, uint64_t now)
+{
+	uint64_t d = now + PROFILE_SCHED_SLICE_TICKS;
+
+	for_each_vcpu_on(id, vcpu->cpu->id) {
+		uint64_t s = sibling_due(id, vcpu);
+
+		if (s && s < d)
+			d = s;
+	}
+	return d ? d : 1;
+}
+
+/* --- the exit handlers' decisions ------------------------------------------- */
+
+/* Has what ends this kind of wait been posted? */
+static bool wait_ends(struct vcpu *vcpu, enum vcpu_block_reason why)
+{
+	if (vm_stopping(vcpu->vm))
+		return true;
+	if (why == VCPU_BLOCK_HLT_IRQS_OFF)
+		return vm_vcpu_wakeup_pending(vcpu->vv);
+	/* HLT: any interrupt may be deliverable (the turn checks); SIPI: only a STARTUP is posted then. */
+	return vm_vcpu_events_pending(vcpu->vv);
+}
+
+enum vmx_exit_action vmx_sched_block(struct vcpu *vcpu, enum vcpu_block_reason why)
+{
+	WRITE_ONCE(vcpu->arch->block, why);
+	sched_block(&vmx_sched, vcpu->cpu->id);
+	/*
+	 * Posted before the block (the poster's sched_wake() found it still
+	 * running and did nothing): wake it now.  Posted after: the poster's
+	 * wake sees it BLOCKED.  sched.h: no wake-up is lost.
+	 */
+	if (wait_ends(vcpu, why))
+		sched_wake(&vmx_sched, vcpu->id);
+	return VMX_EXIT_SWITCH;
+}
+
+enum vmx_exit_action vmx_sched_pause(struct vcpu *vcpu)
+{
+	unsigned int cpu = vcpu->cpu->id;
+	bool yielded;
+
+	/* With PAUSE-loop exiting every PAUSE exit is a spin; with plain PAUSE exiting, every Nth. */
+	if (vcpu->ctls[VMX_PROC_BASED2] & SECONDARY_EXEC_PAUSE_LOOP_EXITING)
+		yielded = sched_yield_on_spin(&vmx_sched, cpu);
+	else
+		yielded = sched_pause_exit(&vmx_sched, cpu);
+	return yielded ? VMX_EXIT_SWITCH : VMX_EXIT_RESUME;
+}
+
+enum vmx_exit_action vmx_sched_tick(struct vcpu *vcpu)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+	uint64_t now = rdtsc();
+	/* A sibling's timer came due: it is runnable, and this vCPU's slice ends early. */
+	bool woke = vmx_sched_wake_due(vcpu->cpu->id, vcpu);
+
+	if (!woke && now < a->sched_deadline)
+		return VMX_EXIT_RESUME;
+	if (sched_slice_end(&vmx_sched, vcpu->cpu->id))
+		return VMX_EXIT_SWITCH;
+	/* Alone with nothing runnable: a new slice. */
+	a->sched_deadline = next_deadline(vcpu, now);
+	vmx_program_preemption_timer(vcpu);
+	return VMX_EXIT_RESUME;
+}
+
+/* --- around a switch ------------------------------------------------------------ */
+
+static inline uint64_t xgetbv0(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void xsetbv0(uint64_t v)
+{
+	asm volatile("xsetbv" : : "c"(0), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
+}
+
+static inline void write_cr2(uint64_t v)
+{
+	asm volatile("mov %0, %%cr2" : : "r"(v) : "memory");
+}
+
+static bool host_osxsave(void)
+{
+	return read_cr4() & X86_CR4_OSXSAVE;
+}
+
+void vmx_sched_switch_out(struct vcpu *vcpu)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+
+	vcpu->regs.cr2 = read_cr2();
+	a->fpu_saved = true;
+	if (!a->fpu_area)
+		return;
+	if (host_osxsave()) {
+		/* Every component the guest's XCR0 (now loaded) enables. */
+		a->xcr0 = xgetbv0();
+		asm volatile("xsave64 (%0)" : : "r"(a->fpu_area), "a"(~0u), "d"(~0u) : "memory");
+	} else {
+		asm volatile("fxsave64 (%0)" : : "r"(a->fpu_area) : "memory");
+	}
+}
+
+void vmx_sched_switch_in(struct vcpu *vcpu)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+
+	a->sched_deadline = next_deadline(vcpu, rdtsc());
+	vmx_program_preemption_timer(vcpu);
+	if (!a->fpu_saved)
+		return;
+	a->fpu_saved = false;
+	write_cr2(vcpu->regs.cr2);
+	if (!a->fpu_area)
+		return;
+	if (host_osxsave()) {
+		if (xgetbv0() != a->xcr0)
+			xsetbv0(a->xcr0);	/* checked when the guest set it (handle_xsetbv()) */
+		asm volatile("xrstor64 (%0)" : : "r"(a->fpu_area), "a"(~0u), "d"(~0u) : "memory");
+	} else {
+		asm volatile("fxrstor64 (%0)" : : "r"(a->fpu_area) : "memory");
+	}
+}
