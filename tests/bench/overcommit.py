@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
 import dispatchcmp
+import workloads
 
 SUBJECT = "overcommit"
 K = 200		# the guest's default: long enough that slices end mid-work
@@ -130,20 +131,10 @@ def run_all(bootlib, root: Path, out: Path, gen_out: Path, build: Callable[[str]
                                     hv_args=f"vcpus={nvcpu}" if nvcpu != ncpu else "",
                                     guest_args=f"k={K}")
             meta.append((ratio, mode))
-            todo.append(_job(bootlib, iso, cpu, serial, timeout, ncpu))
+            todo.append(workloads.hv_job(bootlib, iso, cpu, serial, timeout, ncpu))
     done = bootlib.run_parallel(todo, max_workers=jobs)
     return [Result(ratio, mode, text) if text.startswith("error: ") else
             parse(ratio, mode, text, timed_out) for (ratio, mode), (text, timed_out) in zip(meta, done)]
-
-
-def _job(bootlib, iso, cpu, serial, timeout, ncpu):
-    def job():
-        try:
-            r = bootlib.run_bochs(iso, cpu, serial, timeout=timeout, ncpu=ncpu)
-        except bootlib.BootError as e:
-            return f"error: {str(e).splitlines()[0]}", False
-        return r.serial, r.timed_out
-    return job
 
 
 def from_serial(out: Path) -> List[Result]:

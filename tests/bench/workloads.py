@@ -167,7 +167,7 @@ def run_all(bootlib, root: Path, out: Path, settings: List[Tuple[str, Path]], cp
                 continue
             iso = bootlib.build_iso(elf, guests[c.guest], serial.with_suffix(".iso"),
                                     guest_args=c.args)
-            todo.append(_hv_job(bootlib, iso, cpu, serial, timeout, c.ncpu))
+            todo.append(hv_job(bootlib, iso, cpu, serial, timeout, c.ncpu))
     done = bootlib.run_parallel(todo, max_workers=jobs)
     results = []
     for (label, c, serial), (text, timed_out) in zip(meta, done):
@@ -196,7 +196,9 @@ def _bare_job(root: Path, guest: Path, case: Case, cpu: str, serial: Path, timeo
     return job
 
 
-def _hv_job(bootlib, iso, cpu, serial, timeout, ncpu):
+def hv_job(bootlib, iso, cpu, serial, timeout, ncpu):
+    """One boot of ISO under exitplan for run_parallel: (serial text or
+    'error: ...', timed out).  Also overcommit.py's."""
     def job():
         try:
             r = bootlib.run_bochs(iso, cpu, serial, timeout=timeout, ncpu=ncpu)
