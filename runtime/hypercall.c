@@ -5,13 +5,10 @@
  */
 #include "compiler.h"
 #include "console.h"
-#include "cpu.h"
-#include "exit_stats.h"
 #include "hypercall.h"
 #include "profile.h"
 #include "string.h"
-#include "vcpu.h"
-#include "vmx.h"
+#include "vmm.h"
 
 /* PUTS prints at most this much per call; the guest loops for more. */
 #define HYPERCALL_PUTS_MAX	256
@@ -30,28 +27,23 @@ static int64_t hc_puts(uint64_t gva, uint64_t len)
 	return (int64_t)len;
 }
 
-static int64_t hc_stats_read(struct vcpu *vcpu, uint64_t reason)
+static int64_t hc_stats_read(const struct vcpu *vcpu, uint64_t reason)
 {
+	uint64_t count;
+
 	if (PROFILE_STATS_LEVEL == STATS_OFF)
 		return HYPERCALL_ENOSYS;
-	if (reason >= EXIT_STATS_SLOTS)
+	if (!vmm_stats_read(vcpu, reason, &count))
 		return HYPERCALL_EINVAL;
 	/* The counts are 64-bit; a 32-bit guest reads the low half. */
-	return (int64_t)vcpu->stats.count[reason];
+	return (int64_t)count;
 }
 
 static int64_t hc_stats_reset(struct vcpu *vcpu)
 {
 	if (PROFILE_STATS_LEVEL == STATS_OFF)
 		return HYPERCALL_ENOSYS;
-	memset(&vcpu->stats, 0, sizeof(vcpu->stats));
-	/*
-	 * At "timing" the exit path adds rdtsc() - exit_tsc to this exit's
-	 * reason when it resumes the guest: restart the clock here rather than
-	 * leave it at 0, which would add the whole TSC to VMCALL's ticks.
-	 */
-	if (PROFILE_STATS_LEVEL >= STATS_TIMING)
-		vcpu->stats.exit_tsc = rdtsc();
+	vmm_stats_reset(vcpu);
 	return 0;
 }
 

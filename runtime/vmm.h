@@ -8,6 +8,7 @@
 #define EXITPLAN_VMM_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct boot_info;
 
@@ -43,5 +44,25 @@ bool vmm_nmi_in_root(struct interrupt_frame *frame);
  * guest polls its events itself and needs no kick.
  */
 void vmm_kick(unsigned int vcpu_id);
+
+/*
+ * The services the hypercalls (runtime/hypercall.c) need from the vCPU
+ * that made the call, so that they see no VMCS and no struct layout.
+ */
+struct vcpu;
+
+/*
+ * Copy from/to the guest's linear memory through its paging (or none);
+ * false on a fault or an address in hypervisor memory (arch/vmx/guest_mem.c).
+ */
+bool guest_read_linear(uint64_t gla, void *dst, unsigned int len);
+bool guest_write_linear(uint64_t gla, const void *src, unsigned int len);
+
+/*
+ * The exit statistics of @vcpu (arch/vmx/handlers.c): the count of exit
+ * reason @reason (false when it has no counter), and a reset of them all.
+ */
+bool vmm_stats_read(const struct vcpu *vcpu, uint64_t reason, uint64_t *count);
+void vmm_stats_reset(struct vcpu *vcpu);
 
 #endif /* EXITPLAN_VMM_H */

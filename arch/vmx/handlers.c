@@ -150,6 +150,26 @@ void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v)
 
 /* --- VMCALL ------------------------------------------------------------ */
 
+bool vmm_stats_read(const struct vcpu *vcpu, uint64_t reason, uint64_t *count)
+{
+	if (reason >= EXIT_STATS_SLOTS)
+		return false;
+	*count = vcpu->stats.count[reason];
+	return true;
+}
+
+void vmm_stats_reset(struct vcpu *vcpu)
+{
+	memset(&vcpu->stats, 0, sizeof(vcpu->stats));
+	/*
+	 * At "timing" the exit path adds rdtsc() - exit_tsc to this exit's
+	 * reason when it resumes the guest: restart the clock here rather than
+	 * leave it at 0, which would add the whole TSC to VMCALL's ticks.
+	 */
+	if (PROFILE_STATS_LEVEL >= STATS_TIMING)
+		vcpu->stats.exit_tsc = rdtsc();
+}
+
 enum vmx_exit_action handle_vmcall(struct vcpu *vcpu)
 {
 	struct guest_regs *r = &vcpu->regs;

@@ -22,6 +22,7 @@
 #include "profile.h"
 #include "vlapic.h"
 #include "sched.h"
+#include "vmm.h"
 
 struct boot_info;
 
@@ -376,9 +377,7 @@ enum vmx_exit_action vmx_task_switch(struct vcpu *vcpu);
 bool guest_phys_ok(uint64_t gpa, uint64_t len);
 /* Translate a guest linear address through the guest's paging (or none). */
 bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa);
-/* Copy from/to guest linear memory; false on a fault or hypervisor memory. */
-bool guest_read_linear(uint64_t gla, void *dst, unsigned int len);
-bool guest_write_linear(uint64_t gla, const void *src, unsigned int len);
+/* guest_read_linear(), guest_write_linear(): runtime/vmm.h */
 
 /*
  * The handlers' breakdowns (exit_stats.h), when the profile counts: a
