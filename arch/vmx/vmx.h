@@ -375,6 +375,16 @@ enum vmx_exit_action vmx_task_switch(struct vcpu *vcpu);
 /* Guest memory: identity GPA == HPA outside the hypervisor region. */
 bool guest_phys_ok(uint64_t gpa, uint64_t len);
 /* Translate a guest linear address through the guest's paging (or none). */
+enum guest_walk {
+	GUEST_WALK_OK,
+	GUEST_WALK_PAGE_FAULT,		/* the guest's #PF: error code given */
+	GUEST_WALK_UNREACHABLE,		/* a paging structure outside guest RAM */
+};
+#define GUEST_ACCESS_WRITE	1u
+#define GUEST_ACCESS_USER	2u	/* at CPL 3 */
+enum guest_walk guest_linear_walk(uint64_t gla, unsigned int access, uint64_t *gpa,
+				  uint32_t *pf_error);
+/* A supervisor access: true when it translates. */
 bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa);
 /* Copy from/to guest linear memory; false on a fault or hypervisor memory. */
 bool guest_read_linear(uint64_t gla, void *dst, unsigned int len);
