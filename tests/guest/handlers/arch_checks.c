@@ -220,6 +220,41 @@ static void check_tsc_deadline_mode(void)
 	      "IA32_TSC_DEADLINE reads 0x%llx outside TSC-deadline mode", (unsigned long long)v);
 }
 
+/*
+ * ---- a TSC deadline with an illegal vector (0-15) ----
+ * The timer fires, but the APIC delivers nothing and flags Received
+ * Illegal Vector in its ESR (SDM 11.5.3).  An interrupt of vector 5 would
+ * arrive as an unexpected #BR.
+ */
+static void check_tsc_deadline_illegal_vector(void)
+{
+	uint64_t deadline, t;
+	uint32_t esr;
+
+	if (!cpu_has_tsc_deadline()) {
+		skip("arch-tsc-deadline-illegal-vector", "no TSC-deadline mode");
+		return;
+	}
+	if (tcg_lacks("arch-tsc-deadline-illegal-vector"))
+		return;
+	apic_init();
+	apic_write(XAPIC_REG_ESR, 0);
+	apic_write(XAPIC_REG_ESR, 0);
+	apic_write(XAPIC_REG_LVT_TIMER, APIC_LVT_TIMER_MODE_TSC_DEADLINE | 0x05);
+	deadline = rdtsc() + 100000;
+	wrmsr_safe(MSR_IA32_TSC_DEADLINE, deadline);
+	sti();
+	for (t = rdtsc(); rdtsc() - t < 2000000ull;)
+		pause();
+	cli();
+	apic_write(XAPIC_REG_ESR, 0);
+	esr = apic_read(XAPIC_REG_ESR);
+	apic_write(XAPIC_REG_ESR, 0);
+	apic_timer_stop();
+	check("arch-tsc-deadline-illegal-vector", esr & APIC_ESR_RECEIVE_ILLEGAL_VECTOR,
+	      "ESR 0x%x after a TSC deadline with LVT timer vector 5", esr);
+}
+
 /* ---- string I/O: the segment's type and limit ---- */
 
 /*
@@ -600,6 +635,7 @@ void check_arch(void)
 	check_mtrrs();
 	check_misc_msrs();
 	check_tsc_deadline_mode();
+	check_tsc_deadline_illegal_vector();
 	check_string_io_segments();
 	check_string_io_paging();
 	check_task_switch();
