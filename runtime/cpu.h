@@ -100,6 +100,11 @@ static inline uint64_t read_cr2(void)
 	return v;
 }
 
+static inline void write_cr2(uint64_t v)
+{
+	asm volatile("mov %0, %%cr2" : : "r"(v) : "memory");
+}
+
 static inline uint64_t read_cr3(void)
 {
 	uint64_t v;

@@ -98,6 +98,19 @@ void vmx_kick_nmi(unsigned int cpu)
 		send_ipi(p->apic_id, APIC_ICR_DELIVERY_MODE_NMI);
 }
 
+/*
+ * The guest's emulated LVT timer fired with an illegal vector (0-15): its
+ * APIC must record a receive error and deliver nothing (SDM Vol. 3A
+ * 11.5.3).  A self IPI of that vector does exactly that on the APIC the
+ * guest owns (Bochs's trigger_irq() flags Received Illegal Vector for a
+ * self IPI as for an LVT entry; some CPUs flag Send Illegal Vector too),
+ * and raises the guest's LVT error interrupt as the APIC would.
+ */
+void vmx_apic_flag_illegal_vector(uint8_t vector)
+{
+	send_ipi(0, APIC_ICR_SHORTHAND_SELF | APIC_ICR_DELIVERY_MODE_FIXED | vector);
+}
+
 static void apic_eoi(void)
 {
 	if (this_apic_x2apic())

@@ -60,45 +60,76 @@ static bool read_pte(uint64_t pa, unsigned int size, uint64_t *v)
 }
 
 /*
- * The guest's paging mode comes from its CR0.PG, CR4.PAE and EFER.LMA.
- * Present and write permissions are checked (a write through a read-only
- * mapping fails as it would in the guest, at supervisor level with
- * CR0.WP honoured); accessed/dirty bits are not set -- the hypervisor's
- * accesses are not the guest's.
+ * May an access of kind @access go through a translation whose entries
+ * all allow writes (@writable) and user access (@user)?  SDM Vol. 3A
+ * 4.6: a user-mode access needs U/S set everywhere, and R/W for a write;
+ * a supervisor write to a read-only page faults only with CR0.WP; a
+ * supervisor data access to a user page faults with CR4.SMAP unless
+ * EFLAGS.AC is set.  Execute-disable concerns fetches only.
  */
-bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa)
+static bool walk_permitted(unsigned int access, bool writable, bool user, uint64_t cr0,
+			   uint64_t cr4)
+{
+	bool write = access & GUEST_ACCESS_WRITE;
+
+	if (access & GUEST_ACCESS_USER)
+		return user && (!write || writable);
+	if (write && !writable && (cr0 & X86_CR0_WP))
+		return false;
+	if (user && (cr4 & X86_CR4_SMAP) && !(vmcs_read(GUEST_RFLAGS) & X86_RFLAGS_AC))
+		return false;
+	return true;
+}
+
+/*
+ * The guest's paging mode comes from its CR0.PG, CR4.PAE and the IA-32e
+ * mode entry control (its EFER.LMA).  Present, R/W, U/S (with CR0.WP and
+ * CR4.SMAP) are checked as the CPU checks them; a failure is the #PF the
+ * CPU would raise, its error code in @pf_error.  Accessed/dirty bits are
+ * not set: the hypervisor's accesses are not the guest's.  A paging
+ * structure outside guest RAM (MMIO, the hypervisor region) is
+ * GUEST_WALK_UNREACHABLE: nothing the hypervisor will read for the guest.
+ * Reserved bits are not checked (no RSVD faults).
+ */
+enum guest_walk guest_linear_walk(uint64_t gla, unsigned int access, uint64_t *gpa,
+				  uint32_t *pf_error)
 {
 	uint64_t cr0 = vmcs_read(GUEST_CR0), cr4 = vmcs_read(GUEST_CR4), cr3 = vmcs_read(GUEST_CR3);
-	bool wp = cr0 & X86_CR0_WP;
-	bool writable = true;
+	bool writable = true, user = true;
+	uint32_t err = (access & GUEST_ACCESS_WRITE ? PF_ERROR_WRITE : 0) |
+		       (access & GUEST_ACCESS_USER ? PF_ERROR_USER : 0);
 	uint64_t e;
 
 	if (!(cr0 & X86_CR0_PG)) {
 		*gpa = gla & 0xffffffffull;
-		return true;
+		return GUEST_WALK_OK;
 	}
 	if (!(cr4 & X86_CR4_PAE)) {
 		/* 32-bit paging: two levels, 4-MiB pages with CR4.PSE. */
 		uint64_t pde, pte;
 
-		if (!read_pte((cr3 & PT32_ADDR_MASK) + ((gla >> PT32_ADDR_4M_SHIFT) & 0x3ff) * 4, 4, &pde) ||
-		    !(pde & PT32_PRESENT))
-			return false;
+		if (!read_pte((cr3 & PT32_ADDR_MASK) + ((gla >> PT32_ADDR_4M_SHIFT) & 0x3ff) * 4, 4, &pde))
+			return GUEST_WALK_UNREACHABLE;
+		if (!(pde & PT32_PRESENT))
+			goto not_present;
 		writable = pde & PT32_RW;
+		user = pde & PT32_USER;
 		if ((pde & PT32_PS) && (cr4 & X86_CR4_PSE)) {
-			if (write && wp && !writable)
-				return false;
+			if (!walk_permitted(access, writable, user, cr0, cr4))
+				goto protection;
 			*gpa = (pde & PT32_ADDR_4M_MASK) | (gla & ~(uint64_t)PT32_ADDR_4M_MASK & 0xffffffffull);
-			return true;
+			return GUEST_WALK_OK;
 		}
-		if (!read_pte((pde & PT32_ADDR_MASK) + ((gla >> PT32_ADDR_SHIFT) & 0x3ff) * 4, 4, &pte) ||
-		    !(pte & PT32_PRESENT))
-			return false;
+		if (!read_pte((pde & PT32_ADDR_MASK) + ((gla >> PT32_ADDR_SHIFT) & 0x3ff) * 4, 4, &pte))
+			return GUEST_WALK_UNREACHABLE;
+		if (!(pte & PT32_PRESENT))
+			goto not_present;
 		writable = writable && (pte & PT32_RW);
-		if (write && wp && !writable)
-			return false;
+		user = user && (pte & PT32_USER);
+		if (!walk_permitted(access, writable, user, cr0, cr4))
+			goto protection;
 		*gpa = (pte & PT32_ADDR_MASK) | (gla & 0xfff);
-		return true;
+		return GUEST_WALK_OK;
 	}
 
 	/* PAE (3 levels, from CR3[31:5]) or IA-32e (4 levels). */
@@ -111,28 +142,45 @@ bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa)
 	} else {
 		uint64_t pdpte;
 
-		if (!read_pte((cr3 & PAE_CR3_PDPT_MASK) + ((gla >> 30) & 3) * 8, 8, &pdpte) ||
-		    !(pdpte & PT64_PRESENT))
-			return false;
+		/* The PDPTEs have no R/W or U/S bits (Vol. 3A 4.4.1). */
+		if (!read_pte((cr3 & PAE_CR3_PDPT_MASK) + ((gla >> 30) & 3) * 8, 8, &pdpte))
+			return GUEST_WALK_UNREACHABLE;
+		if (!(pdpte & PT64_PRESENT))
+			goto not_present;
 		level = 1;
 		table = pdpte & PT64_ADDR_MASK;
 	}
 	for (;; level--) {
 		unsigned int shift = 12 + 9 * level;
 
-		if (!read_pte(table + ((gla >> shift) & 0x1ff) * 8, 8, &e) || !(e & PT64_PRESENT))
-			return false;
+		if (!read_pte(table + ((gla >> shift) & 0x1ff) * 8, 8, &e))
+			return GUEST_WALK_UNREACHABLE;
+		if (!(e & PT64_PRESENT))
+			goto not_present;
 		writable = writable && (e & PT64_RW);
+		user = user && (e & PT64_USER);
 		if (level == 0 || (level <= 2 && (e & PT64_PS))) {
 			uint64_t page_mask = (1ull << shift) - 1;
 
-			if (write && wp && !writable)
-				return false;
+			if (!walk_permitted(access, writable, user, cr0, cr4))
+				goto protection;
 			*gpa = (e & PT64_ADDR_MASK & ~page_mask) | (gla & page_mask);
-			return true;
+			return GUEST_WALK_OK;
 		}
 		table = e & PT64_ADDR_MASK;
 	}
+protection:
+	err |= PF_ERROR_PRESENT;
+not_present:
+	*pf_error = err;
+	return GUEST_WALK_PAGE_FAULT;
+}
+
+bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa)
+{
+	uint32_t err;
+
+	return guest_linear_walk(gla, write ? GUEST_ACCESS_WRITE : 0, gpa, &err) == GUEST_WALK_OK;
 }
 
 static bool guest_copy(uint64_t gla, void *buf, unsigned int len, bool write)

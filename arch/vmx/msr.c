@@ -306,8 +306,8 @@ static bool lvt_tsc_deadline_mode(uint32_t lvt)
  * The guest's TSC deadline passed: deliver its LVT timer vector as the
  * APIC would and disarm, as TSC-deadline mode does (11.5.4.1).  Nothing
  * when the entry is masked or left TSC-deadline mode meanwhile, and
- * nothing for an illegal vector (0-15): the APIC only flags those as a
- * receive error (11.5.3), it never delivers them.
+ * nothing delivered for an illegal vector (0-15): the APIC flags those as
+ * a receive error in its ESR (11.5.3) and never delivers them.
  */
 enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 {
@@ -319,9 +319,12 @@ enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 		uint8_t vector = lvt & APIC_LVT_VECTOR_MASK;
 
 		a->tsc_deadline = 0;
-		if (!(lvt & APIC_LVT_MASKED) && lvt_tsc_deadline_mode(lvt) &&
-		    vector >= APIC_VECTOR_MIN_LEGAL)
-			vmx_deliver_irq(vcpu, vector);
+		if (!(lvt & APIC_LVT_MASKED) && lvt_tsc_deadline_mode(lvt)) {
+			if (vector >= APIC_VECTOR_MIN_LEGAL)
+				vmx_deliver_irq(vcpu, vector);
+			else
+				vmx_apic_flag_illegal_vector(vector);
+		}
 	}
 	/* The guest's 8254 shares the timer with either APIC model. */
 	if (a->pit_deadline && rdtsc() >= a->pit_deadline)

@@ -176,11 +176,6 @@ static inline void xsetbv0(uint64_t v)
 	asm volatile("xsetbv" : : "c"(0), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
 }
 
-static inline void write_cr2(uint64_t v)
-{
-	asm volatile("mov %0, %%cr2" : : "r"(v) : "memory");
-}
-
 static bool host_osxsave(void)
 {
 	return read_cr4() & X86_CR4_OSXSAVE;

@@ -290,6 +290,8 @@ uint64_t vmx_xapic_page(void);
 /* Interrupt the CPU @cpu: with the kick vector (in the guest), or an NMI (halted in root). */
 void vmx_kick_ipi(unsigned int cpu);
 void vmx_kick_nmi(unsigned int cpu);
+/* The emulated TSC deadline fired with an illegal vector: flag it in the guest's APIC's ESR. */
+void vmx_apic_flag_illegal_vector(uint8_t vector);
 /* Once, on the boot CPU: where the xAPIC window is (IA32_APIC_BASE as firmware left it). */
 void vmx_apic_init(uint64_t apic_base);
 
@@ -376,6 +378,16 @@ enum vmx_exit_action vmx_task_switch(struct vcpu *vcpu);
 /* Guest memory: identity GPA == HPA outside the hypervisor region. */
 bool guest_phys_ok(uint64_t gpa, uint64_t len);
 /* Translate a guest linear address through the guest's paging (or none). */
+enum guest_walk {
+	GUEST_WALK_OK,
+	GUEST_WALK_PAGE_FAULT,		/* the guest's #PF: error code given */
+	GUEST_WALK_UNREACHABLE,		/* a paging structure outside guest RAM */
+};
+#define GUEST_ACCESS_WRITE	1u
+#define GUEST_ACCESS_USER	2u	/* at CPL 3 */
+enum guest_walk guest_linear_walk(uint64_t gla, unsigned int access, uint64_t *gpa,
+				  uint32_t *pf_error);
+/* A supervisor access: true when it translates. */
 bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa);
 /* guest_read_linear(), guest_write_linear(): runtime/vmm.h */
 

@@ -220,6 +220,41 @@ static void check_tsc_deadline_mode(void)
 	      "IA32_TSC_DEADLINE reads 0x%llx outside TSC-deadline mode", (unsigned long long)v);
 }
 
+/*
+ * ---- a TSC deadline with an illegal vector (0-15) ----
+ * The timer fires, but the APIC delivers nothing and flags Received
+ * Illegal Vector in its ESR (SDM 11.5.3).  An interrupt of vector 5 would
+ * arrive as an unexpected #BR.
+ */
+static void check_tsc_deadline_illegal_vector(void)
+{
+	uint64_t deadline, t;
+	uint32_t esr;
+
+	if (!cpu_has_tsc_deadline()) {
+		skip("arch-tsc-deadline-illegal-vector", "no TSC-deadline mode");
+		return;
+	}
+	if (tcg_lacks("arch-tsc-deadline-illegal-vector"))
+		return;
+	apic_init();
+	apic_write(XAPIC_REG_ESR, 0);
+	apic_write(XAPIC_REG_ESR, 0);
+	apic_write(XAPIC_REG_LVT_TIMER, APIC_LVT_TIMER_MODE_TSC_DEADLINE | 0x05);
+	deadline = rdtsc() + 100000;
+	wrmsr_safe(MSR_IA32_TSC_DEADLINE, deadline);
+	sti();
+	for (t = rdtsc(); rdtsc() - t < 2000000ull;)
+		pause();
+	cli();
+	apic_write(XAPIC_REG_ESR, 0);
+	esr = apic_read(XAPIC_REG_ESR);
+	apic_write(XAPIC_REG_ESR, 0);
+	apic_timer_stop();
+	check("arch-tsc-deadline-illegal-vector", esr & APIC_ESR_RECEIVE_ILLEGAL_VECTOR,
+	      "ESR 0x%x after a TSC deadline with LVT timer vector 5", esr);
+}
+
 /* ---- string I/O: the segment's type and limit ---- */
 
 /*
@@ -284,6 +319,101 @@ static void check_string_io_segments(void)
 		check("arch-insb-es-limit", within == NO_FAULT && past == X86_EXC_GP &&
 		      io_buf[0xffc] == 0x02 && io_buf[0xfff] == 0x02,
 		      "within the limit: %s, across it: %s", vector_name(within), vector_name(past));
+}
+
+/*
+ * ---- string I/O: the guest's paging ----
+ * With 32-bit paging (4-MiB pages identity-mapping guest RAM, CR4.PSE)
+ * and one page table at PF_LINEAR: page 0 read-only, page 1 writable,
+ * page 2 not present.  Each element goes through the paging like any
+ * data access (SDM Vol. 3A 4.7): a #PF with the CPU's error code and CR2,
+ * the elements before the fault done.
+ */
+#define PF_LINEAR	0x40000000u
+#define PF_PORT_OUT	0xed	/* nothing behind it; trapped under exitplan */
+
+static uint32_t pf_pd[1024] __attribute__((aligned(4096)));
+static uint32_t pf_pt[1024] __attribute__((aligned(4096)));
+
+struct pf_result {
+	int vector;
+	uint32_t error_code, cr2, left;
+};
+
+static struct pf_result pf_string_io(bool in, uint32_t addr, uint32_t count)
+{
+	struct pf_result r;
+
+	write_cr2(0);
+	expect_fault(ANY_VECTOR);
+	if (in)
+		asm volatile(ASM_TRY("1f") "rep insb\n\t" "1:"
+			     : "+D"(addr), "+c"(count) : "d"(0x92) : "memory");
+	else
+		asm volatile(ASM_TRY("1f") "rep outsb\n\t" "1:"
+			     : "+S"(addr), "+c"(count) : "d"(PF_PORT_OUT) : "memory");
+	fault_happened();
+	r.vector = last_fault_vector();
+	r.error_code = r.vector == NO_FAULT ? 0 : last_fault_error_code();
+	r.cr2 = read_cr2();
+	r.left = count;
+	return r;
+}
+
+static void check_string_io_paging(void)
+{
+	uint32_t cr0 = read_cr0(), cr3 = read_cr3(), cr4 = read_cr4();
+	uint8_t *page = &io_buf[0];	/* 8 KiB, page aligned: two pages */
+	struct pf_result np, ro_wp, ro, out_np;
+
+	if (!(cpuid(1).edx & CPUID_1_EDX_PSE)) {
+		skip("arch-insb-page-fault", "no PSE");
+		return;
+	}
+	for (unsigned int i = 0; i < 16; i++)	/* 64 MiB */
+		pf_pd[i] = (i << 22) | PT32_PS | PT32_RW | PT32_PRESENT;
+	pf_pd[PF_LINEAR >> 22] = (uint32_t)(uintptr_t)pf_pt | PT32_RW | PT32_PRESENT;
+	pf_pt[0] = (uint32_t)(uintptr_t)page | PT32_PRESENT;
+	pf_pt[1] = (uint32_t)(uintptr_t)(page + 4096) | PT32_RW | PT32_PRESENT;
+	pf_pt[2] = 0;
+	memset(page, 0, 8192);
+
+	cli();
+	write_cr3((uint32_t)(uintptr_t)pf_pd);
+	write_cr4(cr4 | X86_CR4_PSE);
+	write_cr0(cr0 | X86_CR0_PG | X86_CR0_WP);
+	/* Four bytes across the end of the writable page: two land, the third faults. */
+	np = pf_string_io(true, PF_LINEAR + 0x1ffe, 4);
+	ro_wp = pf_string_io(true, PF_LINEAR + 0x10, 4);
+	write_cr0((cr0 | X86_CR0_PG) & ~X86_CR0_WP);
+	ro = pf_string_io(true, PF_LINEAR + 0x10, 4);
+	write_cr0(cr0 | X86_CR0_PG | X86_CR0_WP);
+	out_np = pf_string_io(false, PF_LINEAR + 0x2000, 4);
+	write_cr0(cr0);
+	write_cr4(cr4);
+	write_cr3(cr3);
+
+	if (tcg_lacks("arch-insb-page-fault"))
+		return;
+	check("arch-insb-page-fault",
+	      np.vector == X86_EXC_PF && np.error_code == PF_ERROR_WRITE &&
+	      np.cr2 == PF_LINEAR + 0x2000 && np.left == 2 &&
+	      page[4096 + 0xffe] == 0x02 && page[4096 + 0xfff] == 0x02,
+	      "REP INSB across into a page not present: %s error code 0x%x CR2 0x%x, "
+	      "%u left, written 0x%x 0x%x", vector_name(np.vector), np.error_code, np.cr2,
+	      np.left, page[4096 + 0xffe], page[4096 + 0xfff]);
+	check("arch-insb-page-fault-wp",
+	      ro_wp.vector == X86_EXC_PF && ro_wp.error_code == (PF_ERROR_WRITE | PF_ERROR_PRESENT) &&
+	      ro_wp.cr2 == PF_LINEAR + 0x10 && ro_wp.left == 4 &&
+	      ro.vector == NO_FAULT && page[0x10] == 0x02 && page[0x13] == 0x02,
+	      "REP INSB into a read-only page with CR0.WP: %s error code 0x%x CR2 0x%x; "
+	      "without CR0.WP: %s", vector_name(ro_wp.vector), ro_wp.error_code, ro_wp.cr2,
+	      vector_name(ro.vector));
+	check("arch-outsb-page-fault",
+	      out_np.vector == X86_EXC_PF && out_np.error_code == 0 &&
+	      out_np.cr2 == PF_LINEAR + 0x2000 && out_np.left == 4,
+	      "REP OUTSB from a page not present: %s error code 0x%x CR2 0x%x",
+	      vector_name(out_np.vector), out_np.error_code, out_np.cr2);
 }
 
 /* ---- a task switch to a TSS whose limit is too small ---- */
@@ -505,7 +635,9 @@ void check_arch(void)
 	check_mtrrs();
 	check_misc_msrs();
 	check_tsc_deadline_mode();
+	check_tsc_deadline_illegal_vector();
 	check_string_io_segments();
+	check_string_io_paging();
 	check_task_switch();
 	check_cpuid_advertised();
 	check_self_ipi_coalesce();

@@ -158,6 +158,11 @@ static inline uint64_t read_cr2(void)
 	return fake_cpu.cr2;
 }
 
+static inline void write_cr2(uint64_t v)
+{
+	fake_cpu.cr2 = v;
+}
+
 static inline void local_irq_disable(void)
 {
 	fake_cpu.rflags &= ~(uint64_t)X86_RFLAGS_IF;
