@@ -501,13 +501,14 @@ static void mtrr_setup(struct vcpu_arch_state *a)
 /*
  * IA32_MISC_ENABLE (Vol. 4 Table 2-2): the guest may change the bits
  * software sets on hardware (fast strings, thermal control, SpeedStep,
- * MONITOR, the CPUID limit, xTPR, XD disable); the read-only reporting
- * bits keep their value whatever is written; any other change is #GP.
+ * the CPUID limit, xTPR, XD disable); the read-only reporting bits keep
+ * their value whatever is written; any other change is #GP.  ENABLE
+ * MONITOR FSM reads 0 and cannot be set: CPUID hides MONITOR/MWAIT.
  * The guest's copy only: the host's features stay as the host set them
  * (so CPUID, still the host's, does not follow LIMIT_CPUID or XD_DISABLE).
  */
 #define MISC_ENABLE_WRITABLE	(MISC_ENABLE_FAST_STRING | MISC_ENABLE_TCC | \
-				 MISC_ENABLE_ENHANCED_SPEEDSTEP | MISC_ENABLE_MONITOR | \
+				 MISC_ENABLE_ENHANCED_SPEEDSTEP | \
 				 MISC_ENABLE_LIMIT_CPUID | MISC_ENABLE_XTPR_DISABLE | \
 				 MISC_ENABLE_XD_DISABLE)
 #define MISC_ENABLE_READ_ONLY	(MISC_ENABLE_PERF_MON | MISC_ENABLE_BTS_UNAVAIL | \
@@ -815,6 +816,7 @@ void vcpu_setup_msrs(struct vcpu *vcpu)
 	a->pat = rdmsr(MSR_IA32_PAT);
 	a->misc_enable = 0;
 	msr_access_safe(MSR_IA32_MISC_ENABLE, &a->misc_enable, false);
+	a->misc_enable &= ~(uint64_t)MISC_ENABLE_MONITOR;	/* CPUID.01H:ECX.MONITOR is 0 */
 	mtrr_setup(a);
 	a->tsc_deadline = 0;
 	vmx_program_preemption_timer(vcpu);

@@ -4,8 +4,8 @@
  *   profiles/kvm-order.yaml (sha256: e0836fdf0fc7d2b3f6f5dff044f53d50546eb1955a1fcc3ef04b5c1d27df0790)
  *   spec/vmx_controls.yaml (sha256: c93b96698b5913b3e8977686021404221c4b3c0e6ece08796bb78b68e3bcdaea)
  *   spec/features.yaml (sha256: 683be4670c0a32b4331a8e56ec9e72944b7f647687bd29e7914c5851f1cfdf48)
- *   spec/msrs.yaml (sha256: 4fcedaccf928a10943fc03e434b9a481687969607ec6e38b7e5673519f9bef6b)
- *   spec/runtime.yaml (sha256: 5d00aa76c4588084643633edee224cd2f0b514a6425fee6fd4cf7f0717d218a8)
+ *   spec/msrs.yaml (sha256: 5cfa6a7d42bc782161e1e37b08cd7e493d48c18e0d0b4b76ababab2c07f13950)
+ *   spec/runtime.yaml (sha256: 19570c368a5a5635a8c929049a7c719741ef5aed55e486bdfab3e0b52d03a5b7)
  * Do not edit: change the sources and regenerate with `make gen`.
  */
 
@@ -127,8 +127,10 @@ const struct vmx_profile_setup profile_vmx_setup = {
 			PIN_BASED_VMX_PREEMPTION_TIMER,
 		[VMX_PROC_BASED] =
 			/* runtime (spec/runtime.yaml) */
+			CPU_BASED_MWAIT_EXITING |
 			CPU_BASED_USE_IO_BITMAPS |
 			CPU_BASED_USE_MSR_BITMAPS |
+			CPU_BASED_MONITOR_EXITING |
 			CPU_BASED_ACTIVATE_SECONDARY_CONTROLS |
 			/* execution.hlt_exiting */
 			CPU_BASED_HLT_EXITING,

@@ -55,6 +55,13 @@ def test_linux_boots_to_init(linux_runs, ncpu):
              r"\(needs \d+ KiB\), initrd [1-9]\d* KiB at 0x[0-9a-f]+,")
     # Linux saw its command line, started every CPU and ran /init.
     r.expect(r"^Command line: .*console=ttyS0")
+    # Its TSC rate is the one exitplan measured, from CPUID 15H/16H (no
+    # tsc_early_khz=): Linux prints the TSC line only where it differs
+    # from the processor's (16H, whole MHz).
+    hz = int(r.expect(r"^exitplan: TSC (\d+) Hz: CPUID 15H/16H say so").group(1))
+    khz = [int(m) * 1000 + int(k) for m, k in
+           r.findall(r"^tsc: Detected (\d+)\.(\d{3}) MHz (?:processor|TSC)\r?$")]
+    assert khz and khz[-1] == hz // 1000, r.describe()
     r.expect(rf"^smp: Brought up 1 node, {ncpu} CPUs?$")
     r.expect(r"^Run /init as init process")
     r.expect(r"^linux-init: started, kernel 6\.")

@@ -16,7 +16,7 @@ LINUX_INITRD  := $(LINUX_DIR)/initramfs.cpio.gz
 LINUX_PROGS   := $(addprefix $(LINUX_DIR)/ep-,exit pingpong hrtimer spinlock)
 # The command line the tests and `make run GUEST=linux` boot with
 # (docs/LINUX.md says why each word is there).
-LINUX_CMDLINE := console=ttyS0 tsc_early_khz=10000 idle=halt
+LINUX_CMDLINE := console=ttyS0
 
 ifeq ($(GUEST),linux)
 KERNEL := $(LINUX_BZIMAGE)
