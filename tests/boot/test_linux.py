@@ -62,6 +62,9 @@ def test_linux_boots_to_init(linux_runs, ncpu):
     khz = [int(m) * 1000 + int(k) for m, k in
            r.findall(r"^tsc: Detected (\d+)\.(\d{3}) MHz (?:processor|TSC)\r?$")]
     assert khz and khz[-1] == hz // 1000, r.describe()
+    # ACPI mode: ACPI_ENABLE to SMI_CMD is emulated (no SMI, no 3 s wait).
+    r.expect(r"^exitplan: guest wrote 0xf1 to SMI_CMD 0xb2: ACPI mode on \(SCI_EN emulated, no SMI\)")
+    assert not r.find(r"Hardware did not enter ACPI mode"), r.describe()
     r.expect(rf"^smp: Brought up 1 node, {ncpu} CPUs?$")
     r.expect(r"^Run /init as init process")
     r.expect(r"^linux-init: started, kernel 6\.")
