@@ -44,6 +44,7 @@ help:
 	@echo '  guest-qemu      run one test guest directly under QEMU, without exitplan'
 	@echo '  linux-guest     the Linux guest: build/linux/bzImage (built once from linux-source, ~8 min) and its initramfs'
 	@echo '  linux-kernel    only the kernel (cached under build/linux/cache; docs/LINUX.md)'
+	@echo '  linux-debian-kernel  Debian'"'"'s stock kernel (apt-get download linux-image-amd64) for GUEST=linux-debian'
 	@echo
 	@echo 'Test'
 	@echo '  check           the host-only tests (spec, check-gen, generator, unit): about a minute'
@@ -99,6 +100,7 @@ help:
 	@echo '  make run PROFILE=hrtimer GUEST=hrtimer CPU=corei7_haswell_4770'
 	@echo '  make run KERNEL=x86/vmexit.flat CMDLINE="cpuid" MODULES="env.txt"   # a kvm-unit-tests kernel'
 	@echo '  make run GUEST=linux NCPU=2                                         # Linux to its /init'
+	@echo '  make run GUEST=linux-debian                                         # Debian'"'"'s stock kernel (minutes; not in CI)'
 	@echo '  make run PROFILE=overcommit GUEST=overcommit NCPU=2 VCPUS=4         # 4 vCPUs on 2 CPUs'
 	@echo '  make check V=1'
 	@echo '  make test-boot BOOT_TESTS=tests/boot/test_run_kernel.py'

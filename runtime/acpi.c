@@ -317,6 +317,27 @@ size_t acpi_madt_build(void *dst, size_t cap, const void *old_madt, const uint32
 	return len;
 }
 
+/* The FADT's SMI_CMD (32-bit, an I/O port), ACPI_ENABLE and ACPI_DISABLE (ACPI 6.4 Table 5.9). */
+#define FADT_SMI_CMD		48
+#define FADT_ACPI_ENABLE	52
+#define FADT_ACPI_DISABLE	53
+
+bool acpi_fadt_smi_cmd(uint16_t *port, uint8_t *enable, uint8_t *disable)
+{
+	const struct acpi_header *fadt = table_find("FACP");
+	uint32_t smi_cmd;
+
+	if (!fadt || fadt->length < FADT_ACPI_DISABLE + 1)
+		return false;
+	memcpy(&smi_cmd, (const uint8_t *)fadt + FADT_SMI_CMD, 4);
+	if (!smi_cmd || smi_cmd > 0xffff)
+		return false;
+	*port = (uint16_t)smi_cmd;
+	*enable = ((const uint8_t *)fadt)[FADT_ACPI_ENABLE];
+	*disable = ((const uint8_t *)fadt)[FADT_ACPI_DISABLE];
+	return true;
+}
+
 /* Where a table ends, if @pa holds a valid one; else 0. */
 static uint64_t table_end(uint64_t pa)
 {

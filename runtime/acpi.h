@@ -36,6 +36,14 @@ unsigned int acpi_madt_ioapic_bases(uint64_t *bases, unsigned int max);
 uint64_t acpi_hpet_base(void);
 
 /*
+ * The FADT's SMI_CMD port and the values that ask the firmware to enter
+ * and leave ACPI mode there (ACPI 6.4 5.2.9, 4.8.3.2: ACPI_ENABLE,
+ * ACPI_DISABLE).  False when there is no FADT, or it has no SMI_CMD (the
+ * machine is always in ACPI mode).
+ */
+bool acpi_fadt_smi_cmd(uint16_t *port, uint8_t *enable, uint8_t *disable);
+
+/*
  * A MADT listing @n enabled processor local APICs with these IDs
  * (processor UIDs 0 .. n-1) in place of @old_madt's processor entries,
  * its other entries (I/O APICs, overrides, NMI sources) kept in order,

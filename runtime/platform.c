@@ -30,6 +30,26 @@ void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_
 	vpit_reset(&p->pit, platform_pit_now(p));
 }
 
+void platform_set_acpi_smi(struct platform_state *p, uint16_t smi_cmd, uint8_t enable,
+			   uint8_t disable)
+{
+	p->acpi_smi_cmd = smi_cmd;
+	p->acpi_enable = enable;
+	p->acpi_disable = disable;
+	p->acpi_sci_en = false;		/* the firmware leaves the machine in legacy mode */
+}
+
+/* A byte write to SMI_CMD: ACPI_ENABLE / ACPI_DISABLE as the firmware's SMI handler does them. */
+static bool acpi_smi_cmd_write(struct platform_state *p, uint8_t v)
+{
+	if (v != p->acpi_enable && v != p->acpi_disable)
+		return false;
+	p->acpi_sci_en = v == p->acpi_enable;
+	printk("exitplan: guest wrote %#x to SMI_CMD %#x: ACPI mode %s (SCI_EN emulated, no SMI)\n",
+	       v, p->acpi_smi_cmd, p->acpi_sci_en ? "on" : "off");
+	return true;
+}
+
 static uint64_t tsc_to_pit(const struct platform_state *p, uint64_t tsc)
 {
 	return (uint64_t)(((unsigned __int128)tsc * p->pit_mult) >> 32);
@@ -346,8 +366,19 @@ uint32_t platform_io_read(struct platform_state *p, uint16_t port, unsigned int 
 		return pci_config_address_read(&p->pci);	/* only dword accesses reach it */
 	if (port >= PCI_CONFIG_DATA_PORT && port + size - 1 <= PCI_CONFIG_DATA_PORT + 3)
 		return pci_config_data_read(&p->pci, port - PCI_CONFIG_DATA_PORT, size);
-	if (pm_readable(port, size))
-		return port_in(port, size);
+	if (pm_readable(port, size)) {
+		uint32_t v = port_in(port, size);
+
+		/* SCI_EN, bit 0 of PM1a_CNT, is the guest's own. */
+		if (port <= PLATFORM_PM1A_CNT_PORT && port + size - 1 >= PLATFORM_PM1A_CNT_PORT) {
+			unsigned int shift = 8 * (PLATFORM_PM1A_CNT_PORT - port);
+
+			v &= ~((uint32_t)ACPI_PM1_CNT_SCI_EN << shift);
+			if (p->acpi_sci_en)
+				v |= (uint32_t)ACPI_PM1_CNT_SCI_EN << shift;
+		}
+		return v;
+	}
 	if (touches_filtered_port(port, size)) {
 		uint32_t v = 0;
 
@@ -391,6 +422,9 @@ enum platform_io_result platform_io_write(struct platform_state *p, uint16_t por
 	}
 	if (in_pm_block(port, size))
 		return pm_write(p, port, size, value, status);
+	if (p->acpi_smi_cmd && port == p->acpi_smi_cmd && size == 1 &&
+	    acpi_smi_cmd_write(p, (uint8_t)value))
+		return PLATFORM_IO_DONE;
 	if (touches_filtered_port(port, size)) {
 		for (unsigned int i = 0; i < size; i++) {
 			enum platform_io_result r;

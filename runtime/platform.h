@@ -44,7 +44,9 @@
  *     0xcf8-0xcfb, which runtime/pci.c emulates with CONFIG_DATA):
  *     RST_CPU (bit 2) set is a reset request; it reads 0;
  *   - the ACPI PM1 block at the PM base Bochs's BIOS programs (0xb000):
- *     reads come from the hardware; a write to PM1a_CNT with SLP_EN set
+ *     reads come from the hardware, but for SCI_EN, which is the guest's
+ *     (the ACPI enable handshake on the FADT's SMI_CMD port is emulated,
+ *     platform_set_acpi_smi()); a write to PM1a_CNT with SLP_EN set
  *     is a sleep request, which with SLP_TYP = the \_S5 value is the
  *     guest powering off; other sleep states are refused (the machine is
  *     not the guest's to suspend); every other write is dropped.  The PM
@@ -107,6 +109,7 @@
 #define ACPI_PM1_CNT_SLP_TYP_SHIFT	10
 #define ACPI_PM1_CNT_SLP_TYP_MASK	(7u << ACPI_PM1_CNT_SLP_TYP_SHIFT)
 #define ACPI_PM1_CNT_SLP_EN		(1u << 13)
+#define ACPI_PM1_CNT_SCI_EN		(1u << 0)	/* SCI, not SMI: the OS is in ACPI mode */
 /* SLP_TYPa of \_S5 in the DSDTs of Bochs's BIOS (and of QEMU's). */
 #define PLATFORM_S5_SLP_TYP		0
 #define PLATFORM_POWER_OFF_STATUS	0
@@ -142,6 +145,15 @@ struct platform_state {
 	uint64_t pit_mult;
 	uint64_t tsc_hz;
 
+	/*
+	 * The guest's ACPI mode (platform_set_acpi_smi()): the FADT's
+	 * SMI_CMD port (0: none), the values it takes, and the guest's
+	 * SCI_EN in PM1a_CNT, kept here, never written to the hardware.
+	 */
+	uint16_t acpi_smi_cmd;
+	uint8_t acpi_enable, acpi_disable;
+	bool acpi_sci_en;
+
 	bool kbc_output_port_next;	/* D1h written: 0x60 takes the output port */
 	uint8_t bochs_shutdown_matched;	/* bytes of "Shutdown" written so far */
 	char stop_reason[64];		/* why PLATFORM_IO_STOP stopped the guest */
@@ -156,6 +168,17 @@ enum platform_io_result {
 /* @tsc_hz: the TSC's rate, which the guest's 8254 counts from. */
 void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus,
 		   uint64_t tsc_hz);
+
+/*
+ * The FADT's SMI_CMD port and its ACPI_ENABLE and ACPI_DISABLE values
+ * (acpi_fadt_smi_cmd()).  An OS asks for ACPI mode by writing
+ * ACPI_ENABLE there, which on the machine raises an SMI whose handler
+ * sets SCI_EN in PM1a_CNT; exitplan lets no guest reach SMM, so the
+ * write is emulated: the guest's SCI_EN is set (cleared by ACPI_DISABLE)
+ * and its PM1a_CNT reads show it.  Other writes there stay denied.
+ */
+void platform_set_acpi_smi(struct platform_state *p, uint16_t smi_cmd, uint8_t enable,
+			   uint8_t disable);
 
 /* The guest's 8254 clock now, in input-clock ticks (VPIT_HZ). */
 uint64_t platform_pit_now(const struct platform_state *p);

@@ -36,6 +36,36 @@ struct cpuid_result {
 	uint64_t a, b, c, d;
 };
 
+/*
+ * Leaves 15H and 16H as the guest's TSC runs (cpuid_set_tsc_hz()): the
+ * CPU's own may claim another rate (Bochs's claim 3.5 GHz while its TSC
+ * counts instructions), and Linux takes its TSC and local-APIC timer
+ * rates from them.  One machine-wide answer, set once before any vCPU runs.
+ */
+static struct cpuid_regs cpuid_tsc_leaves[2];
+static bool cpuid_tsc_leaves_set;
+
+/*
+ * The TSC runs at @hz.  Leaf 15H: the crystal clock is the TSC clock,
+ * ratio 1/1 (the local APIC timer counts at the crystal rate, and on the
+ * CPUs exitplan runs on it counts at the TSC's), divided down by an
+ * integer when @hz does not fit ECX; leaf 16H: base and maximum
+ * frequency and the bus (reference) frequency, in MHz.  Linux then
+ * takes the TSC rate as known (no calibration, no tsc_early_khz=) and
+ * its local-APIC timer period from the crystal (native_calibrate_tsc()).
+ */
+void cpuid_set_tsc_hz(uint64_t hz)
+{
+	uint64_t div = hz / 0xffffffffull + 1;
+	uint32_t mhz = (uint32_t)((hz + 500000) / 1000000);
+
+	cpuid_tsc_leaves_set = hz != 0;
+	cpuid_tsc_leaves[0] = (struct cpuid_regs){
+		.eax = 1, .ebx = (uint32_t)div, .ecx = (uint32_t)(hz / div), .edx = 0,
+	};
+	cpuid_tsc_leaves[1] = (struct cpuid_regs){ .eax = mhz, .ebx = mhz, .ecx = mhz, .edx = 0 };
+}
+
 static inline __attribute__((always_inline))
 struct cpuid_result __cpuid_answer(struct vcpu *vcpu, uint32_t leaf, const uint64_t *ecx)
 {
@@ -56,6 +86,7 @@ struct cpuid_result __cpuid_answer(struct vcpu *vcpu, uint32_t leaf, const uint6
 		if (leaf == CPUID_LEAF_FEATURES) {
 			c = (c & ~(uint64_t)(CPUID_1_ECX_VMX | CPUID_1_ECX_OSXSAVE | CPUID_HIDE_1_ECX)) |
 			    CPUID_1_ECX_HYPERVISOR;
+			d &= ~(uint64_t)CPUID_HIDE_1_EDX;
 			if (vmcs_read(GUEST_CR4) & X86_CR4_OSXSAVE)
 				c |= CPUID_1_ECX_OSXSAVE;
 			/* The APIC bit follows IA32_APIC_BASE[11], as on hardware (SDM Vol. 3A 11.4.3). */
@@ -67,11 +98,11 @@ struct cpuid_result __cpuid_answer(struct vcpu *vcpu, uint32_t leaf, const uint6
 			 */
 			b = (b & ~(uint64_t)CPUID_1_EBX_INITIAL_APIC_ID_MASK) |
 			    ((uint64_t)vcpu->vv->apic_id << CPUID_1_EBX_INITIAL_APIC_ID_SHIFT);
-		} else if (leaf >= CPUID_LEAF_EXT_STRUCT_FEATURES) {
+		} else if (leaf >= CPUID_HIDDEN_LEAF_MONITOR_MWAIT) {
 			/*
-			 * The leaves whose bits follow the controls, tested only
-			 * past the low ones, so that leaf 0 (and 2-6) pay one
-			 * compare here, not three.
+			 * The leaves whose bits follow the controls or exitplan's
+			 * own choices, tested only past the low ones, so that
+			 * leaf 0 (and 2-4) pay one compare here, not several.
 			 */
 			uint32_t proc2 = vcpu_ctls(vcpu, VMX_PROC_BASED2);
 
@@ -87,9 +118,27 @@ struct cpuid_result __cpuid_answer(struct vcpu *vcpu, uint32_t leaf, const uint6
 				   !(proc2 & SECONDARY_EXEC_ENABLE_XSAVES)) {
 				/* And XSAVES/XRSTORS without "enable XSAVES/XRSTORS". */
 				a &= ~(uint64_t)CPUID_D_1_EAX_XSAVES;
-			} else if (leaf == CPUID_HIDDEN_LEAF_ARCH_PERFMON) {
-				/* No PMU: its MSRs are #GP (spec/msrs.yaml cpuid_msrs). */
+			} else if (leaf == CPUID_HIDDEN_LEAF_ARCH_PERFMON ||
+				   leaf == CPUID_HIDDEN_LEAF_MONITOR_MWAIT) {
+				/* No PMU, no MONITOR/MWAIT (spec/msrs.yaml cpuid_msrs). */
 				a = b = c = d = 0;
+			} else if (leaf == CPUID_LEAF_THERMAL_POWER) {
+				/*
+				 * Thermal and power management hidden, ARAT kept (the
+				 * APIC timer runs in every state the guest can enter);
+				 * EBX counts the hidden sensor's interrupt thresholds.
+				 */
+				a &= ~(uint64_t)CPUID_HIDE_6_EAX;
+				b = 0;
+				c &= ~(uint64_t)CPUID_HIDE_6_ECX;
+			} else if ((leaf == CPUID_LEAF_TSC_CRYSTAL || leaf == CPUID_LEAF_FREQUENCY) &&
+				   cpuid_tsc_leaves_set) {
+				const struct cpuid_regs *t = &cpuid_tsc_leaves[leaf - CPUID_LEAF_TSC_CRYSTAL];
+
+				a = t->eax;
+				b = t->ebx;
+				c = t->ecx;
+				d = t->edx;
 			}
 		}
 	}

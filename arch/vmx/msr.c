@@ -9,7 +9,9 @@
  * VMX-preemption timer when the profile activates it),
  * IA32_TIME_STAMP_COUNTER and IA32_TSC_ADJUST (the VMCS TSC offset),
  * IA32_PAT, the MTRRs and IA32_MISC_ENABLE (per-vCPU copies, checked as
- * the CPU checks them).  Others are performed on the guest's behalf only
+ * the CPU checks them), and the MSRs Linux reads at boot
+ * (IA32_BIOS_SIGN_ID, SMI_COUNT, PPIN_CTL, MISC_FEATURE_ENABLES, IA32_XSS:
+ * spec/msrs.yaml says how each answers).  Others are performed on the guest's behalf only
  * from msr_allow[]; everything else is #GP, and so is an access the CPU
  * itself faults on.  No guest value reaches a host register or a VMCS
  * field the next VM entry would reject without the check the CPU makes.
@@ -504,13 +506,14 @@ static void mtrr_setup(struct vcpu_arch_state *a)
 /*
  * IA32_MISC_ENABLE (Vol. 4 Table 2-2): the guest may change the bits
  * software sets on hardware (fast strings, thermal control, SpeedStep,
- * MONITOR, the CPUID limit, xTPR, XD disable); the read-only reporting
- * bits keep their value whatever is written; any other change is #GP.
+ * the CPUID limit, xTPR, XD disable); the read-only reporting bits keep
+ * their value whatever is written; any other change is #GP.  ENABLE
+ * MONITOR FSM reads 0 and cannot be set: CPUID hides MONITOR/MWAIT.
  * The guest's copy only: the host's features stay as the host set them
  * (so CPUID, still the host's, does not follow LIMIT_CPUID or XD_DISABLE).
  */
 #define MISC_ENABLE_WRITABLE	(MISC_ENABLE_FAST_STRING | MISC_ENABLE_TCC | \
-				 MISC_ENABLE_ENHANCED_SPEEDSTEP | MISC_ENABLE_MONITOR | \
+				 MISC_ENABLE_ENHANCED_SPEEDSTEP | \
 				 MISC_ENABLE_LIMIT_CPUID | MISC_ENABLE_XTPR_DISABLE | \
 				 MISC_ENABLE_XD_DISABLE)
 #define MISC_ENABLE_READ_ONLY	(MISC_ENABLE_PERF_MON | MISC_ENABLE_BTS_UNAVAIL | \
@@ -614,6 +617,16 @@ static bool manual_msr_write(struct vcpu *vcpu, uint32_t msr, int slot, uint64_t
 /* --- the handlers -------------------------------------------------------- */
 
 /*
+ * IA32_XSS exists for the guest exactly when its CPUID shows XSAVES
+ * (cpuid.c hides it without "enable XSAVES/XRSTORS").  Its value is the
+ * CPU's own, which the guest's XSAVES uses; the host never executes XSAVES.
+ */
+static bool xss_shown(const struct vcpu *vcpu)
+{
+	return vcpu_ctls(vcpu, VMX_PROC_BASED2) & SECONDARY_EXEC_ENABLE_XSAVES;
+}
+
+/*
  * An MSR whose guest copy is a VMCS field: the value must pass what the
  * WRMSR itself checks, or the next VM entry fails on it (SDM Vol. 3C
  * 27.3.1.1) and the guest is killed where hardware gives #GP.
@@ -691,6 +704,18 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 		v = vcpu->arch->tsc.adjust;
 	} else if (msr == MSR_IA32_MISC_ENABLE) {
 		v = vcpu->arch->misc_enable;
+	} else if (msr == MSR_IA32_BIOS_SIGN_ID) {
+		/* The host's microcode revision, bits 31:0 reserved; 0 where it has none. */
+		if (!msr_access_safe(msr, &v, false))
+			v = 0;
+		v &= ~0xffffffffull;
+	} else if (msr == MSR_SMI_COUNT || msr == MSR_MISC_FEATURE_ENABLES) {
+		v = 0;		/* no SMI reaches the guest; no CPUID faulting, no ring-3 MWAIT */
+	} else if (msr == MSR_PPIN_CTL) {
+		v = PPIN_CTL_LOCKOUT;	/* locked disabled: MSR_PPIN is #GP */
+	} else if (msr == MSR_IA32_XSS) {
+		if (!xss_shown(vcpu) || !msr_access_safe(msr, &v, false))
+			goto gp;
 	} else if (msr_is_mtrr(msr)) {
 		if (!mtrr_read(vcpu->arch, msr, &v))
 			goto gp;
@@ -760,6 +785,14 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 		ok = tsc_write(vcpu, msr, v);
 	else if (msr == MSR_IA32_MISC_ENABLE)
 		ok = misc_enable_write(vcpu->arch, v);
+	else if (msr == MSR_IA32_BIOS_SIGN_ID)
+		ok = true;	/* software writes 0 before CPUID.01H; nothing to load */
+	else if (msr == MSR_MISC_FEATURE_ENABLES)
+		ok = v == 0;	/* neither feature is offered */
+	else if (msr == MSR_SMI_COUNT || msr == MSR_PPIN_CTL)
+		ok = false;	/* read-only; locked */
+	else if (msr == MSR_IA32_XSS)
+		ok = xss_shown(vcpu) && msr_access_safe(msr, &v, true);
 	else if (msr_is_mtrr(msr))
 		ok = mtrr_write(vcpu->arch, msr, v);
 	else if ((slot = profile_msr_manual_slot(vcpu, msr)) >= 0)
@@ -818,6 +851,7 @@ void vcpu_setup_msrs(struct vcpu *vcpu)
 	a->pat = rdmsr(MSR_IA32_PAT);
 	a->misc_enable = 0;
 	msr_access_safe(MSR_IA32_MISC_ENABLE, &a->misc_enable, false);
+	a->misc_enable &= ~(uint64_t)MISC_ENABLE_MONITOR;	/* CPUID.01H:ECX.MONITOR is 0 */
 	mtrr_setup(a);
 	a->tsc_deadline = 0;
 	vmx_program_preemption_timer(vcpu);

@@ -1461,7 +1461,9 @@ int vmm_run(const struct boot_info *bi)
 	struct vcpu *vcpu;
 	struct guest_start start;
 	uint32_t apic_ids[VM_MAX_VCPUS];
-	uint64_t tsc_overhead = 0;
+	uint64_t tsc_overhead = 0, tsc_hz;
+	uint16_t smi_cmd;
+	uint8_t acpi_enable, acpi_disable;
 	char line[160];
 	unsigned int n, ncpus;
 	struct vcpu *cause;
@@ -1548,7 +1550,12 @@ int vmm_run(const struct boot_info *bi)
 		return VMM_ERROR;
 	if (!vmx_build_vm_ept(vc, bi))
 		return VMM_ERROR;
-	platform_init(&vmx_vm.platform, start.ram_bytes, n, tsc_measure_hz());
+	tsc_hz = tsc_measure_hz();
+	platform_init(&vmx_vm.platform, start.ram_bytes, n, tsc_hz);
+	cpuid_set_tsc_hz(tsc_hz);
+	if (acpi_fadt_smi_cmd(&smi_cmd, &acpi_enable, &acpi_disable))
+		platform_set_acpi_smi(&vmx_vm.platform, smi_cmd, acpi_enable, acpi_disable);
+	printk("exitplan: TSC %llu Hz: CPUID 15H/16H say so\n", (unsigned long long)tsc_hz);
 	vmx_boot_entry = start.entry;
 	vmx_boot_mbi = start.mbi;
 	if (!vmx_setup_cpu_vcpus(0, vc)) {

@@ -201,6 +201,8 @@ enum vmx_exit_action vcpu_stop_status(struct vcpu *vcpu, enum vcpu_stop_kind kin
 				      int status);
 
 /* events.c: event injection (SDM Vol. 3C 27.6 "Event Injection"). */
+/* CPUID leaves 15H/16H follow the TSC rate measured at boot (cpuid.c). */
+void cpuid_set_tsc_hz(uint64_t hz);
 void vmx_inject_gp(struct vcpu *vcpu);
 void vmx_inject_ud(struct vcpu *vcpu);
 void vmx_inject_exception(struct vcpu *vcpu, unsigned int vector, bool has_error,

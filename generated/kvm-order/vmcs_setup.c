@@ -4,8 +4,8 @@
  *   profiles/kvm-order.yaml (sha256: e0836fdf0fc7d2b3f6f5dff044f53d50546eb1955a1fcc3ef04b5c1d27df0790)
  *   spec/vmx_controls.yaml (sha256: c93b96698b5913b3e8977686021404221c4b3c0e6ece08796bb78b68e3bcdaea)
  *   spec/features.yaml (sha256: 683be4670c0a32b4331a8e56ec9e72944b7f647687bd29e7914c5851f1cfdf48)
- *   spec/msrs.yaml (sha256: 4fcedaccf928a10943fc03e434b9a481687969607ec6e38b7e5673519f9bef6b)
- *   spec/runtime.yaml (sha256: 5d00aa76c4588084643633edee224cd2f0b514a6425fee6fd4cf7f0717d218a8)
+ *   spec/msrs.yaml (sha256: 17a2878ce918bd573801022deb8fd5fe9db5c8a75a8384d46e8faa8f81eba33d)
+ *   spec/runtime.yaml (sha256: fa44933a6487dbfad4aed90988aa708f79af1aca9575d9a9ad6167ae41432c4d)
  * Do not edit: change the sources and regenerate with `make gen`.
  */
 
@@ -127,8 +127,10 @@ const struct vmx_profile_setup profile_vmx_setup = {
 			PIN_BASED_VMX_PREEMPTION_TIMER,
 		[VMX_PROC_BASED] =
 			/* runtime (spec/runtime.yaml) */
+			CPU_BASED_MWAIT_EXITING |
 			CPU_BASED_USE_IO_BITMAPS |
 			CPU_BASED_USE_MSR_BITMAPS |
+			CPU_BASED_MONITOR_EXITING |
 			CPU_BASED_ACTIVATE_SECONDARY_CONTROLS |
 			/* execution.hlt_exiting */
 			CPU_BASED_HLT_EXITING,

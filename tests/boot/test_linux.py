@@ -55,6 +55,16 @@ def test_linux_boots_to_init(linux_runs, ncpu):
              r"\(needs \d+ KiB\), initrd [1-9]\d* KiB at 0x[0-9a-f]+,")
     # Linux saw its command line, started every CPU and ran /init.
     r.expect(r"^Command line: .*console=ttyS0")
+    # Its TSC rate is the one exitplan measured, from CPUID 15H/16H (no
+    # tsc_early_khz=): Linux prints the TSC line only where it differs
+    # from the processor's (16H, whole MHz).
+    hz = int(r.expect(r"^exitplan: TSC (\d+) Hz: CPUID 15H/16H say so").group(1))
+    khz = [int(m) * 1000 + int(k) for m, k in
+           r.findall(r"^tsc: Detected (\d+)\.(\d{3}) MHz (?:processor|TSC)\r?$")]
+    assert khz and khz[-1] == hz // 1000, r.describe()
+    # ACPI mode: ACPI_ENABLE to SMI_CMD is emulated (no SMI, no 3 s wait).
+    r.expect(r"^exitplan: guest wrote 0xf1 to SMI_CMD 0xb2: ACPI mode on \(SCI_EN emulated, no SMI\)")
+    assert not r.find(r"Hardware did not enter ACPI mode"), r.describe()
     r.expect(rf"^smp: Brought up 1 node, {ncpu} CPUs?$")
     r.expect(r"^Run /init as init process")
     r.expect(r"^linux-init: started, kernel 6\.")
@@ -67,6 +77,9 @@ def test_linux_boots_to_init(linux_runs, ncpu):
     # The verdict is the hypervisor's, on its own channel.
     r.expect_hv(r"guest exit status 1$")
     assert not r.find(r"^Kernel panic"), r.describe()
+    # Every MSR Linux reads or writes unguarded is answered as hardware
+    # would (spec/msrs.yaml): no "unchecked MSR access error".
+    assert not r.find(r"unchecked MSR access error"), r.describe()
 
 
 def test_workload_lines_parse():

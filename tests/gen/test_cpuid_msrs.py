@@ -99,6 +99,10 @@ def test_profile_cannot_give_a_hidden_feature_msr_to_the_guest(root):
 
 def test_hidden_bits_reach_c():
     text = (ROOT / "generated/common/msr_index.h").read_text()
-    assert "#define CPUID_HIDE_1_ECX\t\t\t0x00008000u" in text      # PDCM, bit 15
+    # MONITOR 3, EST 7, TM2 8, PDCM 15
+    assert "#define CPUID_HIDE_1_ECX\t\t\t0x00008188u" in text
+    assert "#define CPUID_HIDE_1_EDX\t\t\t0x20400000u" in text      # ACPI 22, TM 29
+    assert "#define CPUID_HIDE_6_ECX\t\t\t0x00000009u" in text      # APERFMPERF 0, EPB 3
+    assert "#define CPUID_HIDDEN_LEAF_MONITOR_MWAIT\t\t0x5u" in text
     assert "#define CPUID_HIDDEN_LEAF_ARCH_PERFMON\t\t0xau" in text
     assert "#define MSR_IA32_PERF_CAPABILITIES\t\t0x345u" in text

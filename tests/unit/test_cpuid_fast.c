@@ -23,6 +23,7 @@
 
 #include "arch_bits.h"
 #include "exit_handlers.h"
+#include "msr_index.h"	/* CPUID_HIDE_*: what spec/msrs.yaml hides */
 #include "vcpu.h"
 #include "vm.h"
 #include "vmx.h"
@@ -150,6 +151,8 @@ static void test_other_leaves_same_result(void **state)
 		CPUID_LEAF_FEATURES, CPUID_LEAF_EXT_STRUCT_FEATURES, CPUID_LEAF_XSTATE,
 		CPUID_HYPERVISOR_BASE, CPUID_HYPERVISOR_BASE + 1, CPUID_LEAF_EXT_BASE,
 		CPUID_LEAF_EXT_FEATURES, CPUID_LEAF_BRAND_FIRST, CPUID_LEAF_ADDR_SIZES,
+		CPUID_HIDDEN_LEAF_MONITOR_MWAIT, CPUID_LEAF_THERMAL_POWER,
+		CPUID_LEAF_TSC_CRYSTAL, CPUID_LEAF_FREQUENCY,
 	};
 
 	(void)state;
@@ -192,12 +195,66 @@ static void test_leaf_1_depends_on_the_guest(void **state)
 	assert_same(CPUID_LEAF_FEATURES, 0, 2, 0);
 }
 
+/*
+ * Leaves 15H/16H say the TSC rate measured at boot, whatever the CPU's
+ * own claim: crystal = TSC (ratio 1/1) while the rate fits ECX.
+ */
+static void test_tsc_leaves_follow_the_measured_rate(void **state)
+{
+	struct guest_state s;
+
+	(void)state;
+	boot_vcpu(0, 0);
+	cpuid_set_tsc_hz(10000050);
+	s = run(handle_cpuid, CPUID_LEAF_TSC_CRYSTAL, 0, 2, 0);
+	assert_int_equal(s.rax, 1);
+	assert_int_equal(s.rbx, 1);
+	assert_int_equal(s.rcx, 10000050);
+	assert_int_equal(s.rdx, 0);
+	s = run(handle_cpuid_fast, CPUID_LEAF_FREQUENCY, 0, 2, 0);
+	assert_int_equal(s.rax, 10);
+	assert_int_equal(s.rbx, 10);
+	assert_int_equal(s.rcx, 10);
+	/* 5 GHz does not fit ECX: a 2.5 GHz crystal times 2. */
+	cpuid_set_tsc_hz(5000000000ull);
+	s = run(handle_cpuid, CPUID_LEAF_TSC_CRYSTAL, 0, 2, 0);
+	assert_int_equal(s.rax, 1);
+	assert_int_equal(s.rbx, 2);
+	assert_int_equal(s.rcx, 2500000000ull);
+	s = run(handle_cpuid, CPUID_LEAF_FREQUENCY, 0, 2, 0);
+	assert_int_equal(s.rax, 5000);
+	cpuid_set_tsc_hz(0);
+}
+
+/*
+ * MONITOR/MWAIT, thermal and power management are hidden (spec/msrs.yaml
+ * cpuid_msrs): the bits in leaf 1 and 6 clear, leaf 5 all zero.
+ */
+static void test_monitor_and_power_hidden(void **state)
+{
+	struct guest_state s;
+
+	(void)state;
+	boot_vcpu(0, 0);
+	s = run(handle_cpuid, CPUID_LEAF_FEATURES, 0, 2, 0);
+	assert_int_equal(s.rcx & (CPUID_1_ECX_MONITOR | CPUID_HIDE_1_ECX), 0);
+	assert_int_equal(s.rdx & CPUID_HIDE_1_EDX, 0);
+	s = run(handle_cpuid, CPUID_HIDDEN_LEAF_MONITOR_MWAIT, 0, 2, 0);
+	assert_int_equal(s.rax | s.rbx | s.rcx | s.rdx, 0);
+	s = run(handle_cpuid, CPUID_LEAF_THERMAL_POWER, 0, 2, 0);
+	assert_int_equal(s.rax & CPUID_HIDE_6_EAX, 0);
+	assert_int_equal(s.rbx, 0);
+	assert_int_equal(s.rcx & CPUID_HIDE_6_ECX, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_listed_leaf_same_result),
 		cmocka_unit_test(test_listed_leaf_is_the_hosts),
 		cmocka_unit_test(test_other_leaves_same_result),
+		cmocka_unit_test(test_tsc_leaves_follow_the_measured_rate),
+		cmocka_unit_test(test_monitor_and_power_hidden),
 		cmocka_unit_test(test_leaf_1_depends_on_the_guest),
 	};
 

@@ -404,7 +404,8 @@ static void test_pm1_writes_never_forwarded(void **state)
 	int status = -12345;
 
 	(void)state;
-	assert_int_equal(platform_io_read(&plat, PLATFORM_PM1A_CNT_PORT, 2), 0xffff);
+	/* SCI_EN (bit 0) is the guest's: off until it enables ACPI mode. */
+	assert_int_equal(platform_io_read(&plat, PLATFORM_PM1A_CNT_PORT, 2), 0xfffe);
 	assert_true(fake_cpu.io_reads > 0);
 	assert_int_equal(platform_io_write(&plat, PLATFORM_PM_BASE, 4, 0xffffffffu, &status),
 			 PLATFORM_IO_DONE);
@@ -421,6 +422,39 @@ static void test_pm1_writes_never_forwarded(void **state)
 	assert_int_equal(platform_io_write(&plat, PLATFORM_PM1A_CNT_PORT, 2, ACPI_PM1_CNT_SLP_EN,
 					   &status), PLATFORM_IO_EXIT);
 	assert_int_equal(status, PLATFORM_POWER_OFF_STATUS);
+	assert_int_equal(fake_cpu.io_writes, 0);
+}
+
+/*
+ * ACPI enable (ACPI 6.4 4.8.3.2): ACPI_ENABLE written to the FADT's
+ * SMI_CMD sets the guest's SCI_EN, ACPI_DISABLE clears it; no SMI, no
+ * write to the hardware; PM1a_CNT reads show the guest's SCI_EN whatever
+ * the machine's is.  Other values there stay denied.
+ */
+static void test_acpi_enable_emulated(void **state)
+{
+	int status = -12345;
+
+	(void)state;
+	platform_set_acpi_smi(&plat, PLATFORM_APM_CNT_PORT, 0xf1, 0xf0);
+	assert_int_equal(platform_io_read(&plat, PLATFORM_PM1A_CNT_PORT, 2), 0xfffe);
+	assert_int_equal(platform_io_write(&plat, PLATFORM_APM_CNT_PORT, 1, 0xf1, &status),
+			 PLATFORM_IO_DONE);
+	assert_true(fake_printk_contains("exitplan: guest wrote 0xf1 to SMI_CMD 0xb2: ACPI mode on "
+					 "(SCI_EN emulated, no SMI)\n"));
+	assert_int_equal(platform_io_read(&plat, PLATFORM_PM1A_CNT_PORT, 2), 0xffff);
+	assert_int_equal(platform_io_read(&plat, PLATFORM_PM1A_CNT_PORT, 1), 0xff);
+	/* Bit 0 of PM1a_CNT inside a wider read of the block. */
+	assert_int_equal(platform_io_read(&plat, PLATFORM_PM_BASE + 2, 4), 0xffffffffu);
+	assert_int_equal(platform_io_write(&plat, PLATFORM_APM_CNT_PORT, 1, 0xf0, &status),
+			 PLATFORM_IO_DONE);
+	assert_int_equal(platform_io_read(&plat, PLATFORM_PM_BASE + 2, 4), 0xfffeffffu);
+	assert_int_equal(platform_io_read(&plat, PLATFORM_PM1A_CNT_PORT + 1, 1), 0xff);
+	/* Anything else to SMI_CMD is the denial it was. */
+	assert_int_equal(platform_io_write(&plat, PLATFORM_APM_CNT_PORT, 1, 0x5a, &status),
+			 PLATFORM_IO_DONE);
+	assert_true(fake_printk_contains("guest write of 0x5a to port 0xb2 denied"));
+	assert_int_equal(status, -12345);
 	assert_int_equal(fake_cpu.io_writes, 0);
 }
 
@@ -464,6 +498,7 @@ int main(void)
 		cmocka_unit_test_setup(test_legacy_irq_and_deadline, setup),
 		cmocka_unit_test_setup(test_dangerous_denials_reported_once, setup),
 		cmocka_unit_test_setup(test_pm1_writes_never_forwarded, setup),
+		cmocka_unit_test_setup(test_acpi_enable_emulated, setup),
 		cmocka_unit_test_setup(test_pci_ports, setup),
 	};
 
