@@ -12,7 +12,8 @@ cell (k per vCPU, so 2:1 and 3:1 do more in total than 1:1).  Bochs
 ticks are retired instructions (the emulated TSC advances one per
 instruction): deterministic path lengths, not cycles.  The exit mix of
 each run (all vCPUs) and the scheduler's yields are listed below the
-table.  Never a pass/fail test.
+table.  A last column runs the same work with a sleeping lock (the
+guest's lock=sleep) under the PLE profile.  Never a pass/fail test.
 """
 import os
 import re
@@ -33,6 +34,9 @@ PAUSE_MODES: Tuple[Tuple[str, Optional[str]], ...] = (
     ("plain PAUSE exiting", "  pause: {mode: exit}"),
     ("no PAUSE exiting", "  pause: {mode: none}"),
 )
+# The sleeping lock (the guest's lock=sleep: waiters halt, the unlocker's IPI
+# wakes the next) under the profile as it is, for comparison with spinning.
+SLEEP_MODE = "sleeping lock (HLT + IPI)"
 # The PLE window sweep at 2:1: ple_window values beside the profile's own (4096).
 SWEEP_RATIO = "2:1"
 SWEEP_WINDOWS: Tuple[int, ...] = (1024, 16384)
@@ -91,6 +95,12 @@ def parse(ratio: str, mode: str, text: str, timed_out: bool = False) -> Result:
     return r
 
 
+def modes_of(ratio: str) -> List[str]:
+    """The runs at @ratio: each PAUSE handling, the sleeping lock, the PLE sweep."""
+    return [m for m, _ in PAUSE_MODES] + [SLEEP_MODE] + \
+        ([sweep_mode(w) for w in SWEEP_WINDOWS] if ratio == SWEEP_RATIO else [])
+
+
 def sweep_mode(window: int) -> str:
     return f"PAUSE-loop exiting, ple_window {window}"
 
@@ -120,16 +130,17 @@ def run_all(bootlib, root: Path, out: Path, gen_out: Path, build: Callable[[str]
             root, out, name, variant_text(src, name, f"  pause: {{mode: loop, ple_gap: 128, "
                                                     f"ple_window: {w}}}"), gen_out)
         elfs[mode] = build(os.path.relpath(gdir, root / "generated"))
+    elfs[SLEEP_MODE] = elfs[PAUSE_MODES[0][0]]
     guest = bootlib.build_guest("overcommit")
     todo, meta = [], []
     for ratio, ncpu, nvcpu in RATIOS:
-        for mode in [m for m, _ in PAUSE_MODES] + \
-                ([sweep_mode(w) for w in SWEEP_WINDOWS] if ratio == SWEEP_RATIO else []):
+        for mode in modes_of(ratio):
             serial = serial_path(out, ratio, mode)
             serial.parent.mkdir(parents=True, exist_ok=True)
             iso = bootlib.build_iso(elfs[mode], guest, serial.with_suffix(".iso"),
                                     hv_args=f"vcpus={nvcpu}" if nvcpu != ncpu else "",
-                                    guest_args=f"k={K}")
+                                    guest_args=f"k={K}" +
+                                    (" lock=sleep" if mode == SLEEP_MODE else ""))
             meta.append((ratio, mode))
             todo.append(workloads.hv_job(bootlib, iso, cpu, serial, timeout, ncpu))
     done = bootlib.run_parallel(todo, max_workers=jobs)
@@ -141,8 +152,7 @@ def from_serial(out: Path) -> List[Result]:
     """Results recorded earlier under OUT/overcommit/."""
     results = []
     for ratio, _, _ in RATIOS:
-        for mode in [m for m, _ in PAUSE_MODES] + \
-                ([sweep_mode(w) for w in SWEEP_WINDOWS] if ratio == SWEEP_RATIO else []):
+        for mode in modes_of(ratio):
             p = serial_path(out, ratio, mode)
             if p.exists():
                 results.append(parse(ratio, mode, p.read_text(errors="replace")))
@@ -154,11 +164,13 @@ def render(results: List[Result]) -> List[str]:
     if not results:
         return []
     by = {(r.ratio, r.mode): r for r in results}
-    modes = [m for m, _ in PAUSE_MODES]
+    modes = [m for m, _ in PAUSE_MODES] + [SLEEP_MODE]
+    ple_mode, none_mode = PAUSE_MODES[0][0], PAUSE_MODES[-1][0]
     L = ["## Workloads: overcommit, a ticket spinlock on shared CPUs (Bochs ticks)", "",
          f"The overcommit guest (tests/guest/overcommit, k={K} acquisitions per vCPU) under "
          "profiles/overcommit.yaml (`apic: virtual`) and the same profile with plain PAUSE "
-         "exiting or none, at v:p vCPUs per CPU (1:1 = 2 on 2, 2:1 = 4 on 2, 3:1 = 3 on 1).  "
+         "exiting or none, and with a sleeping lock (lock=sleep: waiters halt until the "
+         "unlocker's IPI) under the PLE profile, at v:p vCPUs per CPU (1:1 = 2 on 2, 2:1 = 4 on 2, 3:1 = 3 on 1).  "
          "Each cell: the guest's total ticks until every vCPU finished (ticks per "
          "acquisition).  Bochs ticks are retired instructions: deterministic path lengths, "
          "not cycles.", ""]
@@ -170,12 +182,12 @@ def render(results: List[Result]) -> List[str]:
             r = by.get((ratio, m))
             cells.append("" if r is None else r.status if r.status != "ok" else
                          f"{r.ticks} ({r.per_acquisition})")
-        ple, none = by.get((ratio, modes[0])), by.get((ratio, modes[-1]))
+        ple, none = by.get((ratio, ple_mode)), by.get((ratio, none_mode))
         speed = (f"{none.ticks / ple.ticks:.1f}x" if ple and none and ple.status == "ok" and
                  none.status == "ok" and ple.ticks else "")
         L.append(f"| {ratio} | " + " | ".join(cells) + f" | {speed} |")
     sweep = [(w, by.get((SWEEP_RATIO, sweep_mode(w)))) for w in SWEEP_WINDOWS]
-    own = by.get((SWEEP_RATIO, modes[0]))
+    own = by.get((SWEEP_RATIO, ple_mode))
     if any(r for _, r in sweep):
         L += ["", f"The PLE window at {SWEEP_RATIO} (ple_gap 128; the profile's own window is "
               "4096): total ticks (per acquisition), PAUSE-loop exits, spin yields.", "",

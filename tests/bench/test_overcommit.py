@@ -19,7 +19,7 @@ sys.path.insert(0, str(HERE))
 import dispatchcmp  # noqa: E402
 import overcommit  # noqa: E402
 
-RUN = """overcommit: 4 CPUs in the MADT, 50 acquisitions each
+RUN = """overcommit: 4 CPUs in the MADT, 50 acquisitions each, spinning lock
 PASS: all-vcpus-arrived
 overcommit: 4 vCPUs x 50 acquisitions: 200000 ticks, 1000 ticks per acquisition\r
 guest overcommit: 6 passed, 0 failed
@@ -80,9 +80,14 @@ def test_render_and_csv(tmp_path):
     ok = overcommit.parse("2:1", "PAUSE-loop exiting", RUN)
     slow = overcommit.parse("2:1", "no PAUSE exiting",
                             RUN.replace("200000 ticks, 1000", "800000 ticks, 4000"))
-    lines = overcommit.render([ok, slow])
+    sleep = overcommit.parse("2:1", overcommit.SLEEP_MODE,
+                             RUN.replace("200000 ticks, 1000", "300000 ticks, 1500"))
+    lines = overcommit.render([ok, slow, sleep])
     table = [ln for ln in lines if ln.startswith("| 2:1 |")]
-    assert table == ["| 2:1 | 200000 (1000) |  | 800000 (4000) | 4.0x |"], lines
+    assert table == ["| 2:1 | 200000 (1000) |  | 800000 (4000) | 300000 (1500) | 4.0x |"], lines
+    assert overcommit.serial_path(tmp_path, "2:1", overcommit.SLEEP_MODE).name == \
+        "2to1-sleeping.serial"
+    assert overcommit.SLEEP_MODE in overcommit.modes_of("1:1")
     assert any(ln.startswith("| 1:1 |") for ln in lines)
     assert any("Bochs ticks are retired instructions" in ln for ln in lines)
     assert any(ln.startswith("- 2:1, PAUSE-loop exiting: PAUSE_INSTRUCTION 15, HLT 2")

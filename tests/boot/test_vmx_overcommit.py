@@ -18,6 +18,9 @@ starved); the scheduler's report must add up (each CPU's spin yields are
 its vCPUs'); the SMP guest's checks (IPIs of every shape, NMI, INIT and
 STARTUP, the virtual APIC's timer) must pass on 4 vCPUs on 2 CPUs and 3
 on 1.  A profile without apic: virtual is refused more vCPUs than CPUs.
+The sleeping lock (lock=sleep: waiters halt, the unlocker wakes the next
+one with an IPI) at 4 on 2: exclusive and fair too, every vCPU blocks on
+HLT and is woken by the virtual APIC's IPIs.
 
 Checked too: the guest's mutual exclusion, the line naming the PAUSE
 mode the boot got (the gate's, or without a gate exitplan's own), and,
@@ -46,7 +49,10 @@ RUNS = {
     "overcommit-3on1": ("overcommit", "corei7_skylake_x", 1, 3, PLE_LINE),
     "pause-exiting-4on2": ("apic-virtual", "corei7_sandy_bridge_2600k", 2, 4,
                            "gate pause: plain PAUSE exiting (no pause_loop_exiting)"),
+    "sleep-4on2": ("overcommit", "corei7_skylake_x", 2, 4, PLE_LINE),
 }
+# The guest's lock option for a run (default: spinning).
+LOCK = {"sleep-4on2": "sleep"}
 SHARED = [n for n, r in RUNS.items() if r[3] > r[2]]
 # The SMP guest with vCPUs sharing CPUs: name: (CPUs, vCPUs, guest arguments).
 SMP_RUNS = {
@@ -69,7 +75,8 @@ def runs(hv_elf, boot_out):
     for name, (profile, cpu, ncpu, nvcpu, _) in RUNS.items():
         elf = hv_elf if profile == "default" else bootlib.build_hv(profile)
         iso = bootlib.build_iso(elf, guest, out / f"{name}.iso", hv_args=hv_args(ncpu, nvcpu),
-                                guest_args=f"k={ACQUISITIONS}")
+                                guest_args=f"k={ACQUISITIONS}" +
+                                (f" lock={LOCK[name]}" if name in LOCK else ""))
         jobs.append(lambda i=iso, c=cpu, n=ncpu, s=out / f"{name}.serial":
                     bootlib.run_bochs(i, c, s, ncpu=n))
     for name, (ncpu, nvcpu, args) in SMP_RUNS.items():
@@ -90,7 +97,9 @@ def test_lock_is_exclusive_and_fair(runs, name):
     r = runs[name]
     _, _, ncpu, nvcpu, gate = RUNS[name]
     r.expect(r"^%s$" % re.escape(gate))
-    r.expect(r"^overcommit: %d CPUs in the MADT, %d acquisitions each$" % (nvcpu, ACQUISITIONS))
+    lock = "sleeping" if LOCK.get(name) == "sleep" else "spinning"
+    r.expect(r"^overcommit: %d CPUs in the MADT, %d acquisitions each, %s lock$"
+             % (nvcpu, ACQUISITIONS, lock))
     r.expect(r"^PASS: all-vcpus-arrived$")
     r.expect(r"^PASS: mutual-exclusion$")
     assert len(r.findall(r"^PASS: vcpu-got-its-share$")) == nvcpu, r.describe()
@@ -100,6 +109,16 @@ def test_lock_is_exclusive_and_fair(runs, name):
     r.expect(r"^overcommit: %d vCPUs x %d acquisitions: \d+ ticks, \d+ ticks per acquisition$"
              % (nvcpu, ACQUISITIONS))
     r.expect_clean_exit(1)
+
+
+def test_sleeping_lock_blocks_and_wakes(runs):
+    """lock=sleep: the waiters halt (every vCPU blocks on HLT and gives up
+    its CPU) and the unlockers' IPIs wake them."""
+    r = runs["sleep-4on2"]
+    m = r.expect(r"^overcommit: sleeping lock: (\d+) wake-up IPIs$")
+    assert int(m.group(1)) > 0, r.describe()
+    vcpus = [tuple(map(int, v)) for v in SCHED_VCPU_RE.findall(r.serial)]
+    assert len(vcpus) == 4 and all(v[4] > 0 for v in vcpus), vcpus
 
 
 def stats_of(r):
