@@ -130,6 +130,17 @@ void vlapic_init(struct vlapic *l, struct vm *vm, unsigned int vcpu_id, uint32_t
 	reset_registers(l);
 }
 
+/*
+ * An INIT to the vCPU: its local APIC returns to its power-up state but
+ * for the APIC ID (SDM Vol. 3A 11.4.7.3); IA32_APIC_BASE, the enable bit
+ * and x2APIC mode with it, is left as it was (as KVM's kvm_lapic_reset()
+ * for an INIT event).  A pending timer is gone with the rest.
+ */
+void vlapic_init_signal(struct vlapic *l)
+{
+	reset_registers(l);
+}
+
 /* --- priorities (SDM 11.8.3) ---------------------------------------------- */
 
 uint32_t vlapic_ppr(const struct vlapic *l)

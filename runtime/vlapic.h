@@ -81,6 +81,9 @@ enum vlapic_result {
 void vlapic_init(struct vlapic *l, struct vm *vm, unsigned int vcpu_id, uint32_t apic_id,
 		 bool bsp, bool has_x2apic, bool has_tsc_deadline, unsigned int maxphyaddr);
 
+/* An INIT signal: every register to its reset value but the ID (and IA32_APIC_BASE). */
+void vlapic_init_signal(struct vlapic *l);
+
 /* IA32_APIC_BASE (SDM 11.4.4, 11.12.5): VLAPIC_GP for reserved bits and invalid transitions. */
 enum vlapic_result vlapic_write_apic_base(struct vlapic *l, uint64_t value, uint64_t now);
 

@@ -25,6 +25,7 @@
 #include "page_alloc.h"
 #include "percpu.h"
 #include "profile.h"
+#include "vlapic.h"
 #include "vm.h"
 #include "vmcs_fields.h"
 #include "vmm.h"
@@ -137,7 +138,12 @@ enum vmx_exit_action vmx_take_events(struct vcpu *vcpu)
 		/*
 		 * INIT: the vCPU is in wait-for-SIPI already (vm.c); leave the
 		 * guest.  The run loop (vmx.c) waits for the STARTUP there.
+		 * A virtual APIC is reset with the processor (SDM 11.4.7.3);
+		 * the physical one the guest owns otherwise is the host's to
+		 * reset, and Bochs consumes no INIT in non-root (PLATFORM.md).
 		 */
+		if (PROFILE_APIC_VIRTUAL)
+			vlapic_init_signal(&a->vlapic);
 		return VMX_EXIT_STOP;
 	}
 	/* The NMI first: it has priority over external interrupts (SDM 6.9). */

@@ -107,6 +107,7 @@ static enum guest_walk io_element_walk(uint64_t gla, unsigned int size, unsigned
 	el->first = page_left < size ? (unsigned int)page_left : size;
 	*cr2 = gla;
 	w = guest_linear_walk(gla, access, &el->gpa[0], err);
+	el->gpa[1] = el->gpa[0] + el->first;	/* unused (0 bytes) unless it crosses */
 	if (w != GUEST_WALK_OK || el->first == size)
 		return w;
 	*cr2 = (gla + el->first) & amask_linear;

@@ -85,6 +85,11 @@ def test_smp_guest_passes(smp_runs, name):
                   "nmi-wakes-cli-hlt", "init-stops-running-ap", "init-sipi-restarts-ap",
                   "second-sipi-ignored", "sipi-to-absent-cpu-dropped", "ipi-after-restart"):
         r.expect(rf"^PASS: {check}$")
+    # An SMI IPI to the first AP, before its STARTUP and running: dropped, said so.
+    r.expect(r"^PASS: smi-ipi-parked-ap$")
+    r.expect(r"^PASS: smi-ipi-running-ap$")
+    assert len(r.findall(r"^exitplan: vCPU 0: SMI IPI \(vector 0, targets 0x2\) dropped")) == 2, \
+        r.describe()
     r.expect(r"^guest smp: \d+ passed, 0 failed$")
     assert not r.find(r"hung"), r.describe()
     r.expect(r"^exitplan: vCPU 0 ended the run$")

@@ -91,6 +91,35 @@ static void test_reset_state(void **state)
 	assert_false(vlapic_accept_irq(&lapic, 0x40, false));
 }
 
+/* An INIT resets everything but the ID; IA32_APIC_BASE (x2APIC mode) stays (SDM 11.4.7.3). */
+static void test_init_signal(void **state)
+{
+	(void)state;
+	to_x2apic();
+	assert_int_equal(vlapic_msr_write(&lapic, X2APIC_MSR(XAPIC_REG_TPR), 0x50, 0, &req), VLAPIC_DONE);
+	assert_int_equal(vlapic_msr_write(&lapic, X2APIC_MSR(XAPIC_REG_LVT_TIMER), 0x40, 0, &req),
+			 VLAPIC_DONE);
+	assert_int_equal(vlapic_msr_write(&lapic, X2APIC_MSR(XAPIC_REG_TIMER_INIT_COUNT), 1000, 0,
+					  &req), VLAPIC_DONE);
+	assert_true(vlapic_accept_irq(&lapic, 0x61, false));
+	vlapic_ack(&lapic, 0x61);
+	assert_true(vlapic_accept_irq(&lapic, 0x71, true));
+	vlapic_init_signal(&lapic);
+	assert_true(vlapic_x2apic_mode(&lapic));
+	assert_int_equal(lapic.apic_base, APIC_DEFAULT_PHYS_BASE | APIC_BASE_EN | APIC_BASE_EXTD |
+			 APIC_BASE_BSP);
+	assert_int_equal(msr_rd(X2APIC_MSR(XAPIC_REG_ID), 0), 0);
+	assert_int_equal(msr_rd(X2APIC_MSR(XAPIC_REG_TPR), 0), 0);
+	assert_int_equal(msr_rd(X2APIC_MSR(XAPIC_REG_SVR), 0), 0xffu);
+	assert_false(vlapic_sw_enabled(&lapic));
+	assert_int_equal(msr_rd(X2APIC_MSR(XAPIC_REG_LVT_TIMER), 0), APIC_LVT_MASKED);
+	assert_int_equal(msr_rd(X2APIC_MSR(XAPIC_REG_TIMER_INIT_COUNT), 0), 0);
+	assert_int_equal(vlapic_timer_next(&lapic), VLAPIC_NO_DEADLINE);
+	assert_int_equal(msr_rd(X2APIC_MSR(XAPIC_REG_ISR) + 3, 0), 0);
+	assert_int_equal(msr_rd(X2APIC_MSR(XAPIC_REG_IRR) + 3, 0), 0);
+	assert_int_equal(vlapic_ppr(&lapic), 0);
+}
+
 /* --- priorities and EOI ------------------------------------------------------ */
 
 static void test_priority_nested(void **state)
@@ -527,6 +556,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_reset_state, setup),
+		cmocka_unit_test_setup(test_init_signal, setup),
 		cmocka_unit_test_setup(test_priority_nested, setup),
 		cmocka_unit_test_setup(test_tpr, setup),
 		cmocka_unit_test_setup(test_cr8, setup),

@@ -351,6 +351,24 @@ static void init_sipi_checks(void)
 #define XAPIC_PAGE		0xfee00000u
 #define HV_WINDOW		0x04000000u	/* exitplan's region (docs/GUESTS.md) */
 
+/*
+ * An SMI IPI to an AP, waiting for its STARTUP or running (issue 7): an
+ * SMI puts a CPU in SMM, outside VMX and EPT.  exitplan drops it and says
+ * so; the AP must go on as if nothing was sent (the IPI checks after the
+ * running one use it).  Only under exitplan: on bare Bochs or QEMU an SMI
+ * to an AP whose SMBASE the BIOS never relocated runs whatever is there.
+ */
+static void smi_to_ap(const char *name, uint32_t apic_id)
+{
+	if (!exitplan_detected()) {
+		skip(name, "not under exitplan");
+		return;
+	}
+	smp_send_ipi(apic_id, APIC_ICR_DELIVERY_MODE_SMI);
+	settle();
+	check(name, true, "-");
+}
+
 static void icr_checks(void)
 {
 	uint32_t self = apic_read(XAPIC_REG_ID) >> 24;
@@ -443,6 +461,7 @@ void guest_main(void)
 	smp_install_trampoline(ap_main);
 	sti();
 
+	smi_to_ap("smi-ipi-parked-ap", slots[1].apic_id);
 	smp_start_aps(ids, ncpus, cmdline_has("start=each"));
 	for (unsigned int i = 1; i < ncpus; i++) {
 		struct cpu_slot *s = &slots[i];
@@ -465,6 +484,7 @@ void guest_main(void)
 	      smp_trampoline_arrivals(), ncpus - 1);
 	if (!ok)
 		return;
+	smi_to_ap("smi-ipi-running-ap", slots[1].apic_id);
 	ipi_checks();
 	nmi_check();
 	init_sipi_checks();
