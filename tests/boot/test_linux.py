@@ -91,6 +91,39 @@ def test_linux_boots_to_init(linux_runs, ncpu):
     assert not r.find(r"unchecked MSR access error"), r.describe()
 
 
+# The workloads as Linux programs on 2 vCPUs (tests/linux/ep-*.c), each
+# under the profile measured from it (profiles/linux-*.yaml); the
+# spinlock one under the default profile.
+WORKLOADS = (("hrtimer", "linux-hrtimer"), ("pingpong", "linux-pipe-pingpong"),
+             ("spinlock", "default"))
+
+
+@pytest.fixture(scope="module")
+def workload_runs(boot_out):
+    bootlib.make("linux-guest")
+    jobs = []
+    for name, profile in WORKLOADS:
+        iso = linux_iso(boot_out / "linux" / f"linux-{name}.iso", bootlib.build_hv(profile),
+                        f"{linux_cmdline()} exitplan.run={name}")
+        jobs.append(lambda iso=iso, name=name: bootlib.run_bochs(
+            iso, serial=iso.with_name(f"linux-{name}-2cpu.serial"), ncpu=2))
+    return dict(zip([w for w, _ in WORKLOADS], bootlib.run_parallel(jobs)))
+
+
+@pytest.mark.parametrize("name,profile", WORKLOADS)
+def test_linux_workload_runs(workload_runs, name, profile):
+    r = workload_runs[name]
+    r.expect_clean_exit(SUCCESS)
+    r.expect_hv(rf"^exitplan \S+ \(profile {re.escape(profile)}\)")
+    r.expect(rf"^linux-init: running {name}\r?$")
+    r.expect(rf"^linux-init: {name} exited with status 0\r?$")
+    sys.path.insert(0, str(bootlib.REPO / "tests" / "linux"))
+    import workloads
+    rows = [row for row in workloads.parse(r.serial) if row["workload"] == name]
+    assert len(rows) == 1 and rows[0]["n"] > 0 and rows[0]["mean"] > 0, r.describe()
+    r.expect_hv(r"guest powered off \(ACPI S5 through PM1a_CNT\)")
+
+
 def test_workload_lines_parse():
     """The workloads' result lines (tests/linux/ep-workload.h) as rows: no boot."""
     sys.path.insert(0, str(bootlib.REPO / "tests" / "linux"))
