@@ -19,8 +19,8 @@ import bootlib
 
 LINUX_DIR = bootlib.BUILD / "linux"
 NCPUS = (1, 2, 4)
-# isa-debug-exit code 0: exit status (0 << 1) | 1 (runtime/platform.h).
-SUCCESS = 1
+# /init ends with poweroff -f: ACPI S5, guest exit status 0 (runtime/platform.h).
+SUCCESS = 0
 
 
 def linux_cmdline() -> str:
@@ -28,17 +28,22 @@ def linux_cmdline() -> str:
     return re.search(r"^LINUX_CMDLINE := (.*)$", mk, re.M).group(1).strip()
 
 
+def linux_iso(iso, hv_elf, cmdline):
+    """An ISO of exitplan (hv_elf) with the project's kernel and initramfs."""
+    kernel, initrd = LINUX_DIR / "bzImage", LINUX_DIR / "initramfs.cpio.gz"
+    iso.parent.mkdir(parents=True, exist_ok=True)
+    p = subprocess.run([str(bootlib.BOOT_DIR / "mkiso.sh"), str(iso), str(hv_elf), str(kernel),
+                        "", cmdline, str(initrd)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert p.returncode == 0, p.stdout
+    return iso
+
+
 @pytest.fixture(scope="module")
 def linux_runs(hv_elf, boot_out):
     # Cached: returns at once when test-boot's make linux-guest built it.
     bootlib.make("linux-guest")
-    kernel, initrd = LINUX_DIR / "bzImage", LINUX_DIR / "initramfs.cpio.gz"
-    iso = boot_out / "linux" / "linux.iso"
-    iso.parent.mkdir(parents=True, exist_ok=True)
-    p = subprocess.run([str(bootlib.BOOT_DIR / "mkiso.sh"), str(iso), str(hv_elf), str(kernel),
-                        "", linux_cmdline(), str(initrd)],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert p.returncode == 0, p.stdout
+    iso = linux_iso(boot_out / "linux" / "linux.iso", hv_elf, linux_cmdline())
     jobs = [lambda n=n: bootlib.run_bochs(iso, serial=iso.with_name(f"linux-{n}cpu.serial"),
                                           ncpu=n)
             for n in NCPUS]
@@ -73,13 +78,50 @@ def test_linux_boots_to_init(linux_runs, ncpu):
     r.expect(r"^linux-init: clocksource tsc$")
     r.expect(r"^linux-init: apic mode xapic$")
     r.expect(r"^linux-init: console ttyS0$")
-    r.expect(r"^linux-init: done, ending the run$")
+    r.expect(r"^linux-init: done, powering off\r?$")
+    # ACPI's interpreter is up (the DSDT loaded: PCI_Config regions need
+    # CONFIG_PCI) and Linux powers off through \_S5, as on a machine.
+    r.expect(r"^ACPI: Interpreter enabled")
     # The verdict is the hypervisor's, on its own channel.
-    r.expect_hv(r"guest exit status 1$")
+    r.expect_hv(r"guest powered off \(ACPI S5 through PM1a_CNT\)")
+    r.expect_hv(r"guest exit status 0$")
     assert not r.find(r"^Kernel panic"), r.describe()
     # Every MSR Linux reads or writes unguarded is answered as hardware
     # would (spec/msrs.yaml): no "unchecked MSR access error".
     assert not r.find(r"unchecked MSR access error"), r.describe()
+
+
+# The workloads as Linux programs on 2 vCPUs (tests/linux/ep-*.c), each
+# under the profile measured from it (profiles/linux-*.yaml); the
+# spinlock one under the default profile.
+WORKLOADS = (("hrtimer", "linux-hrtimer"), ("pingpong", "linux-pipe-pingpong"),
+             ("spinlock", "default"))
+
+
+@pytest.fixture(scope="module")
+def workload_runs(boot_out):
+    bootlib.make("linux-guest")
+    jobs = []
+    for name, profile in WORKLOADS:
+        iso = linux_iso(boot_out / "linux" / f"linux-{name}.iso", bootlib.build_hv(profile),
+                        f"{linux_cmdline()} exitplan.run={name}")
+        jobs.append(lambda iso=iso, name=name: bootlib.run_bochs(
+            iso, serial=iso.with_name(f"linux-{name}-2cpu.serial"), ncpu=2))
+    return dict(zip([w for w, _ in WORKLOADS], bootlib.run_parallel(jobs)))
+
+
+@pytest.mark.parametrize("name,profile", WORKLOADS)
+def test_linux_workload_runs(workload_runs, name, profile):
+    r = workload_runs[name]
+    r.expect_clean_exit(SUCCESS)
+    r.expect_hv(rf"^exitplan \S+ \(profile {re.escape(profile)}\)")
+    r.expect(rf"^linux-init: running {name}\r?$")
+    r.expect(rf"^linux-init: {name} exited with status 0\r?$")
+    sys.path.insert(0, str(bootlib.REPO / "tests" / "linux"))
+    import workloads
+    rows = [row for row in workloads.parse(r.serial) if row["workload"] == name]
+    assert len(rows) == 1 and rows[0]["n"] > 0 and rows[0]["mean"] > 0, r.describe()
+    r.expect_hv(r"guest powered off \(ACPI S5 through PM1a_CNT\)")
 
 
 def test_workload_lines_parse():

@@ -4,9 +4,9 @@
  * success).  exitplan emulates QEMU's isa-debug-exit at port 0xf4
  * (runtime/platform.h): the write stops the guest with exit status
  * (CODE << 1) | 1, which the hypervisor reports on its own channel.
- * Linux's own `poweroff` cannot end the run here: ACPI mode needs an SMI
- * through port 0xb2, which exitplan does not let a guest raise, so the
- * kernel finds no ACPI power-off and halts.
+ * /init uses it for a failed workload's status; success ends with
+ * Linux's own `poweroff -f` (ACPI S5, docs/LINUX.md), and ep-exit 0 only
+ * where that returns.
  */
 #include <stdio.h>
 #include <stdlib.h>
