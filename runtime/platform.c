@@ -13,6 +13,8 @@
 #include "platform.h"
 #include "string.h"
 
+static void fw_cfg_select(struct platform_state *p, uint16_t key);
+
 void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus,
 		   uint64_t tsc_hz)
 {
@@ -28,6 +30,7 @@ void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_
 	p->pit_mult = ((uint64_t)VPIT_HZ << 32) / p->tsc_hz;
 	vpic_reset_bios(&p->pic);
 	vpit_reset(&p->pit, platform_pit_now(p));
+	fw_cfg_select(p, FW_CFG_SIGNATURE);	/* the selector's reset value */
 }
 
 static uint64_t tsc_to_pit(const struct platform_state *p, uint64_t tsc)
@@ -87,17 +90,20 @@ static bool legacy_io(struct platform_state *p, uint16_t port, unsigned int size
 	return true;
 }
 
-/* The byte at the current offset of the selected item; 0 past its end. */
-static uint8_t fw_cfg_byte(struct platform_state *p)
+/*
+ * Select @key: look its item up once and keep its bytes and length.
+ * Unknown keys, and FW_CFG_NOGRAPHIC, read as 0 like an empty item.
+ */
+static void fw_cfg_select(struct platform_state *p, uint16_t key)
 {
-	static const char signature[4] = { 'Q', 'E', 'M', 'U' };
-	uint32_t off = p->fw_cfg_offset++;
-	uint64_t v;
-	unsigned int len;
+	uint64_t v = 0;
+	unsigned int len = 0;
 
-	switch (p->fw_cfg_key) {
+	switch (key) {
 	case FW_CFG_SIGNATURE:
-		return off < sizeof(signature) ? (uint8_t)signature[off] : 0;
+		v = 'Q' | 'E' << 8 | 'M' << 16 | (uint64_t)'U' << 24;	/* "QEMU" */
+		len = 4;
+		break;
 	case FW_CFG_ID:
 		v = FW_CFG_ID_TRADITIONAL;	/* no DMA interface */
 		len = 4;
@@ -111,12 +117,20 @@ static uint8_t fw_cfg_byte(struct platform_state *p)
 		v = p->nr_cpus;
 		len = 2;
 		break;
-	default:
-		/* Unknown keys, and FW_CFG_NOGRAPHIC, read as 0 like an empty item. */
-		return 0;
 	}
+	p->fw_cfg_key = key;
+	p->fw_cfg_offset = 0;
+	p->fw_cfg_len = len;
+	p->fw_cfg_item = v;
+}
+
+/* The byte at the current offset of the selected item; 0 past its end. */
+static inline uint8_t fw_cfg_byte(struct platform_state *p)
+{
+	uint32_t off = p->fw_cfg_offset++;
+
 	/* Items are little endian. */
-	return off < len ? (uint8_t)(v >> (8 * off)) : 0;
+	return off < p->fw_cfg_len ? (uint8_t)(p->fw_cfg_item >> (8 * off)) : 0;
 }
 
 /* --- reset and power-off ports ---------------------------------------- */
@@ -332,8 +346,7 @@ uint32_t platform_io_read(struct platform_state *p, uint16_t port, unsigned int 
 {
 	uint32_t legacy = 0;
 
-	if (legacy_io(p, port, size, true, &legacy))
-		return legacy;
+	/* First: the fw_cfg data port is the hot one (no legacy port is near it). */
 	if (port == PLATFORM_FW_CFG_PORT_DATA) {
 		uint32_t v = 0;
 
@@ -342,6 +355,8 @@ uint32_t platform_io_read(struct platform_state *p, uint16_t port, unsigned int 
 			v |= (uint32_t)fw_cfg_byte(p) << (8 * i);
 		return v;
 	}
+	if (legacy_io(p, port, size, true, &legacy))
+		return legacy;
 	if (port == PCI_CONFIG_ADDRESS_PORT && size == 4)
 		return pci_config_address_read(&p->pci);	/* only dword accesses reach it */
 	if (port >= PCI_CONFIG_DATA_PORT && port + size - 1 <= PCI_CONFIG_DATA_PORT + 3)
@@ -373,8 +388,7 @@ enum platform_io_result platform_io_write(struct platform_state *p, uint16_t por
 		*status = (int)((value << 1) | 1);
 		return PLATFORM_IO_EXIT;
 	case PLATFORM_FW_CFG_PORT_SEL:
-		p->fw_cfg_key = (uint16_t)value;
-		p->fw_cfg_offset = 0;
+		fw_cfg_select(p, (uint16_t)value);
 		return PLATFORM_IO_DONE;
 	default:
 		break;

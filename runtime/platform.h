@@ -124,6 +124,13 @@
 struct platform_state {
 	uint16_t fw_cfg_key;
 	uint32_t fw_cfg_offset;
+	/*
+	 * The selected item, looked up once at the selector write: its value
+	 * (every item exitplan has fits in eight bytes, read little endian)
+	 * and length, so a data read is a shift, not a lookup by key.
+	 */
+	uint32_t fw_cfg_len;
+	uint64_t fw_cfg_item;
 	uint64_t ram_size;		/* bytes of RAM the guest's memory map gives it */
 	unsigned int nr_cpus;
 
