@@ -13,7 +13,6 @@
 #include "platform.h"
 #include "string.h"
 
-static void fw_cfg_select(struct platform_state *p, uint16_t key);
 
 void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus,
 		   uint64_t tsc_hz)
@@ -30,7 +29,7 @@ void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_
 	p->pit_mult = ((uint64_t)VPIT_HZ << 32) / p->tsc_hz;
 	vpic_reset_bios(&p->pic);
 	vpit_reset(&p->pit, platform_pit_now(p));
-	fw_cfg_select(p, FW_CFG_SIGNATURE);	/* the selector's reset value */
+	platform_fw_cfg_select(p, FW_CFG_SIGNATURE);	/* the selector's reset value */
 }
 
 static uint64_t tsc_to_pit(const struct platform_state *p, uint64_t tsc)
@@ -94,7 +93,7 @@ static bool legacy_io(struct platform_state *p, uint16_t port, unsigned int size
  * Select @key: look its item up once and keep its bytes and length.
  * Unknown keys, and FW_CFG_NOGRAPHIC, read as 0 like an empty item.
  */
-static void fw_cfg_select(struct platform_state *p, uint16_t key)
+void platform_fw_cfg_select(struct platform_state *p, uint16_t key)
 {
 	uint64_t v = 0;
 	unsigned int len = 0;
@@ -122,15 +121,6 @@ static void fw_cfg_select(struct platform_state *p, uint16_t key)
 	p->fw_cfg_offset = 0;
 	p->fw_cfg_len = len;
 	p->fw_cfg_item = v;
-}
-
-/* The byte at the current offset of the selected item; 0 past its end. */
-static inline uint8_t fw_cfg_byte(struct platform_state *p)
-{
-	uint32_t off = p->fw_cfg_offset++;
-
-	/* Items are little endian. */
-	return off < p->fw_cfg_len ? (uint8_t)(p->fw_cfg_item >> (8 * off)) : 0;
 }
 
 /* --- reset and power-off ports ---------------------------------------- */
@@ -352,7 +342,7 @@ uint32_t platform_io_read(struct platform_state *p, uint16_t port, unsigned int 
 
 		/* A wider read returns consecutive bytes, as QEMU's does. */
 		for (unsigned int i = 0; i < size; i++)
-			v |= (uint32_t)fw_cfg_byte(p) << (8 * i);
+			v |= (uint32_t)platform_fw_cfg_byte(p) << (8 * i);
 		return v;
 	}
 	if (legacy_io(p, port, size, true, &legacy))
@@ -388,7 +378,7 @@ enum platform_io_result platform_io_write(struct platform_state *p, uint16_t por
 		*status = (int)((value << 1) | 1);
 		return PLATFORM_IO_EXIT;
 	case PLATFORM_FW_CFG_PORT_SEL:
-		fw_cfg_select(p, (uint16_t)value);
+		platform_fw_cfg_select(p, (uint16_t)value);
 		return PLATFORM_IO_DONE;
 	default:
 		break;

@@ -160,6 +160,17 @@ enum platform_io_result {
 	PLATFORM_IO_STOP,		/* reset or sleep request: stop, stop_reason says why */
 };
 
+/* fw_cfg: select @key (its item looked up once); the byte at the offset, 0 past the end. */
+void platform_fw_cfg_select(struct platform_state *p, uint16_t key);
+
+static inline uint8_t platform_fw_cfg_byte(struct platform_state *p)
+{
+	uint32_t off = p->fw_cfg_offset++;
+
+	/* Items are little endian. */
+	return off < p->fw_cfg_len ? (uint8_t)(p->fw_cfg_item >> (8 * off)) : 0;
+}
+
 /* @tsc_hz: the TSC's rate, which the guest's 8254 counts from. */
 void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus,
 		   uint64_t tsc_hz);
