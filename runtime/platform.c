@@ -13,6 +13,8 @@
 #include "platform.h"
 #include "string.h"
 
+static void fw_cfg_items_init(struct platform_state *p);
+
 
 void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus,
 		   uint64_t tsc_hz)
@@ -29,6 +31,7 @@ void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_
 	p->pit_mult = ((uint64_t)VPIT_HZ << 32) / p->tsc_hz;
 	vpic_reset_bios(&p->pic);
 	vpit_reset(&p->pit, platform_pit_now(p));
+	fw_cfg_items_init(p);
 	platform_fw_cfg_select(p, FW_CFG_SIGNATURE);	/* the selector's reset value */
 }
 
@@ -89,38 +92,17 @@ static bool legacy_io(struct platform_state *p, uint16_t port, unsigned int size
 	return true;
 }
 
-/*
- * Select @key: look its item up once and keep its bytes and length.
- * Unknown keys, and FW_CFG_NOGRAPHIC, read as 0 like an empty item.
- */
-void platform_fw_cfg_select(struct platform_state *p, uint16_t key)
+/* The items by key (QEMU's), little endian; the rest read as 0. */
+static void fw_cfg_items_init(struct platform_state *p)
 {
-	uint64_t v = 0;
-	unsigned int len = 0;
+	struct platform_fw_cfg_item *it = p->fw_cfg_items;
 
-	switch (key) {
-	case FW_CFG_SIGNATURE:
-		v = 'Q' | 'E' << 8 | 'M' << 16 | (uint64_t)'U' << 24;	/* "QEMU" */
-		len = 4;
-		break;
-	case FW_CFG_ID:
-		v = FW_CFG_ID_TRADITIONAL;	/* no DMA interface */
-		len = 4;
-		break;
-	case FW_CFG_RAM_SIZE:
-		v = p->ram_size;
-		len = 8;
-		break;
-	case FW_CFG_NB_CPUS:
-	case FW_CFG_MAX_CPUS:
-		v = p->nr_cpus;
-		len = 2;
-		break;
-	}
-	p->fw_cfg_key = key;
-	p->fw_cfg_offset = 0;
-	p->fw_cfg_len = len;
-	p->fw_cfg_item = v;
+	it[FW_CFG_SIGNATURE] = (struct platform_fw_cfg_item){
+		'Q' | 'E' << 8 | 'M' << 16 | (uint64_t)'U' << 24, 4 };	/* "QEMU" */
+	it[FW_CFG_ID] = (struct platform_fw_cfg_item){ FW_CFG_ID_TRADITIONAL, 4 };	/* no DMA */
+	it[FW_CFG_RAM_SIZE] = (struct platform_fw_cfg_item){ p->ram_size, 8 };
+	it[FW_CFG_NB_CPUS] = (struct platform_fw_cfg_item){ p->nr_cpus, 2 };
+	it[FW_CFG_MAX_CPUS] = (struct platform_fw_cfg_item){ p->nr_cpus, 2 };
 }
 
 /* --- reset and power-off ports ---------------------------------------- */

@@ -120,6 +120,9 @@
 #define FW_CFG_NOGRAPHIC		0x11	/* reads 0: exitplan has no display */
 #define FW_CFG_ID_TRADITIONAL		0x1	/* FW_CFG_ID bit 0: the I/O interface */
 
+/* Keys below this have an item table entry (the highest key exitplan knows, +1). */
+#define PLATFORM_FW_CFG_KEYS		(FW_CFG_NOGRAPHIC + 1)
+
 /* One guest's devices. */
 struct platform_state {
 	uint16_t fw_cfg_key;
@@ -131,6 +134,11 @@ struct platform_state {
 	 */
 	uint32_t fw_cfg_len;
 	uint64_t fw_cfg_item;
+	/* Every item by key, built at platform_init(): a selector write is a load. */
+	struct platform_fw_cfg_item {
+		uint64_t value;
+		uint32_t len;
+	} fw_cfg_items[PLATFORM_FW_CFG_KEYS];
 	uint64_t ram_size;		/* bytes of RAM the guest's memory map gives it */
 	unsigned int nr_cpus;
 
@@ -160,8 +168,23 @@ enum platform_io_result {
 	PLATFORM_IO_STOP,		/* reset or sleep request: stop, stop_reason says why */
 };
 
-/* fw_cfg: select @key (its item looked up once); the byte at the offset, 0 past the end. */
-void platform_fw_cfg_select(struct platform_state *p, uint16_t key);
+/*
+ * fw_cfg: select @key, its item taken from the table once (unknown keys,
+ * and FW_CFG_NOGRAPHIC, read as 0 like an empty item); then the byte at
+ * the offset, 0 past the end.
+ */
+static inline void platform_fw_cfg_select(struct platform_state *p, uint16_t key)
+{
+	p->fw_cfg_key = key;
+	p->fw_cfg_offset = 0;
+	if (key < PLATFORM_FW_CFG_KEYS) {
+		p->fw_cfg_item = p->fw_cfg_items[key].value;
+		p->fw_cfg_len = p->fw_cfg_items[key].len;
+	} else {
+		p->fw_cfg_item = 0;
+		p->fw_cfg_len = 0;
+	}
+}
 
 static inline uint8_t platform_fw_cfg_byte(struct platform_state *p)
 {
