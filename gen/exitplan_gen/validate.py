@@ -263,6 +263,7 @@ def _semantic(doc, raw, spec):
     _msrs(p, v.get("msrs", {}), doc, err, spec, required_names)
     _apic_virtual(p, err)
     _fast_msrs_io(p, v.get("fast", {}), err, spec)
+    _x2apic_eoi(p, err)
 
     # That every required feature is used is checked in decide.py, which
     # knows what each profile key turns on.
@@ -372,6 +373,18 @@ def _apic_virtual(p, err):
         if access != "trap":
             raise err(m.path + ("access",) if m is not None else at,
                       f"apic: virtual emulates {name}: its access must be 'trap', not '{access}'")
+
+
+def _x2apic_eoi(p, err):
+    """IA32_X2APIC_EOI passed through: only where the guest owns the
+    physical APIC (apic: passthrough).  Under intercept-icr the hypervisor
+    delivers IPIs with its own kick vector, under virtual the APIC is
+    runtime/vlapic.c's: an EOI must reach the hypervisor there."""
+    for m in p.msrs:
+        if m.msr.name == "IA32_X2APIC_EOI" and m.access != "trap" and p.apic != "passthrough":
+            raise err(m.path + ("access",), f"IA32_X2APIC_EOI may be passed through only with apic: "
+                                            f"passthrough, not apic: {p.apic}: there the EOI is the "
+                                            "hypervisor's to see")
 
 
 def msr_access(p, spec, msr):
