@@ -128,17 +128,15 @@ struct platform_state {
 	uint16_t fw_cfg_key;
 	uint32_t fw_cfg_offset;
 	/*
-	 * The selected item, looked up once at the selector write: its value
-	 * (every item exitplan has fits in eight bytes, read little endian)
-	 * and length, so a data read is a shift, not a lookup by key.
+	 * Every item by key, built at platform_init(), and one empty item
+	 * past them for every other key; fw_cfg_sel is the selected one,
+	 * looked up once at the selector write, so a data read is an index.
 	 */
-	uint32_t fw_cfg_len;
-	uint64_t fw_cfg_item;
-	/* Every item by key, built at platform_init(): a selector write is a load. */
-	struct platform_fw_cfg_item {
-		uint64_t value;
+	const struct platform_fw_cfg_item {
+		uint64_t value;		/* read little endian */
 		uint32_t len;
-	} fw_cfg_items[PLATFORM_FW_CFG_KEYS];
+	} *fw_cfg_sel;
+	struct platform_fw_cfg_item fw_cfg_items[PLATFORM_FW_CFG_KEYS + 1];
 	uint64_t ram_size;		/* bytes of RAM the guest's memory map gives it */
 	unsigned int nr_cpus;
 
@@ -177,13 +175,7 @@ static inline void platform_fw_cfg_select(struct platform_state *p, uint16_t key
 {
 	p->fw_cfg_key = key;
 	p->fw_cfg_offset = 0;
-	if (key < PLATFORM_FW_CFG_KEYS) {
-		p->fw_cfg_item = p->fw_cfg_items[key].value;
-		p->fw_cfg_len = p->fw_cfg_items[key].len;
-	} else {
-		p->fw_cfg_item = 0;
-		p->fw_cfg_len = 0;
-	}
+	p->fw_cfg_sel = &p->fw_cfg_items[key < PLATFORM_FW_CFG_KEYS ? key : PLATFORM_FW_CFG_KEYS];
 }
 
 static inline uint8_t platform_fw_cfg_byte(struct platform_state *p)
@@ -191,7 +183,7 @@ static inline uint8_t platform_fw_cfg_byte(struct platform_state *p)
 	uint32_t off = p->fw_cfg_offset++;
 
 	/* Items are little endian. */
-	return off < p->fw_cfg_len ? (uint8_t)(p->fw_cfg_item >> (8 * off)) : 0;
+	return off < p->fw_cfg_sel->len ? (uint8_t)(p->fw_cfg_sel->value >> (8 * off)) : 0;
 }
 
 /* @tsc_hz: the TSC's rate, which the guest's 8254 counts from. */
