@@ -13,6 +13,9 @@
 #include "platform.h"
 #include "string.h"
 
+static void fw_cfg_items_init(struct platform_state *p);
+
+
 void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus,
 		   uint64_t tsc_hz)
 {
@@ -28,6 +31,8 @@ void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_
 	p->pit_mult = ((uint64_t)VPIT_HZ << 32) / p->tsc_hz;
 	vpic_reset_bios(&p->pic);
 	vpit_reset(&p->pit, platform_pit_now(p));
+	fw_cfg_items_init(p);
+	platform_fw_cfg_select(p, FW_CFG_SIGNATURE);	/* the selector's reset value */
 }
 
 void platform_set_acpi_smi(struct platform_state *p, uint16_t smi_cmd, uint8_t enable,
@@ -107,36 +112,17 @@ static bool legacy_io(struct platform_state *p, uint16_t port, unsigned int size
 	return true;
 }
 
-/* The byte at the current offset of the selected item; 0 past its end. */
-static uint8_t fw_cfg_byte(struct platform_state *p)
+/* The items by key (QEMU's), little endian; the rest read as 0. */
+static void fw_cfg_items_init(struct platform_state *p)
 {
-	static const char signature[4] = { 'Q', 'E', 'M', 'U' };
-	uint32_t off = p->fw_cfg_offset++;
-	uint64_t v;
-	unsigned int len;
+	struct platform_fw_cfg_item *it = p->fw_cfg_items;
 
-	switch (p->fw_cfg_key) {
-	case FW_CFG_SIGNATURE:
-		return off < sizeof(signature) ? (uint8_t)signature[off] : 0;
-	case FW_CFG_ID:
-		v = FW_CFG_ID_TRADITIONAL;	/* no DMA interface */
-		len = 4;
-		break;
-	case FW_CFG_RAM_SIZE:
-		v = p->ram_size;
-		len = 8;
-		break;
-	case FW_CFG_NB_CPUS:
-	case FW_CFG_MAX_CPUS:
-		v = p->nr_cpus;
-		len = 2;
-		break;
-	default:
-		/* Unknown keys, and FW_CFG_NOGRAPHIC, read as 0 like an empty item. */
-		return 0;
-	}
-	/* Items are little endian. */
-	return off < len ? (uint8_t)(v >> (8 * off)) : 0;
+	it[FW_CFG_SIGNATURE] = (struct platform_fw_cfg_item){
+		'Q' | 'E' << 8 | 'M' << 16 | (uint64_t)'U' << 24, 4 };	/* "QEMU" */
+	it[FW_CFG_ID] = (struct platform_fw_cfg_item){ FW_CFG_ID_TRADITIONAL, 4 };	/* no DMA */
+	it[FW_CFG_RAM_SIZE] = (struct platform_fw_cfg_item){ p->ram_size, 8 };
+	it[FW_CFG_NB_CPUS] = (struct platform_fw_cfg_item){ p->nr_cpus, 2 };
+	it[FW_CFG_MAX_CPUS] = (struct platform_fw_cfg_item){ p->nr_cpus, 2 };
 }
 
 /* --- reset and power-off ports ---------------------------------------- */
@@ -352,16 +338,17 @@ uint32_t platform_io_read(struct platform_state *p, uint16_t port, unsigned int 
 {
 	uint32_t legacy = 0;
 
-	if (legacy_io(p, port, size, true, &legacy))
-		return legacy;
+	/* First: the fw_cfg data port is the hot one (no legacy port is near it). */
 	if (port == PLATFORM_FW_CFG_PORT_DATA) {
 		uint32_t v = 0;
 
 		/* A wider read returns consecutive bytes, as QEMU's does. */
 		for (unsigned int i = 0; i < size; i++)
-			v |= (uint32_t)fw_cfg_byte(p) << (8 * i);
+			v |= (uint32_t)platform_fw_cfg_byte(p) << (8 * i);
 		return v;
 	}
+	if (legacy_io(p, port, size, true, &legacy))
+		return legacy;
 	if (port == PCI_CONFIG_ADDRESS_PORT && size == 4)
 		return pci_config_address_read(&p->pci);	/* only dword accesses reach it */
 	if (port >= PCI_CONFIG_DATA_PORT && port + size - 1 <= PCI_CONFIG_DATA_PORT + 3)
@@ -404,8 +391,7 @@ enum platform_io_result platform_io_write(struct platform_state *p, uint16_t por
 		*status = (int)((value << 1) | 1);
 		return PLATFORM_IO_EXIT;
 	case PLATFORM_FW_CFG_PORT_SEL:
-		p->fw_cfg_key = (uint16_t)value;
-		p->fw_cfg_offset = 0;
+		platform_fw_cfg_select(p, (uint16_t)value);
 		return PLATFORM_IO_DONE;
 	default:
 		break;

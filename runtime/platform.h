@@ -123,10 +123,23 @@
 #define FW_CFG_NOGRAPHIC		0x11	/* reads 0: exitplan has no display */
 #define FW_CFG_ID_TRADITIONAL		0x1	/* FW_CFG_ID bit 0: the I/O interface */
 
+/* Keys below this have an item table entry (the highest key exitplan knows, +1). */
+#define PLATFORM_FW_CFG_KEYS		(FW_CFG_NOGRAPHIC + 1)
+
 /* One guest's devices. */
 struct platform_state {
 	uint16_t fw_cfg_key;
 	uint32_t fw_cfg_offset;
+	/*
+	 * Every item by key, built at platform_init(), and one empty item
+	 * past them for every other key; fw_cfg_sel is the selected one,
+	 * looked up once at the selector write, so a data read is an index.
+	 */
+	const struct platform_fw_cfg_item {
+		uint64_t value;		/* read little endian */
+		uint32_t len;
+	} *fw_cfg_sel;
+	struct platform_fw_cfg_item fw_cfg_items[PLATFORM_FW_CFG_KEYS + 1];
 	uint64_t ram_size;		/* bytes of RAM the guest's memory map gives it */
 	unsigned int nr_cpus;
 
@@ -164,6 +177,26 @@ enum platform_io_result {
 	PLATFORM_IO_EXIT,		/* isa-debug-exit or power off: stop with *status */
 	PLATFORM_IO_STOP,		/* reset or sleep request: stop, stop_reason says why */
 };
+
+/*
+ * fw_cfg: select @key, its item taken from the table once (unknown keys,
+ * and FW_CFG_NOGRAPHIC, read as 0 like an empty item); then the byte at
+ * the offset, 0 past the end.
+ */
+static inline void platform_fw_cfg_select(struct platform_state *p, uint16_t key)
+{
+	p->fw_cfg_key = key;
+	p->fw_cfg_offset = 0;
+	p->fw_cfg_sel = &p->fw_cfg_items[key < PLATFORM_FW_CFG_KEYS ? key : PLATFORM_FW_CFG_KEYS];
+}
+
+static inline uint8_t platform_fw_cfg_byte(struct platform_state *p)
+{
+	uint32_t off = p->fw_cfg_offset++;
+
+	/* Items are little endian. */
+	return off < p->fw_cfg_sel->len ? (uint8_t)(p->fw_cfg_sel->value >> (8 * off)) : 0;
+}
 
 /* @tsc_hz: the TSC's rate, which the guest's 8254 counts from. */
 void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus,

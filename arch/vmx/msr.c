@@ -23,6 +23,7 @@
 #include "cpu.h"
 #include "exit_handlers.h"
 #include "msr_index.h"
+#include "msr_io_fast.h"
 #include "msr_switch.h"
 #include "page_alloc.h"
 #include "panic.h"
@@ -349,14 +350,12 @@ static bool tsc_deadline_write(struct vcpu *vcpu, uint64_t v)
 	/* Without TSC-deadline mode (CPUID.1:ECX[24]) the MSR does not exist. */
 	if (!a->has_tsc_deadline)
 		return false;
-	/* The guest's deadline is in its own TSC's terms; the CPU's in the host's. */
+	/* To the CPU's MSR (hrtimer's hot path): the fast handler's answer too. */
+	if (msr_fast_write_ia32_tsc_deadline(vcpu, v))
+		return true;
+	/* The guest's deadline is in its own TSC's terms; the emulated one in the host's. */
 	if (v)
 		v -= a->tsc.offset;
-	if (!a->tsc_deadline_emulated) {
-		/* Any value is valid: no #GP to catch, and the hot path of hrtimer. */
-		wrmsr(MSR_IA32_TSC_DEADLINE, v);
-		return true;
-	}
 	/* Outside TSC-deadline mode writes are ignored (SDM Vol. 3A 11.5.4.1). */
 	a->tsc_deadline = lvt_tsc_deadline_mode(apic_read(XAPIC_REG_LVT_TIMER)) ? v : 0;
 	vmx_program_preemption_timer(vcpu);
@@ -682,7 +681,7 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 		return vmx_vlapic_rdmsr(vcpu, msr);	/* vlapic_exits.c */
 
 	if (msr == MSR_IA32_APIC_BASE) {
-		v = vcpu->arch->apic_base;
+		msr_fast_read_ia32_apic_base(vcpu, &v);	/* the fast handler's answer too */
 	} else if (msr == MSR_IA32_FEATURE_CONTROL) {
 		/* Locked, VMXON disabled in and outside SMX: no VMX for the guest. */
 		v = FEAT_CTL_LOCKED;

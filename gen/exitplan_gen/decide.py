@@ -122,6 +122,29 @@ def _fast(plan, p, spec):
                                  f"({', '.join(f'{e.leaf:#x}' for e in plan.cpuid_fast)}) whose answer "
                                  "depends on neither ECX nor the guest: answered from a table "
                                  "built at boot, the rest by handle_cpuid()"))
+    plan.msr_fast_read = [e for e in p.msr_fast if e.read]
+    plan.msr_fast_write = [e for e in p.msr_fast if e.write]
+    plan.io_fast = p.io_fast
+    for reason, lst, fn, what in (
+            ("MSR_READ", plan.msr_fast_read, "handle_msr_read_fast", "RDMSR"),
+            ("MSR_WRITE", plan.msr_fast_write, "handle_msr_write_fast", "WRMSR")):
+        if lst:
+            plan.handler[reason] = fn
+            plan.fast.append(Obj(reason=spec.reason[reason], handler=fn, general=spec.handlers[reason],
+                                 why=f"fast.msrs: the {what} of {', '.join(e.msr.name for e in lst)} "
+                                     "decoded by a switch generated from the profile's list and "
+                                     "answered directly (arch/vmx/msr_io_fast.h, the answer msr.c "
+                                     "uses too), every other MSR by the general handler"))
+    if plan.io_fast:
+        plan.handler["IO_INSTRUCTION"] = "handle_io_instruction_fast"
+        plan.fast.append(Obj(reason=spec.reason["IO_INSTRUCTION"], handler="handle_io_instruction_fast",
+                             general=spec.handlers["IO_INSTRUCTION"],
+                             why="fast.io_ports: "
+                                 + ", ".join(f"{e.access.upper()} of {e.size} byte{'s' if e.size > 1 else ''} "
+                                             f"at {e.port:#x}" for e in plan.io_fast)
+                                 + " decoded by one switch on the exit qualification (port, direction, "
+                                   "size, not string) and answered directly; every other I/O exit by "
+                                   "the general handler"))
 
 
 # --- dispatch --------------------------------------------------------------

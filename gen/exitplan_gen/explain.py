@@ -55,12 +55,14 @@ def _explain_auto(w, plan):
 def _explain_fast(w, plan):
     """Which reasons got a fast handler (decide.py _fast) and why."""
     if not plan.fast:
-        w("Fast handlers: none (the profile lists no fast.cpuid_leaves).\n")
+        w("Fast handlers: none (the profile lists no fast.cpuid_leaves, fast.msrs or fast.io_ports).\n")
         return
     w("Fast handlers (the profile's fast key):\n")
     for f in plan.fast:
         w(_wrap(f"{f.reason.name} -> {f.handler}() instead of {f.general}(): {f.why}.", "  "))
     n = len(plan.cpuid_fast)
+    if not n:
+        return
     for e in plan.cpuid_fast:
         w(f"    leaf {e.leaf:#010x}  {costmodel.cpuid_fast_hit(e.index + 1):2} instructions in the "
           f"handler  ({e.sdm})\n")

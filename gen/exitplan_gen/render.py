@@ -36,6 +36,7 @@ PROFILE_FILES = {
     "profile.h": ("profile/profile.h.j2", ()),
     "exit_dispatch.c": ("profile/exit_dispatch.c.j2", ("exit_reasons.yaml", "handlers.yaml")),
     "cpuid_fast.c": ("profile/cpuid_fast.c.j2", ("handlers.yaml", "arch.yaml")),
+    "msr_io_fast.c": ("profile/msr_io_fast.c.j2", ("handlers.yaml", "msrs.yaml", "arch.yaml")),
     "vmcs_setup.c": ("profile/vmcs_setup.c.j2",
                      ("vmx_controls.yaml", "features.yaml", "msrs.yaml", "runtime.yaml")),
     "msr_policy.h": ("profile/msr_policy.h.j2", ("msrs.yaml", "runtime.yaml")),

@@ -605,6 +605,33 @@ class Spec:
                 raise sf.err(p + ("leaf",), f"CPUID leaf {leaf:#x} is not 32 bits")
             _unique(sf, seen, leaf, p + ("leaf",), "CPUID leaf")
             self.cpuid_fast_leaves[leaf] = Obj(leaf=leaf, sdm=sdm)
+        # MSRs and ports a profile may give a fast handler (fast.msrs, fast.io_ports).
+        self.msr_fast = {}
+        for i, e in enumerate(value.get("msr_fast", []) if isinstance(value, dict) else []):
+            p = ("msr_fast", i)
+            name = sf.field(p, e, "msr", (str,))
+            if name not in getattr(self, "msr", {}):
+                raise sf.err(p + ("msr",), f"unknown MSR '{name}'{suggest(name, getattr(self, 'msr', {}))}")
+            m = self.msr[name]
+            self.msr_fast[m.name] = Obj(msr=m, read=sf.field(p, e, "read", (bool,)),
+                                        write=sf.field(p, e, "write", (bool,)),
+                                        sdm=sf.field(p, e, "sdm", (str,)))
+        self.io_fast_ports = {}
+        for i, e in enumerate(value.get("io_fast_ports", []) if isinstance(value, dict) else []):
+            p = ("io_fast_ports", i)
+            port = sf.field(p, e, "port", (int,))
+            access = sf.field(p, e, "access", (str,))
+            size = sf.field(p, e, "size", (int,))
+            if not 0 <= port <= 0xffff:
+                raise sf.err(p + ("port",), f"port {port:#x} is outside the I/O space 0..0xffff")
+            if access not in ("in", "out"):
+                raise sf.err(p + ("access",), f"access '{access}' is neither 'in' nor 'out'")
+            if size not in (1, 2, 4):
+                raise sf.err(p + ("size",), f"size {size} is not 1, 2 or 4")
+            if port in self.io_fast_ports:
+                raise sf.err(p + ("port",), f"port {port:#x} is listed twice")
+            self.io_fast_ports[port] = Obj(port=port, access=access, size=size,
+                                           sdm=sf.field(p, e, "sdm", (str,)))
 
     # --- architectural bits -------------------------------------------------
     def _arch(self, sf):

@@ -262,6 +262,8 @@ def _semantic(doc, raw, spec):
     # --- MSRs -------------------------------------------------------------
     _msrs(p, v.get("msrs", {}), doc, err, spec, required_names)
     _apic_virtual(p, err)
+    _fast_msrs_io(p, v.get("fast", {}), err, spec)
+    _x2apic_eoi(p, err)
 
     # That every required feature is used is checked in decide.py, which
     # knows what each profile key turns on.
@@ -371,6 +373,78 @@ def _apic_virtual(p, err):
         if access != "trap":
             raise err(m.path + ("access",) if m is not None else at,
                       f"apic: virtual emulates {name}: its access must be 'trap', not '{access}'")
+
+
+def _x2apic_eoi(p, err):
+    """IA32_X2APIC_EOI passed through: only where the guest owns the
+    physical APIC (apic: passthrough).  Under intercept-icr the hypervisor
+    delivers IPIs with its own kick vector, under virtual the APIC is
+    runtime/vlapic.c's: an EOI must reach the hypervisor there."""
+    for m in p.msrs:
+        if m.msr.name == "IA32_X2APIC_EOI" and m.access != "trap" and p.apic != "passthrough":
+            raise err(m.path + ("access",), f"IA32_X2APIC_EOI may be passed through only with apic: "
+                                            f"passthrough, not apic: {p.apic}: there the EOI is the "
+                                            "hypervisor's to see")
+
+
+def msr_access(p, spec, msr):
+    """How the profile's MSR bitmap treats @msr: the runtime's trapped
+    MSRs always trap; a named MSR (or a named range holding it) as the
+    profile says; any other MSR is intercepted (decide.py _msrs)."""
+    for t in spec.runtime.msrs:
+        if t.msr.index <= msr.index <= (t.msr.last if t.msr.last is not None else t.msr.index):
+            return "trap"
+    best = None
+    for e in p.msrs:
+        last = e.msr.last if e.msr.last is not None else e.msr.index
+        if e.msr.index <= msr.index <= last and (best is None or e.msr.last is None):
+            best = e
+    return best.access if best is not None else "trap"
+
+
+def _fast_msrs_io(p, f, err, spec):
+    """fast.msrs and fast.io_ports: only what spec/handlers.yaml has a fast
+    answer for, and only what the profile traps (a fast handler for an
+    access that never exits is a mistake in the profile)."""
+    p.msr_fast = []
+    seen = {}
+    for i, name in enumerate(f.get("msrs", [])):
+        at = ("fast", "msrs", i)
+        if name not in spec.msr:
+            raise err(at, f"fast.msrs: unknown MSR '{name}'{suggest(name, spec.msr)}")
+        msr = spec.msr[name]
+        if msr.name not in spec.msr_fast:
+            raise err(at, f"fast.msrs: {msr.name} has no fast handler (spec/handlers.yaml msr_fast "
+                          f"lists {', '.join(spec.msr_fast) or 'none'})")
+        if msr.name in seen:
+            raise err(at, f"fast.msrs lists {msr.name} twice")
+        seen[msr.name] = i
+        fm = spec.msr_fast[msr.name]
+        access = msr_access(p, spec, msr)
+        read = fm.read and access in ("trap", "trap_reads")
+        write = fm.write and access in ("trap", "trap_writes")
+        if not read and not write:
+            raise err(at, f"fast.msrs: {msr.name} is not trapped in the direction its fast handler "
+                          f"answers ({'RDMSR' if fm.read else 'WRMSR'}; msrs: {access}): it never exits")
+        if p.apic == "virtual" and msr.name in VLAPIC_MSRS:
+            raise err(at, f"fast.msrs: under apic: virtual {msr.name} is the virtual APIC's "
+                          "(vlapic_exits.c), not a fast handler's")
+        p.msr_fast.append(Obj(msr=msr, read=read, write=write, sdm=fm.sdm))
+    p.io_fast = []
+    seen = {}
+    for i, port in enumerate(f.get("io_ports", [])):
+        at = ("fast", "io_ports", i)
+        if port not in spec.io_fast_ports:
+            raise err(at, f"fast.io_ports: port {port:#x} has no fast handler (spec/handlers.yaml "
+                          f"io_fast_ports lists {', '.join(f'{x:#x}' for x in spec.io_fast_ports)})")
+        if port in seen:
+            raise err(at, f"fast.io_ports lists port {port:#x} twice")
+        seen[port] = i
+        for r in list(spec.runtime.io_grants) + list(p.io):
+            if r.first <= port <= r.last:
+                raise err(at, f"fast.io_ports: port {port:#x} is granted to the guest "
+                              f"({ports(r.first, r.last)}): it never exits")
+        p.io_fast.append(spec.io_fast_ports[port])
 
 
 def ports(first, last):

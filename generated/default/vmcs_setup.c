@@ -4,7 +4,7 @@
  *   profiles/default.yaml (sha256: df0bca3234715dfef2e62529095b3acf615b8274b454b3d7ef0c9d62781a48e2)
  *   spec/vmx_controls.yaml (sha256: c93b96698b5913b3e8977686021404221c4b3c0e6ece08796bb78b68e3bcdaea)
  *   spec/features.yaml (sha256: 683be4670c0a32b4331a8e56ec9e72944b7f647687bd29e7914c5851f1cfdf48)
- *   spec/msrs.yaml (sha256: 17a2878ce918bd573801022deb8fd5fe9db5c8a75a8384d46e8faa8f81eba33d)
+ *   spec/msrs.yaml (sha256: c448b0db4a61e38e6efab9afe3b4ca6356f71119700498c4d59702237c2bebb6)
  *   spec/runtime.yaml (sha256: fa44933a6487dbfad4aed90988aa708f79af1aca9575d9a9ad6167ae41432c4d)
  * Do not edit: change the sources and regenerate with `make gen`.
  */

@@ -17,7 +17,7 @@ Writes a header with:
   UNIT_RUNTIME_TRAPPED_MSRS(X)   X(first, last) for spec/runtime.yaml's MSRs
   UNIT_HANDLER_FUNCS(X)          X(fn) for each handler function, once
   UNIT_SPEC_HANDLERS(X)          X(EXIT_REASON_..., fn) as spec/handlers.yaml says
-  UNIT_FAST_HANDLERS(X)          X(EXIT_REASON_..., fn): the profile's fast
+  UNIT_FAST_HANDLERS(X)          X(EXIT_REASON_..., fn): the profile's fast (CPUID, MSR, I/O)
                                  handlers, which the dispatch calls instead
   UNIT_MSR_DEFAULT_INTERCEPT     the profile's msrs.default as MSR_INTERCEPT_*
   UNIT_PROFILE_MSRS(X)           X(first, last, intercept, manual, gated) for
@@ -196,6 +196,16 @@ def main():
     fast = {}
     if profile.get("fast", {}).get("cpuid_leaves"):
         fast["CPUID"] = "handle_cpuid_fast"
+    # fast.msrs and fast.io_ports (msr_io_fast.c): a direction gets a fast
+    # handler when one of the listed MSRs has a fast answer for it.
+    msr_fast = {e["msr"]: e for e in load(os.path.join(spec_dir, "handlers.yaml")).get("msr_fast", [])}
+    listed = [msr_fast[n] for n in profile.get("fast", {}).get("msrs", []) if n in msr_fast]
+    if any(e["read"] for e in listed):
+        fast["MSR_READ"] = "handle_msr_read_fast"
+    if any(e["write"] for e in listed):
+        fast["MSR_WRITE"] = "handle_msr_write_fast"
+    if profile.get("fast", {}).get("io_ports"):
+        fast["IO_INSTRUCTION"] = "handle_io_instruction_fast"
     lines.append("/* Every handler function of spec/handlers.yaml and the profile's fast ones, once. */")
     lines.append("#define UNIT_HANDLER_FUNCS(X) \\")
     lines += [f"\tX({fn}) \\" for fn in sorted(set(handlers.values()) | set(fast.values()))]

@@ -34,6 +34,9 @@
 #   vmexit-bench/test_cpuid_fast  the profile's CPUID fast handler (generated
 #                           cpuid_fast.c) against handle_cpuid() (arch/vmx/
 #                           cpuid.c) on the fake VMCS: the same result
+#   vmexit-bench/test_msr_io_fast  the MSR and I/O fast handlers (generated
+#                           msr_io_fast.c) against msr.c, io.c, platform.c on
+#                           the fake VMCS and CPU: the same result
 #   test_linux_loader       runtime/linux_loader.c: the bzImage setup header,
 #                           placement, boot_params and its e820 map
 #   test_vpic               runtime/vpic.c: the guest's 8259A pair
@@ -79,7 +82,8 @@ UNIT_RUNTIME_TESTS := test_format test_platform test_pci test_ept test_guest_loa
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
 		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs)) \
-		 $(UNIT_OUT)/vmexit-bench/test_ctls $(UNIT_OUT)/vmexit-bench/test_cpuid_fast
+		 $(UNIT_OUT)/vmexit-bench/test_ctls $(UNIT_OUT)/vmexit-bench/test_cpuid_fast \
+		 $(UNIT_OUT)/vmexit-bench/test_msr_io_fast
 
 .PHONY: unit-build
 unit-build: $(UNIT_PROGRAMS)
@@ -187,6 +191,19 @@ $(UNIT_OUT)/vmexit-bench/test_cpuid_fast: $(call UNIT_OBJ,vmexit-bench,$(UNIT_SR
 		$(call UNIT_OBJ,vmexit-bench,generated/vmexit-bench/cpuid_fast.c) \
 		$(call UNIT_OBJ,common,$(UNIT_SRC)/fakes/fake_vmcs.c)
 	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
+$(UNIT_OUT)/vmexit-bench/test_msr_io_fast: $(call UNIT_OBJ,vmexit-bench,$(UNIT_SRC)/test_msr_io_fast.c) \
+		$(call UNIT_OBJ,vmexit-bench,arch/vmx/msr.c) \
+		$(call UNIT_OBJ,vmexit-bench,arch/vmx/io.c) \
+		$(call UNIT_OBJ,vmexit-bench,generated/vmexit-bench/msr_io_fast.c) \
+		$(call UNIT_OBJ,vmexit-bench,$(UNIT_SRC)/fakes/fake_msr_io_fast.c) \
+		$(foreach f,runtime/platform.c runtime/pci.c runtime/vpic.c runtime/vpit.c \
+			$(UNIT_SRC)/fakes/fake_runtime.c $(UNIT_SRC)/fakes/fake_cpu.c \
+			$(UNIT_SRC)/fakes/fake_vmcs.c arch/vmx/arch_checks.c,$(call UNIT_OBJ,common,$(f)))
+	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
+$(call UNIT_OBJ,vmexit-bench,arch/vmx/msr.c) \
+$(call UNIT_OBJ,vmexit-bench,arch/vmx/io.c) \
+$(call UNIT_OBJ,vmexit-bench,generated/vmexit-bench/msr_io_fast.c): \
+	UNIT_CFLAGS += -include $(UNIT_SRC)/fakes/vmx_ops.h
 # The handlers' own sources find the real vmx_ops.h beside them (a quoted
 # include searches the includer's directory first): the fake goes first.
 $(call UNIT_OBJ,vmexit-bench,arch/vmx/cpuid.c) \

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The answers of the MSR and I/O fast handlers (generated/PROFILE/
+ * msr_io_fast.c, from the profile's fast.msrs and fast.io_ports; the
+ * MSRs and ports they may name are spec/handlers.yaml's msr_fast and
+ * io_fast_ports).  One function per MSR direction or port, named after
+ * it, shared with the general handlers (msr.c, platform.c), so fast and
+ * general give the same architectural result.  An MSR answer returns
+ * false for a case it does not cover; the generated handler then hands
+ * the exit to the general handler, which decides (the #GP included).
+ */
+#ifndef EXITPLAN_MSR_IO_FAST_H
+#define EXITPLAN_MSR_IO_FAST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch_bits.h"
+#include "cpu.h"
+#include "msr_index.h"
+#include "platform.h"
+#include "spinlock.h"
+#include "vm.h"
+#include "vmx.h"
+
+/* RDMSR IA32_APIC_BASE: the guest's copy (msr.c apic_base_write() keeps it). */
+static inline bool msr_fast_read_ia32_apic_base(struct vcpu *vcpu, uint64_t *v)
+{
+	*v = vcpu->arch->apic_base;
+	return true;
+}
+
+/*
+ * WRMSR IA32_TSC_DEADLINE when it goes to the CPU's own MSR (not
+ * emulated with the preemption timer): any value is valid, in host TSC
+ * terms.  No TSC-deadline mode (the MSR does not exist) and the emulated
+ * deadline are the general handler's.
+ */
+static inline bool msr_fast_write_ia32_tsc_deadline(struct vcpu *vcpu, uint64_t v)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+
+	if (!a->has_tsc_deadline || a->tsc_deadline_emulated)
+		return false;
+	/* The guest's deadline is in its own TSC's terms; the CPU's in the host's. */
+	if (v)
+		v -= a->tsc.offset;
+	wrmsr(MSR_IA32_TSC_DEADLINE, v);
+	return true;
+}
+
+/*
+ * The exit qualification of an IN or OUT (not INS/OUTS) of @size bytes
+ * at @port, in the bits the fast I/O handler switches on (SDM Vol. 3C
+ * Table 28-5): size, direction, string, port.  REP and the operand
+ * encoding (DX or immediate) are left out: neither changes the answer.
+ */
+#define IO_FAST_QUAL_MASK	(EXIT_QUAL_IO_SIZE_MASK | EXIT_QUAL_IO_IN | EXIT_QUAL_IO_STRING | \
+				 (0xffffull << EXIT_QUAL_IO_PORT_SHIFT))
+#define IO_FAST_QUAL(port, in, size) \
+	((uint64_t)(port) << EXIT_QUAL_IO_PORT_SHIFT | ((in) ? EXIT_QUAL_IO_IN : 0) | ((size) - 1))
+
+/* OUT of a word to the fw_cfg selector (platform.c: the item looked up once). */
+static inline void io_fast_out_0x510(struct vcpu *vcpu, uint32_t value)
+{
+	spin_lock(&vcpu->vm->platform_lock);
+	platform_fw_cfg_select(vcpu->arch->platform, (uint16_t)value);
+	spin_unlock(&vcpu->vm->platform_lock);
+}
+
+/* IN of a byte from the fw_cfg data port: the next byte of the selected item. */
+static inline uint32_t io_fast_in_0x511(struct vcpu *vcpu)
+{
+	uint32_t v;
+
+	spin_lock(&vcpu->vm->platform_lock);
+	v = platform_fw_cfg_byte(vcpu->arch->platform);
+	spin_unlock(&vcpu->vm->platform_lock);
+	return v;
+}
+
+#endif /* EXITPLAN_MSR_IO_FAST_H */

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What arch/vmx/msr.c and io.c call beyond what test_msr_io_fast.c
+ * compares: exception injection recorded in the fake VMCS (as events.c
+ * writes it), the rest inert or failing loudly.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "vmx_ops.h"
+
+#include "arch_bits.h"
+#include "traps.h"
+#include "vcpu.h"
+#include "vmx.h"
+
+void vmx_inject_exception(struct vcpu *vcpu, unsigned int vector, bool has_error,
+			  uint32_t error_code)
+{
+	(void)vcpu;
+	(void)has_error;
+	(void)error_code;
+	fake_vmcs_set(VM_ENTRY_INTR_INFO_FIELD, vector | (1u << 31));
+}
+
+void vmx_inject_gp(struct vcpu *vcpu)
+{
+	vmx_inject_exception(vcpu, X86_EXC_GP, true, 0);
+}
+
+void idt_set_handler(unsigned int vector, interrupt_handler_t handler)
+{
+	(void)vector;
+	(void)handler;
+}
+
+void interrupt_frame_dump(const struct interrupt_frame *frame)
+{
+	(void)frame;
+}
+
+void panic(const char *fmt, ...)
+{
+	(void)fmt;
+	abort();
+}
+
+enum vmx_exit_action vcpu_stop(struct vcpu *vcpu, const char *fmt, ...)
+{
+	(void)vcpu;
+	(void)fmt;
+	return VMX_EXIT_STOP;
+}
+
+enum vmx_exit_action vcpu_stop_status(struct vcpu *vcpu, enum vcpu_stop_kind kind, int status)
+{
+	(void)vcpu;
+	(void)kind;
+	(void)status;
+	return VMX_EXIT_STOP;
+}
+
+bool vcpu_in_64bit_mode(const struct vcpu *vcpu)
+{
+	(void)vcpu;
+	return true;
+}
+
+bool guest_read_linear(uint64_t gla, void *dst, unsigned int len)
+{
+	(void)gla;
+	(void)dst;
+	(void)len;
+	return false;
+}
+
+bool guest_write_linear(uint64_t gla, const void *src, unsigned int len)
+{
+	(void)gla;
+	(void)src;
+	(void)len;
+	return false;
+}
+
+enum vmx_exit_action vmx_icr_write(struct vcpu *vcpu, uint64_t icr, bool x2apic)
+{
+	(void)vcpu;
+	(void)icr;
+	(void)x2apic;
+	abort();	/* no test sends an IPI */
+}
+
+void vmx_deliver_irq(struct vcpu *vcpu, uint8_t vector)
+{
+	(void)vcpu;
+	(void)vector;
+}
+
+void vmx_legacy_irq_update(struct vcpu *vcpu)
+{
+	(void)vcpu;
+}
+
+enum vmx_exit_action vmx_take_events(struct vcpu *vcpu)
+{
+	(void)vcpu;
+	return VMX_EXIT_RESUME;
+}
