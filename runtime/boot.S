@@ -3,7 +3,7 @@
  * The multiboot v1 header and the 32-bit entry point.
  *
  * GRUB's `multiboot` command loads this ELF64 image by its program
- * headers at HV_LOAD_ADDR and jumps to _start in 32-bit protected mode
+ * headers at HV_LOAD_ADDR (from where it moves itself, runtime/reloc.c) and jumps to _start in 32-bit protected mode
  * with paging off, EAX = MULTIBOOT_BOOTLOADER_MAGIC and EBX = the
  * physical address of struct multiboot_info.  We check both, zero .bss,
  * identity-map the first 4 GiB with 2-MiB pages, enter IA-32e mode
@@ -32,7 +32,7 @@
 	 * GRUB takes the load addresses from the program headers, so flag
 	 * bit 16 (the a.out address fields) is not set.
 	 */
-	.section .multiboot, "a"
+	.section .text.boot32, "ax"
 	.balign 4
 	.globl multiboot_header
 multiboot_header:
@@ -40,13 +40,21 @@ multiboot_header:
 	.long MB_HEADER_FLAGS
 	.long -(MULTIBOOT_HEADER_MAGIC + MB_HEADER_FLAGS)
 
-	.section .text.boot32, "ax"
+/*
+ * The image is linked position-independent (runtime/reloc.c moves it
+ * later), and ld refuses 32-bit absolute addresses in it.  This code runs
+ * where GRUB loaded it, at HV_LOAD_ADDR, so an address is HV_LOAD_ADDR
+ * plus its distance from the header at the image's start: a difference
+ * with a label of this section, which gas resolves PC-relative.
+ */
+#define ABS32(sym)	((sym) - multiboot_header + HV_LOAD_ADDR)
+
 	.code32
 	.globl _start
 _start:
 	cli
 	cld
-	movl $boot_stack_top, %esp
+	movl $ABS32(boot_stack_top), %esp
 	movl %eax, %esi			/* keep magic and info across the setup */
 	movl %ebx, %ebp
 
@@ -64,19 +72,19 @@ _start:
 	jz .Lno_long_mode
 
 	/* Zero .bss (page tables and stacks included). */
-	movl $__bss_start, %edi
-	movl $__bss_end, %ecx
+	movl $ABS32(__bss_start), %edi
+	movl $ABS32(__bss_end), %ecx
 	subl %edi, %ecx
 	shrl $2, %ecx
 	xorl %eax, %eax
 	rep stosl
 
 	/* PML4[0] -> PDPT; PDPT[0..3] -> the four page directories. */
-	movl $boot_pdpt + (BOOT_PTE_PRESENT | BOOT_PTE_WRITE), boot_pml4
-	movl $boot_pd, %eax
+	movl $ABS32(boot_pdpt) + (BOOT_PTE_PRESENT | BOOT_PTE_WRITE), ABS32(boot_pml4)
+	movl $ABS32(boot_pd), %eax
 	orl $(BOOT_PTE_PRESENT | BOOT_PTE_WRITE), %eax
 	xorl %ecx, %ecx
-1:	movl %eax, boot_pdpt(, %ecx, 8)
+1:	movl %eax, ABS32(boot_pdpt)(, %ecx, 8)
 	addl $PAGE_SIZE, %eax
 	incl %ecx
 	cmpl $4, %ecx
@@ -92,7 +100,7 @@ _start:
 	cmpl $BOOT_UC_START, %eax
 	jb 3f
 	orl $BOOT_PTE_UC, %edx	/* APIC, IO-APIC, firmware: uncached */
-3:	movl %edx, boot_pd(, %ecx, 8)
+3:	movl %edx, ABS32(boot_pd)(, %ecx, 8)
 	addl $LARGE_PAGE_SIZE, %eax
 	incl %ecx
 	cmpl $(4 * PT_ENTRIES), %ecx
@@ -102,7 +110,7 @@ _start:
 	orl $BOOT_CR4_PAE, %eax
 	movl %eax, %cr4
 
-	movl $boot_pml4, %eax
+	movl $ABS32(boot_pml4), %eax
 	movl %eax, %cr3
 
 	movl $BOOT_MSR_EFER, %ecx
@@ -115,14 +123,14 @@ _start:
 	orl $BOOT_CR0_SET, %eax
 	movl %eax, %cr0			/* IA-32e mode active, compatibility mode */
 
-	lgdt boot_gdt_ptr
-	ljmp $GDT_KERNEL_CS, $start64
+	lgdt ABS32(boot_gdt_ptr)
+	ljmp $GDT_KERNEL_CS, $ABS32(start64)
 
 .Lbad_magic:
-	movl $msg_bad_magic, %ebx
+	movl $ABS32(msg_bad_magic), %ebx
 	jmp .Lfail32
 .Lno_long_mode:
-	movl $msg_no_long_mode, %ebx
+	movl $ABS32(msg_no_long_mode), %ebx
 	/* fall through */
 
 	/*
@@ -172,7 +180,7 @@ _start:
 	jnz 6f
 	pause
 	loop 5b
-6:	movl $msg_shutdown, %ebx
+6:	movl $ABS32(msg_shutdown), %ebx
 	movw $BOCHS_SHUTDOWN_PORT, %dx
 7:	movb (%ebx), %al
 	testb %al, %al
@@ -203,9 +211,27 @@ start64:
 	movl %eax, %fs
 	movl %eax, %gs
 
-	movq $boot_stack_top, %rsp
-	movl %esi, %edi			/* hv_main(magic, info) */
+	/*
+	 * Move to the top of RAM (runtime/reloc.c): boot_relocate(magic,
+	 * info) copies the image, relocated, and returns how far; carry on
+	 * in the copy, on its page tables, GDT and stack.  The image left
+	 * behind becomes the guest's RAM.
+	 */
+	leaq boot_stack_top(%rip), %rsp
+	movl %esi, %ebx			/* callee-saved: magic, info */
+	movl %ebp, %r12d
+	movl %esi, %edi
 	movl %ebp, %esi
+	call boot_relocate
+	leaq 1f(%rip), %rdx
+	addq %rax, %rdx
+	jmp *%rdx
+1:	leaq boot_pml4(%rip), %rax
+	movq %rax, %cr3
+	lgdt boot_gdt_ptr(%rip)
+	leaq boot_stack_top(%rip), %rsp
+	movl %ebx, %edi			/* hv_main(magic, info) */
+	movl %r12d, %esi
 	xorl %ebp, %ebp			/* end of the frame-pointer chain */
 	call hv_main
 	/* hv_main powers off; should it ever return, stop here. */
@@ -234,7 +260,7 @@ msg_shutdown:
 
 	.section .bss
 	.balign PAGE_SIZE
-	.globl boot_pml4, boot_pd
+	.globl boot_pml4, boot_pdpt, boot_pd
 boot_pml4:
 	.skip PAGE_SIZE
 boot_pdpt:

@@ -5,6 +5,7 @@
 #include "layout.h"
 #include "multiboot.h"
 #include "panic.h"
+#include "reloc.h"
 #include "string.h"
 
 extern char __image_start[], __image_end[];
@@ -183,8 +184,11 @@ const struct boot_info *boot_info_init(uint32_t mb_magic, uint32_t mb_info_pa)
 	if (mb_magic != MULTIBOOT_BOOTLOADER_MAGIC)
 		panic("bad multiboot magic %x", mb_magic);
 
-	bi->hv_start = HV_REGION_START;
-	bi->hv_end = HV_REGION_END;
+	if (!boot_region.end)
+		panic("no room for the hypervisor region at the top of RAM: %s",
+		      boot_region.error ? boot_region.error : "not relocated");
+	bi->hv_start = boot_region.start;
+	bi->hv_end = boot_region.end;
 	bi->image_start = (uintptr_t)__image_start;
 	bi->image_end = (uintptr_t)__image_end;
 
@@ -238,9 +242,10 @@ void boot_info_print(const struct boot_info *bi)
 		       (unsigned long long)(e->addr + e->len - 1),
 		       boot_mem_type_name(e->type));
 	}
-	printk("exitplan: hypervisor region [%llx, %llx), image [%llx, %llx)\n",
+	printk("exitplan: hypervisor region [%llx, %llx), image [%llx, %llx) (moved from %llx)\n",
 	       (unsigned long long)bi->hv_start, (unsigned long long)bi->hv_end,
-	       (unsigned long long)bi->image_start, (unsigned long long)bi->image_end);
+	       (unsigned long long)bi->image_start, (unsigned long long)bi->image_end,
+	       (unsigned long long)boot_region.loaded_at);
 	printk("exitplan: %u module%s\n", bi->module_count,
 	       bi->module_count == 1 ? "" : "s");
 	for (unsigned int i = 0; i < bi->module_count; i++) {

@@ -1,25 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The fixed physical memory layout of the hypervisor.
+ * The physical memory layout of the hypervisor.
  *
  *   0 .. 1 MiB            BIOS, real-mode IVT, option ROMs (the guest's);
  *                         the page at SMP_TRAMPOLINE_PA is borrowed while
  *                         the other CPUs start, and restored afterwards
- *   1 MiB .. 64 MiB       free for the guest (GRUB may keep its
- *                         multiboot information structures here; we copy
- *                         them out at boot before anything else runs)
- *   64 MiB .. 96 MiB      the hypervisor region, HV_REGION_START..END:
- *                           the image (.text .rodata .data .bss, linked
- *                           and loaded at HV_LOAD_ADDR = HV_REGION_START),
- *                           with the boot page tables, the per-CPU areas
- *                           and their stacks in .bss;
- *                           GRUB's modules, which GRUB places right after
- *                           the image (checked at boot: a module outside
- *                           the region is a panic);
- *                           the page-allocator pool: everything from the
- *                           end of the image and the last module to
- *                           HV_REGION_END.
- *   96 MiB ..             free for the guest
+ *   1 MiB .. the region   the guest's RAM, in one piece (GRUB may keep its
+ *                         multiboot information and the modules here; we
+ *                         copy them out at boot before anything else runs)
+ *   the region            the hypervisor's, at the top of the highest
+ *                         available RAM below 4 GiB (runtime/region.c),
+ *                         boot_info's hv_start .. hv_end:
+ *                           the image (.text .rodata .data .bss), linked
+ *                           position-independent at HV_LOAD_ADDR, where
+ *                           GRUB loads it, and copied here by
+ *                           runtime/reloc.c, with the boot page tables, the
+ *                           per-CPU areas and their stacks in .bss;
+ *                           the boot modules, copied in after the image;
+ *                           the page-allocator pool: HV_POOL_MIN plus
+ *                           RAM >> HV_POOL_RAM_SHIFT, at most HV_POOL_MAX,
+ *                           up to the end of the region.
+ *   above it              firmware (ACPI tables), then the PCI hole
  *   0xFEC00000            IO-APIC, 0xFEE00000 local APIC (identity-mapped
  *                         uncached by the boot page tables)
  *
@@ -34,10 +35,15 @@
 #ifndef EXITPLAN_LAYOUT_H
 #define EXITPLAN_LAYOUT_H
 
-#define HV_REGION_START		0x4000000	/* 64 MiB */
-#define HV_REGION_END		0x6000000	/* 96 MiB, exclusive */
-#define HV_REGION_SIZE		(HV_REGION_END - HV_REGION_START)
-#define HV_LOAD_ADDR		HV_REGION_START
+/* Where GRUB loads the image (its link address); not where it runs. */
+#define HV_LOAD_ADDR		0x4000000	/* 64 MiB */
+/* The image's size limit (paging.c keeps a page table per 2 MiB of it). */
+#define HV_IMAGE_MAX		0x400000	/* 4 MiB */
+/* The region's size limit (page_alloc.c's bitmap covers it). */
+#define HV_REGION_MAX		0x10000000	/* 256 MiB */
+#define HV_POOL_MIN		0x800000	/* 8 MiB */
+#define HV_POOL_RAM_SHIFT	8		/* + RAM / 256 */
+#define HV_POOL_MAX		0x4000000	/* 64 MiB */
 
 /* The boot page tables identity-map [0, HV_IDENTITY_MAP_END). */
 #define HV_IDENTITY_MAP_END	0x100000000	/* 4 GiB */

@@ -151,7 +151,7 @@ static uint64_t place_high(const struct guest_ram_range *ram, unsigned int n,
 
 static unsigned int build_e820(uint8_t *zp, const struct guest_ram_range *ram, unsigned int n_ram,
 			       const struct linux_e820_in *res, unsigned int n_res,
-			       uint64_t *ram_bytes)
+			       const struct guest_ram_range *hv, uint64_t *ram_bytes)
 {
 	struct boot_e820_entry *e = (struct boot_e820_entry *)(zp + ZP_E820_TABLE);
 	unsigned int n = 0, r = 0, i = 0;
@@ -168,7 +168,7 @@ static unsigned int build_e820(uint8_t *zp, const struct guest_ram_range *ram, u
 		} else {
 			/* Firmware entries over the hypervisor region stay hidden. */
 			if (!res[i].len || res[i].type == E820_RAM ||
-			    (res[i].addr < HV_REGION_END && res[i].addr + res[i].len > HV_REGION_START)) {
+			    (res[i].addr < hv->end && res[i].addr + res[i].len > hv->start)) {
 				i++;
 				continue;
 			}
@@ -186,7 +186,7 @@ bool linux_plan(const uint8_t *image, uint64_t len, const char *cmdline,
 		bool have_initrd, uint64_t initrd_len,
 		const struct guest_ram_range *ram, unsigned int n_ram,
 		const struct linux_e820_in *reserved, unsigned int n_reserved,
-		struct linux_plan *p)
+		const struct guest_ram_range *hv, struct linux_plan *p)
 {
 	struct taken t = { .n = 0 };
 	unsigned int setup_sects, hdr_end, n_e820;
@@ -302,7 +302,7 @@ bool linux_plan(const uint8_t *image, uint64_t len, const char *cmdline,
 	wr32(zp, HDR_RAMDISK_SIZE, have_initrd ? (uint32_t)initrd_len : 0);
 	wr32(zp, ZP_EXT_RAMDISK_IMAGE, (uint32_t)(p->initrd_addr >> 32));
 	wr32(zp, ZP_EXT_RAMDISK_SIZE, have_initrd ? (uint32_t)(initrd_len >> 32) : 0);
-	n_e820 = build_e820(zp, ram, n_ram, reserved, n_reserved, &p->ram_bytes);
+	n_e820 = build_e820(zp, ram, n_ram, reserved, n_reserved, hv, &p->ram_bytes);
 	wr8(zp, ZP_E820_ENTRIES, (uint8_t)n_e820);
 	return true;
 }
@@ -330,7 +330,8 @@ bool linux_load(const struct boot_info *bi, struct guest_start *start)
 	if (have_initrd)
 		initrd_len = bi->modules[1].end - bi->modules[1].start;
 	if (!linux_plan(image, len, bi->modules[0].cmdline, have_initrd, initrd_len,
-			ram, n_ram, res, n_res, &plan))
+			ram, n_ram, res, n_res,
+			&(struct guest_ram_range){ bi->hv_start, bi->hv_end }, &plan))
 		return false;
 
 	memcpy(phys_to_virt(plan.kernel_addr), image + plan.kernel_file_off, plan.kernel_file_len);

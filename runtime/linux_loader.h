@@ -57,14 +57,15 @@ bool linux_is_bzimage(const uint8_t *image, uint64_t len);
  * Check the image's setup header, place kernel, zero page, command line
  * and initrd (of @initrd_len bytes, none when @have_initrd is false) in
  * @ram, and fill plan->zero_page.  @reserved lists the firmware's
- * non-RAM entries (sorted).  false, with the reason printed, on any
+ * non-RAM entries (sorted); those over @hv, the hypervisor region, are
+ * left out of the e820 map.  false, with the reason printed, on any
  * problem.
  */
 bool linux_plan(const uint8_t *image, uint64_t len, const char *cmdline,
 		bool have_initrd, uint64_t initrd_len,
 		const struct guest_ram_range *ram, unsigned int n_ram,
 		const struct linux_e820_in *reserved, unsigned int n_reserved,
-		struct linux_plan *plan);
+		const struct guest_ram_range *hv, struct linux_plan *plan);
 
 /* Load module 0 (a bzImage) and module 1 (the initrd); start->mbi is the zero page. */
 bool linux_load(const struct boot_info *bi, struct guest_start *start);

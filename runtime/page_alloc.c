@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A bitmap over the hypervisor region, one bit per page, set = in use.
- * The region is 32 MiB, so the bitmap is 1 KiB and a linear first-fit
+ * The region is at most HV_REGION_MAX, so the bitmap is 8 KiB and a linear first-fit
  * search is cheap; allocation happens at setup, not on the exit path.
  */
 #include <stdbool.h>
@@ -13,10 +13,11 @@
 #include "spinlock.h"
 #include "string.h"
 
-#define REGION_PAGES	(HV_REGION_SIZE / PAGE_SIZE)
+#define REGION_PAGES	(HV_REGION_MAX / PAGE_SIZE)
 #define BITS_PER_WORD	64
 
 static uint64_t used[REGION_PAGES / BITS_PER_WORD];
+static uint64_t region_start;		/* boot_info's hv_start */
 static unsigned int pool_first, pool_end;	/* page indices in the region */
 static unsigned int free_pages, total_pages;
 static spinlock_t page_lock = SPINLOCK_INIT;
@@ -36,18 +37,19 @@ static void page_mark(unsigned int i, bool in_use)
 
 static void *page_addr(unsigned int i)
 {
-	return phys_to_virt(HV_REGION_START + (uint64_t)i * PAGE_SIZE);
+	return phys_to_virt(region_start + (uint64_t)i * PAGE_SIZE);
 }
 
 void page_alloc_init(const struct boot_info *bi)
 {
-	if (bi->pool_start < HV_REGION_START || bi->pool_end > HV_REGION_END ||
-	    bi->pool_start >= bi->pool_end)
+	if (bi->pool_start < bi->hv_start || bi->pool_end > bi->hv_end ||
+	    bi->pool_start >= bi->pool_end || bi->hv_end - bi->hv_start > HV_REGION_MAX)
 		panic("page pool [%llx, %llx) is empty or outside the hypervisor region",
 		      (unsigned long long)bi->pool_start, (unsigned long long)bi->pool_end);
 
-	pool_first = (bi->pool_start - HV_REGION_START) / PAGE_SIZE;
-	pool_end = (bi->pool_end - HV_REGION_START) / PAGE_SIZE;
+	region_start = bi->hv_start;
+	pool_first = (bi->pool_start - region_start) / PAGE_SIZE;
+	pool_end = (bi->pool_end - region_start) / PAGE_SIZE;
 	/* Everything outside the pool (image, modules) is permanently used. */
 	for (unsigned int i = 0; i < REGION_PAGES; i++)
 		page_mark(i, i < pool_first || i >= pool_end);
@@ -90,10 +92,10 @@ void page_free_contig(void *first, unsigned int npages)
 	uint64_t pa = virt_to_phys(first);
 	unsigned int idx;
 
-	if (!IS_ALIGNED(pa, (uint64_t)PAGE_SIZE) || pa < HV_REGION_START ||
-	    pa >= HV_REGION_END)
+	if (!IS_ALIGNED(pa, (uint64_t)PAGE_SIZE) || pa < region_start ||
+	    pa >= region_start + (uint64_t)pool_end * PAGE_SIZE)
 		panic("page_free(%p): not a page of the pool", first);
-	idx = (pa - HV_REGION_START) / PAGE_SIZE;
+	idx = (pa - region_start) / PAGE_SIZE;
 	if (idx < pool_first || idx + npages > pool_end)
 		panic("page_free(%p, %u): outside the pool", first, npages);
 

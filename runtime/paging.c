@@ -8,20 +8,21 @@
 #include "cpu.h"
 #include "layout.h"
 #include "paging.h"
+#include "panic.h"
 
-#define HV_LARGE_PAGES	(HV_REGION_SIZE / LARGE_PAGE_SIZE)
+#define HV_LARGE_PAGES	(HV_IMAGE_MAX / LARGE_PAGE_SIZE)
 
 extern uint64_t boot_pd[4 * PT_ENTRIES];
-extern char __image_start[], __text_end[], __rodata_start[], __rodata_end[];
+extern char __image_start[], __image_end[], __text_end[], __rodata_start[], __rodata_end[];
 extern char boot_stack_guard[];
 extern uint8_t ap_stacks[HV_MAX_CPUS][HV_STACK_SLOT];
 
-/* One page table per 2-MiB page of the region. */
+/* One page table per 2-MiB page of the image (it starts on a 2-MiB boundary). */
 static uint64_t region_pt[HV_LARGE_PAGES][PT_ENTRIES] __aligned(PAGE_SIZE);
 
 static uint64_t *region_pte(uint64_t addr)
 {
-	uint64_t off = addr - HV_REGION_START;
+	uint64_t off = addr - (uintptr_t)__image_start;
 
 	return &region_pt[off / LARGE_PAGE_SIZE][(off % LARGE_PAGE_SIZE) / PAGE_SIZE];
 }
@@ -44,13 +45,16 @@ bool paging_is_stack_guard(uint64_t addr)
 
 void paging_protect_image(void)
 {
-	unsigned int first_pde = HV_REGION_START / LARGE_PAGE_SIZE;
+	uint64_t image = (uintptr_t)__image_start;
+	unsigned int first_pde = image / LARGE_PAGE_SIZE;
+	unsigned int n = ALIGN_UP((uintptr_t)__image_end - image, (uint64_t)LARGE_PAGE_SIZE) /
+			 LARGE_PAGE_SIZE;
 
-	BUILD_BUG_ON(HV_REGION_START % LARGE_PAGE_SIZE || HV_REGION_END % LARGE_PAGE_SIZE);
-
-	for (unsigned int i = 0; i < HV_LARGE_PAGES; i++)
+	if (image % LARGE_PAGE_SIZE)
+		panic("the image at %llx is not on a 2-MiB boundary", (unsigned long long)image);
+	for (unsigned int i = 0; i < n; i++)
 		for (unsigned int j = 0; j < PT_ENTRIES; j++)
-			region_pt[i][j] = (HV_REGION_START + (uint64_t)i * LARGE_PAGE_SIZE +
+			region_pt[i][j] = (image + (uint64_t)i * LARGE_PAGE_SIZE +
 					   (uint64_t)j * PAGE_SIZE) | PTE_PRESENT | PTE_WRITE;
 
 	/*
@@ -59,7 +63,7 @@ void paging_protect_image(void)
 	 * rights at once (SDM Vol. 3A 4.10.2.2); the CR3 reload drops the
 	 * large-page TLB entries (CR4.PGE is off: nothing is global).
 	 */
-	for (unsigned int i = 0; i < HV_LARGE_PAGES; i++)
+	for (unsigned int i = 0; i < n; i++)
 		WRITE_ONCE(boot_pd[first_pde + i],
 			   (uintptr_t)region_pt[i] | PTE_PRESENT | PTE_WRITE);
 	write_cr3(read_cr3());

@@ -40,8 +40,13 @@ ISO        := $(HV_DIR)/$(RUN_NAME).iso
 HV_CC := gcc
 HV_LD := ld
 
-# -mcmodel=small: the image lives at 64 MiB, far below 2 GiB, so every
-# symbol fits a sign-extended 32-bit immediate.  No SSE/x87 state is ever
+# -fpie, linked -static -pie: the image moves itself from where GRUB loads
+# it (64 MiB) to the top of RAM below 4 GiB (runtime/reloc.c), so code
+# addresses everything RIP-relative and only pointers in data need
+# fixing, the R_X86_64_RELATIVE entries; -fvisibility=hidden keeps every
+# call and access direct (no GOT, no PLT); -z notext because assembly
+# keeps pointer tables in .rodata, written once by reloc.c before
+# paging.c write-protects it.  No SSE/x87 state is ever
 # touched by the host, so the exit path need not save it.  No endbr64:
 # the exit path's instruction count is what profiles are compared by.
 # -ffixed-rbp/r10-r15: no host C ever uses these registers, so the
@@ -58,16 +63,16 @@ HV_LD := ld
 # v1); Linux builds so for the same reason.  The one table the exit path
 # keeps, the generated dispatch's, clamps its index (array_index_nospec).
 HV_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-jump-tables \
-	-ffreestanding -fno-stack-protector -fno-pic -fno-pie -fno-common \
-	-mcmodel=small -mno-red-zone -mno-sse -mno-mmx -mno-80387 \
+	-ffreestanding -fno-stack-protector -fpie -fno-common \
+	-fvisibility=hidden -mcmodel=small -mno-red-zone -mno-sse -mno-mmx -mno-80387 \
 	-mgeneral-regs-only -fno-asynchronous-unwind-tables -fcf-protection=none \
 	-fomit-frame-pointer -ffixed-rbp -ffixed-r10 -ffixed-r11 -ffixed-r12 -ffixed-r13 \
 	-ffixed-r14 -ffixed-r15
 HV_CPPFLAGS = -I runtime -I arch/vmx -I generated/common -I generated/$(PROFILE) \
 	-I $(HV_INCDIR) -MMD -MP
 HV_ASFLAGS := -D__ASSEMBLER__ -g
-HV_LDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 -z noexecstack \
-	--no-warn-rwx-segments
+HV_LDFLAGS := -nostdlib -static -pie --no-dynamic-linker -z notext -z norelro \
+	-z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments
 
 # Sources: the hand-written parts by wildcard, so new files are picked up;
 # the generated ones as gen/gen.mk lists them, else by wildcard.

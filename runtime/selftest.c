@@ -219,7 +219,7 @@ static noinline int overflow_stack(uint64_t depth)
 {
 	volatile uint8_t pad[PAGE_SIZE];
 
-	if (depth > HV_REGION_SIZE / PAGE_SIZE)
+	if (depth > HV_REGION_MAX / PAGE_SIZE)
 		return 0;
 	pad[0] = (uint8_t)depth;
 	return overflow_stack(depth + 1) + pad[0];

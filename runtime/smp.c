@@ -10,6 +10,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "lapic.h"
+#include "page_alloc.h"
 #include "layout.h"
 #include "panic.h"
 #include "percpu.h"
@@ -20,6 +21,9 @@
 #include "x86_arch.h"
 
 extern const char trampoline_start[], trampoline_end[], trampoline_arrived[];
+extern const char trampoline_cr3[], trampoline_entry64[];
+extern const char ap_start64[];
+extern uint64_t boot_pml4[];
 extern uint8_t ap_stacks[HV_MAX_CPUS][HV_STACK_SLOT];
 extern uint32_t ap_parked;
 
@@ -139,6 +143,11 @@ unsigned int smp_start_aps(void)
 
 	memcpy(saved, page, PAGE_SIZE);
 	memcpy(page, trampoline_start, len);
+	/* Where the image is now (runtime/reloc.c): below 4 GiB, a 32-bit far jump away. */
+	*(uint32_t *)((uint8_t *)page + (trampoline_cr3 - trampoline_start)) =
+		(uint32_t)virt_to_phys(boot_pml4);
+	*(uint32_t *)((uint8_t *)page + (trampoline_entry64 - trampoline_start)) =
+		(uint32_t)(uintptr_t)ap_start64;
 
 	send_to_aps(targets, n, self, APIC_ICR_DELIVERY_MODE_INIT | APIC_ICR_LEVEL_ASSERT |
 		    APIC_ICR_TRIGGER_LEVEL, "INIT");

@@ -4,7 +4,8 @@
  * trampoline_start..trampoline_end to SMP_TRAMPOLINE_PA and sends the
  * STARTUP IPI; an AP begins at CS = SMP_TRAMPOLINE_PA >> 4, IP = 0 in
  * real mode, and goes to protected mode, to IA-32e mode on the boot
- * page tables (as boot.S did), and to ap_start64 in the image.  Nothing
+ * page tables (as boot.S did), and to ap_start64 in the image (both
+ * addresses patched into the copy by smp.c).  Nothing
  * here runs where it is linked: addresses inside the copy are computed
  * with TRAMP_ADDR(), and the 16-bit code addresses data relative to DS =
  * CS.
@@ -47,7 +48,7 @@ tramp32:
 	movl %cr4, %eax
 	orl $BOOT_CR4_PAE, %eax
 	movl %eax, %cr4
-	movl $boot_pml4, %eax
+	movl TRAMP_ADDR(trampoline_cr3), %eax
 	movl %eax, %cr3
 	movl $BOOT_MSR_EFER, %ecx
 	rdmsr
@@ -57,7 +58,20 @@ tramp32:
 	andl $~BOOT_CR0_CLEAR, %eax
 	orl $BOOT_CR0_SET, %eax
 	movl %eax, %cr0
-	ljmp $GDT_KERNEL_CS, $ap_start64
+	ljmpl *TRAMP_ADDR(trampoline_entry64)
+
+	/*
+	 * Filled in the copy by smp.c: the image is position-independent
+	 * (runtime/reloc.c), so where boot_pml4 and ap_start64 are is known
+	 * only at run time.
+	 */
+	.balign 4
+	.globl trampoline_cr3, trampoline_entry64
+trampoline_cr3:
+	.long 0
+trampoline_entry64:			/* m16:32 for the far jump */
+	.long 0
+	.word GDT_KERNEL_CS
 
 	.balign 8
 tramp_gdt:
@@ -81,6 +95,7 @@ trampoline_end:
 	 */
 	.code64
 	.section .text
+	.globl ap_start64
 ap_start64:
 	movl $GDT_KERNEL_DS, %eax
 	movl %eax, %ds

@@ -138,9 +138,11 @@ uint64_t ept_pointer(const struct ept *ept)
 
 /* --- the identity ranges from the boot memory map ------------------------- */
 
-/* Guest-physical ranges the EPT leaves out: the hypervisor, the MMIO test page. */
+/*
+ * Guest-physical ranges the EPT leaves out: the MMIO test page, and the
+ * hypervisor region, wherever boot_info says it is (ept_classify()).
+ */
 static const struct ept_range ept_holes[] = {
-	{ HV_REGION_START, HV_REGION_END, EPT_RANGE_HOLE },
 	{ PLATFORM_MMIO_TEST_PAGE, PLATFORM_MMIO_TEST_PAGE + PAGE_SIZE, EPT_RANGE_HOLE },
 };
 
@@ -188,6 +190,8 @@ static enum ept_range_kind ept_classify(uint64_t a, const struct ept_sources *sr
 {
 	uint64_t lo, hi;
 
+	if (a >= src->bi->hv_start && a < src->bi->hv_end)
+		return EPT_RANGE_HOLE;
 	for (unsigned int i = 0; i < ARRAY_SIZE(ept_holes); i++) {
 		if (a >= ept_holes[i].start && a < ept_holes[i].end)
 			return EPT_RANGE_HOLE;
@@ -218,6 +222,8 @@ static uint64_t ept_next_boundary(uint64_t a, uint64_t limit, const struct ept_s
 	uint64_t next = limit, lo, hi;
 
 #define CONSIDER(x) do { if ((x) > a && (x) < next) next = (x); } while (0)
+	CONSIDER(src->bi->hv_start);
+	CONSIDER(src->bi->hv_end);
 	for (unsigned int i = 0; i < ARRAY_SIZE(ept_holes); i++) {
 		CONSIDER(ept_holes[i].start);
 		CONSIDER(ept_holes[i].end);

@@ -17,6 +17,7 @@
  * What cannot be answered stops the guest with a report; the hypervisor
  * carries on.
  */
+#include "boot_info.h"
 #include "arch_bits.h"
 #include "compiler.h"
 #include "console.h"
@@ -400,7 +401,9 @@ static enum vmx_exit_action xapic_page_write(struct vcpu *vcpu, uint64_t gpa, ui
 
 static bool in_hv_region(uint64_t gpa)
 {
-	return gpa >= HV_REGION_START && gpa < HV_REGION_END;
+	const struct boot_info *bi = boot_info();
+
+	return gpa >= bi->hv_start && gpa < bi->hv_end;
 }
 
 /*

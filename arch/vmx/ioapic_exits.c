@@ -19,6 +19,7 @@
  * instruction fetch, an event delivery through the page or an
  * instruction that is not a MOV stop the guest with a report.
  */
+#include "boot_info.h"
 #include "acpi.h"
 #include "arch_bits.h"
 #include "compiler.h"
@@ -85,8 +86,10 @@ static bool hide_page(struct ept *ept, uint64_t pa)
 /* A table naming RAM the hypervisor owns or no address below 4 GiB is not believed. */
 static bool device_base_plausible(uint64_t base)
 {
+	const struct boot_info *bi = boot_info();
+
 	return base && base < HV_IDENTITY_MAP_END &&
-	       !(base >= HV_REGION_START && base < HV_REGION_END);
+	       !(base >= bi->hv_start && base < bi->hv_end);
 }
 
 bool vmx_hide_device_pages(struct ept *ept)

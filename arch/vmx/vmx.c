@@ -518,11 +518,12 @@ static bool vmx_build_vm_ept(struct vmx_cpu *vc, const struct boot_info *bi)
 	}
 	vmx_vm_eptp = ept_pointer(&vmx_vm_ept);
 	printk("exitplan: EPT: %u table pages; %llu MiB in 1-GiB, %llu MiB in 2-MiB, "
-		  "%llu KiB in 4-KiB pages; hypervisor [%#x, %#x) and MMIO test page %#x not mapped\n",
+		  "%llu KiB in 4-KiB pages; hypervisor [%#llx, %#llx) and MMIO test page %#x not mapped\n",
 		  vmx_vm_ept.pages, (unsigned long long)(vmx_vm_ept.mapped[2] >> 20),
 		  (unsigned long long)(vmx_vm_ept.mapped[1] >> 20),
 		  (unsigned long long)(vmx_vm_ept.mapped[0] >> 10),
-		  HV_REGION_START, HV_REGION_END, (unsigned int)PLATFORM_MMIO_TEST_PAGE);
+		  (unsigned long long)boot_info()->hv_start, (unsigned long long)boot_info()->hv_end,
+		  (unsigned int)PLATFORM_MMIO_TEST_PAGE);
 	return true;
 }
 

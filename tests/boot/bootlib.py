@@ -28,7 +28,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Tuple
 
 import e9filter
 
@@ -212,6 +212,12 @@ class BootResult:
     def findall(self, pattern: str, flags: int = re.M) -> list:
         return re.findall(pattern, self.serial, flags)
 
+    def hv_region(self) -> Tuple[int, int]:
+        """The hypervisor region [start, end) as the boot printed it (it
+        moves itself to the top of RAM below 4 GiB: runtime/reloc.c)."""
+        m = self.expect(r"^exitplan: hypervisor region \[([0-9a-f]+), ([0-9a-f]+)\)")
+        return int(m.group(1), 16), int(m.group(2), 16)
+
     def expect(self, pattern: str, flags: int = re.M) -> re.Match:
         """The first match of a (multiline) regex, or AssertionError with
         the run's description."""
@@ -284,15 +290,17 @@ def read_result(emulator: str, cpu: str, serial: Path, log: Optional[Path] = Non
 
 
 def run_bochs(iso: Path, cpu: str = DEFAULT_CPU, serial: Optional[Path] = None,
-              timeout: int = BOOT_TIMEOUT, ncpu: int = 1) -> BootResult:
+              timeout: int = BOOT_TIMEOUT, ncpu: int = 1, megs: int = 0) -> BootResult:
     """Boot iso in Bochs with the given CPU model; COM1 to serial
-    (default: beside the ISO), bochs.log beside it."""
+    (default: beside the ISO), bochs.log beside it; megs: the RAM in MiB
+    (run-bochs.sh's default if 0)."""
     iso = Path(iso)
     serial = Path(serial) if serial else iso.with_name(f"{iso.stem}-{cpu}.serial")
     serial.parent.mkdir(parents=True, exist_ok=True)
     p = _timed([str(BOOT_DIR / "run-bochs.sh"), str(iso), cpu, str(serial),
                 str(timeout), str(ncpu)],
-               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+               env=dict(os.environ, BOCHS_MEGS=str(megs)) if megs else None)
     if p.returncode not in (0, 124):
         raise BootError(f"run-bochs.sh failed ({p.returncode}):\n{p.stdout}")
     log = serial.with_name(serial.name[:-len(".serial")] + ".bochs.log") \

@@ -12,8 +12,9 @@ import pytest
 
 import bootlib
 
-HV_REGION = (0x4000000, 0x6000000)
+HV_LOAD_ADDR = 0x4000000     # where GRUB loads the image; it moves to the top of RAM
 PAGE = 4096
+LARGE_PAGE = 2 << 20
 
 # A module with a size that is not a multiple of a page, and content that
 # would show if it were truncated or misplaced.
@@ -51,17 +52,20 @@ def check_boot_output(r):
     r.expect(r"^exitplan: boot loader 'GRUB [^']*', command line 'console=both'$")
 
     # The memory map: the announced number of entries follows, and the
-    # hypervisor region lies inside an available range.
+    # hypervisor region lies at the top of the highest available range
+    # below 4 GiB, up to its end (issue 9 item 2).
     m = r.expect(r"^exitplan: memory map \((\d+) entries\):$")
     entries = re.findall(r"^  mem \[([0-9a-f]{16})-([0-9a-f]{16})\] (.+)$", r.serial, re.M)
     assert len(entries) == int(m.group(1)) > 0, r.describe()
-    assert any(t == "available" and int(a, 16) <= HV_REGION[0] and int(b, 16) >= HV_REGION[1] - 1
-               for a, b, t in entries), r.describe()
+    ram = [(int(a, 16), int(b, 16) + 1) for a, b, t in entries if t == "available"]
+    top = max(b for a, b in ram if a < 1 << 32)
 
     m = r.expect(r"^exitplan: hypervisor region \[([0-9a-f]+), ([0-9a-f]+)\), "
-                 r"image \[([0-9a-f]+), ([0-9a-f]+)\)$")
-    start, end, img_start, img_end = (int(x, 16) for x in m.groups())
-    assert (start, end) == HV_REGION and img_start == start and start < img_end < end
+                 r"image \[([0-9a-f]+), ([0-9a-f]+)\) \(moved from ([0-9a-f]+)\)$")
+    start, end, img_start, img_end, loaded = (int(x, 16) for x in m.groups())
+    assert end == top and start % LARGE_PAGE == 0 and loaded == HV_LOAD_ADDR, r.describe()
+    assert any(a <= start and end <= b for a, b in ram), r.describe()
+    assert img_start == start and start < img_end < end, r.describe()
 
     # The module: whole, after the image, inside the region.
     r.expect(r"^exitplan: 1 module$")
@@ -225,12 +229,14 @@ def check_panic_stops(r):
     assert all(re.fullmatch(r"   (?: \? [0-9a-f]+)+", l) for l in tail[4:]), r.describe()
 
 
-def functions_of(elf, return_addresses):
+def functions_of(r, elf, return_addresses):
     """The functions that contain the calls these return addresses follow
     (address - 1: a call to a noreturn function may be the last
-    instruction of its function)."""
+    instruction of its function).  The image ran moved from its link
+    address (runtime/reloc.c): the addresses are taken back by as much."""
+    moved = r.hv_region()[0] - HV_LOAD_ADDR
     out = subprocess.run(["addr2line", "-f", "-e", str(elf)] +
-                         ["%#x" % (a - 1) for a in return_addresses],
+                         ["%#x" % (a - 1 - moved) for a in return_addresses],
                          stdout=subprocess.PIPE, text=True, check=True).stdout.splitlines()
     return out[0::2]
 
@@ -238,7 +244,7 @@ def functions_of(elf, return_addresses):
 def stack_functions(r, elf):
     """The functions addr2line names for the panic's stack words."""
     tail = r.serial[r.serial.rindex("exitplan: PANIC: "):]
-    return functions_of(elf, [int(a, 16) for a in re.findall(r"\? ([0-9a-f]+)", tail)])
+    return functions_of(r, elf, [int(a, 16) for a in re.findall(r"\? ([0-9a-f]+)", tail)])
 
 
 def test_page_fault_is_reported(selftest_runs):
@@ -247,7 +253,8 @@ def test_page_fault_is_reported(selftest_runs):
     r.expect(r"^exitplan: EXCEPTION #PF \(vector 14\) on CPU 0, error code 0x0$")
     r.expect(r"^  CR0 [0-9a-f]{16}  CR2 0000000100000000  CR3 [0-9a-f]{16}  CR4 [0-9a-f]{16}$")
     rip = int(r.expect(r"^  RIP ([0-9a-f]{16})  CS 0008  RFLAGS").group(1), 16)
-    assert HV_REGION[0] <= rip < HV_REGION[1]
+    start, end = r.hv_region()
+    assert start <= rip < end
     r.expect(r"^exitplan: PANIC: unhandled exception #PF at RIP %016x$" % rip)
 
 
@@ -264,7 +271,7 @@ def test_panic(selftest_runs, hv_elf):
     r.expect(r"^exitplan: PANIC: selftest panic 42$")
     # The caller and the stack words lead back to where it came from.
     caller = int(r.expect(r"^  on CPU 0, called from 0x([0-9a-f]{16}),").group(1), 16)
-    assert functions_of(hv_elf, [caller]) == ["selftest_one"], r.describe()
+    assert functions_of(r, hv_elf, [caller]) == ["selftest_one"], r.describe()
     assert "hv_main" in stack_functions(r, hv_elf), r.describe()
 
 

@@ -121,8 +121,8 @@ def test_profile_on_model(matrix, profile, model):
 
     assert not r.find(r"refused"), r.describe()
     # EPT: the hypervisor and the MMIO test page are left out of the guest's map.
-    r.expect(r"^exitplan: EPT: .*hypervisor \[0x4000000, 0x6000000\) and MMIO test page "
-             r"0xfeb00000 not mapped$")
+    r.expect(r"^exitplan: EPT: .*hypervisor \[%#x, %#x\) and MMIO test page "
+             r"0xfeb00000 not mapped$" % r.hv_region())
     printed = dict(re.findall(r"^gate (\S+): (.*)$", r.serial, re.M))
     for gate, feature in gates.items():
         assert gate in printed, f"no gate line for {gate}\n{r.describe()}"
@@ -155,3 +155,22 @@ def test_profile_on_model(matrix, profile, model):
     r.expect(r"^exitplan: guest exit status 1$")
     r.expect_clean_exit()
     assert not r.vmx_failures(), "\n".join(r.vmx_failures())
+
+
+def test_handlers_with_2_gib(boot_out):
+    """With 2 GiB of RAM the hypervisor moves to its top (issue 9 item 2):
+    the guest's map shows RAM from 1 MiB to the region in one range, and
+    every handler check passes."""
+    guest = bootlib.build_guest("handlers")
+    iso = bootlib.build_iso(bootlib.build_hv("default"), guest,
+                            boot_out / "vmx-profiles" / "default-2g.iso", guest_args=GUEST_ARGS)
+    r = bootlib.run_bochs(iso, "corei7_skylake_x", boot_out / "vmx-profiles" / "default-2g.serial",
+                          megs=2048)
+    start, end = r.hv_region()
+    assert 0x7f000000 < end <= 0x80000000 and start % (2 << 20) == 0, r.describe()
+    r.expect(r"^multiboot: mmap \[0x000100000, 0x%09x\) type 1$" % start)
+    r.expect(r"^PASS: multiboot-mmap-one-ram-range$")
+    m = r.expect(r"^guest handlers: (\d+) passed, (\d+) failed$")
+    assert int(m.group(1)) > 0 and int(m.group(2)) == 0, r.describe()
+    r.expect(r"^exitplan: guest exit status 1$")
+    r.expect_clean_exit()

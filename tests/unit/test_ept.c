@@ -35,6 +35,7 @@
 #include "guest_loader.h"
 #include "layout.h"
 #include "platform.h"
+#include "test_layout.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define KiB		(1ull << 10)
@@ -93,8 +94,8 @@ static void set_map(const struct mm *m, unsigned int n)
 		bi.mmap[i] = (struct boot_mmap_entry){ m[i].addr, m[i].len, m[i].type };
 	bi.mmap_count = n;
 	/* Where boot_info_init() puts the region: guest_ram_ranges() follows it. */
-	bi.hv_start = HV_REGION_START;
-	bi.hv_end = HV_REGION_END;
+	bi.hv_start = TEST_HV_START;
+	bi.hv_end = TEST_HV_END;
 }
 
 /* The device pages granted, as vmx.c grants the xAPIC page; one more in the PCI hole. */
@@ -106,7 +107,7 @@ static const struct ept_range grants[] = {
 /* The oracle: what @a is, read from the raw boot memory map. */
 static enum ept_range_kind expected_kind(uint64_t a)
 {
-	if ((a >= HV_REGION_START && a < HV_REGION_END) || platform_mmio_test_page(a))
+	if ((a >= TEST_HV_START && a < TEST_HV_END) || platform_mmio_test_page(a))
 		return EPT_RANGE_HOLE;
 	for (unsigned int i = 0; i < bi.mmap_count; i++) {
 		const struct boot_mmap_entry *e = &bi.mmap[i];
@@ -177,7 +178,7 @@ static void compose_ranges(void)
 		if (i)
 			assert_true(ram[i - 1].end < ram[i].start);
 		/* ...and none of them touches the hypervisor region. */
-		assert_true(ram[i].end <= HV_REGION_START || ram[i].start >= HV_REGION_END);
+		assert_true(ram[i].end <= TEST_HV_START || ram[i].start >= TEST_HV_END);
 	}
 	limit = expected_limit();
 
@@ -292,7 +293,7 @@ static void check_map(const struct ept *ept)
 	}
 	{
 		const uint64_t pts[] = {
-			HV_REGION_START - 1, HV_REGION_START, HV_REGION_END - 1, HV_REGION_END,
+			TEST_HV_START - 1, TEST_HV_START, TEST_HV_END - 1, TEST_HV_END,
 			PLATFORM_MMIO_TEST_PAGE - 1, PLATFORM_MMIO_TEST_PAGE,
 			PLATFORM_MMIO_TEST_PAGE + 4095, PLATFORM_MMIO_TEST_PAGE + 4096,
 			HV_IDENTITY_MAP_END - 1, HV_IDENTITY_MAP_END, limit - 1, limit, 0,
@@ -422,9 +423,9 @@ static void test_ram_above_4g(void **state)
 		assert_int_not_equal(ept_lookup(&ept, 0xfee00000, &level), 0);
 		assert_int_equal(level, 0);
 		/* The hypervisor's 32 MiB: 2-MiB aligned, so 2 MiB pages up to it. */
-		assert_int_not_equal(ept_lookup(&ept, HV_REGION_START - 1, &level), 0);
+		assert_int_not_equal(ept_lookup(&ept, TEST_HV_START - 1, &level), 0);
 		assert_int_equal(level, 1);
-		assert_int_equal(ept_lookup(&ept, HV_REGION_START, &level), 0);
+		assert_int_equal(ept_lookup(&ept, TEST_HV_START, &level), 0);
 		/* The first MiB: 4-KiB pages (the EBDA at 0x9f000 is firmware data). */
 		assert_int_not_equal(ept_lookup(&ept, 0x9f000, &level), 0);
 		assert_int_equal(level, 0);
@@ -498,12 +499,12 @@ static void test_hypervisor_region_and_test_page_hidden(void **state)
 	compose_ranges();
 	table_limit = MAX_TABLES;
 	assert_true(ept_build(&ept, ranges, n_ranges));
-	for (uint64_t a = HV_REGION_START; a < HV_REGION_END; a += 4096)
+	for (uint64_t a = TEST_HV_START; a < TEST_HV_END; a += 4096)
 		assert_int_equal(ept_lookup(&ept, a, NULL), 0);
 	assert_int_equal(ept_lookup(&ept, PLATFORM_MMIO_TEST_PAGE + 0x10, NULL), 0);
-	assert_int_equal(ept_lookup(&ept, HV_REGION_START - 4096, &level) & EPT_MEMTYPE_MASK,
+	assert_int_equal(ept_lookup(&ept, TEST_HV_START - 4096, &level) & EPT_MEMTYPE_MASK,
 			 EPT_MEMTYPE_WB);
-	assert_int_equal(ept_lookup(&ept, HV_REGION_END, &level) & EPT_MEMTYPE_MASK,
+	assert_int_equal(ept_lookup(&ept, TEST_HV_END, &level) & EPT_MEMTYPE_MASK,
 			 EPT_MEMTYPE_WB);
 	/* The granted local APIC page: uncached, present, not executable. */
 	assert_int_equal(ept_lookup(&ept, 0xfee00000, NULL) & (EPT_MEMTYPE_MASK | EPT_RWX),

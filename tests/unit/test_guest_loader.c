@@ -30,6 +30,7 @@
 #include "guest_loader.h"
 #include "layout.h"
 #include "multiboot.h"
+#include "test_layout.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MiB		0x100000ull
@@ -37,7 +38,7 @@
 #define GUEST_MEM_START	(1 * MiB)
 #define GUEST_MEM_END	(160 * MiB)
 /* Where the boot loader left module 1 (inside the hypervisor region). */
-#define MODULE1_PA	(HV_REGION_START + 16 * MiB)
+#define MODULE1_PA	(TEST_HV_START + 16 * MiB)
 
 /* Multiboot header flags (Multiboot 0.6.96 3.1.2): bit 16, the a.out kludge. */
 #define MB_AOUT_KLUDGE	(1u << 16)
@@ -128,8 +129,8 @@ static int setup(void **state)
 	assert_int_equal(madvise(mem, GUEST_MEM_END - GUEST_MEM_START, MADV_DONTNEED), 0);
 	memset(&bi, 0, sizeof(bi));
 	default_map();
-	bi.hv_start = HV_REGION_START;
-	bi.hv_end = HV_REGION_END;
+	bi.hv_start = TEST_HV_START;
+	bi.hv_end = TEST_HV_END;
 	fake_printk_reset();
 	return 0;
 }
@@ -254,7 +255,7 @@ static const struct seg kernel[] = {
 	{ PT_LOAD, 0x1000, 0x100000, 0x1000, 0x1000 },
 	{ PT_LOAD, 0x2000, 0x102000, 0x0800, 0x3000 },	/* 0x2800 bytes of .bss */
 	/* Not loaded: a note whose address is in the hypervisor region. */
-	{ PT_NOTE, 0x200, HV_REGION_START, 0x20, 0x20 },
+	{ PT_NOTE, 0x200, TEST_HV_START, 0x20, 0x20 },
 };
 #define KERNEL_ENTRY	0x100010
 
@@ -300,7 +301,7 @@ static void assert_guest_map(const struct guest_start *st)
 		const struct multiboot_mmap_entry *e = (const void *)p;
 
 		/* Nothing of the guest's map may touch the hypervisor region. */
-		if (e->addr < HV_REGION_END && e->addr + e->len > HV_REGION_START)
+		if (e->addr < TEST_HV_END && e->addr + e->len > TEST_HV_START)
 			fail_msg("guest memory map entry [%#llx, %#llx) type %u overlaps the hypervisor",
 				 (unsigned long long)e->addr, (unsigned long long)(e->addr + e->len),
 				 e->type);
@@ -341,7 +342,7 @@ static void check_kernel_loaded(bool is64)
 	/* The module itself is not modified. */
 	assert_memory_equal(module0, image, image_len);
 	/* The information structure is in guest RAM, not over the kernel. */
-	assert_true(st.mbi >= 0x100000 && st.mbi < HV_REGION_START);
+	assert_true(st.mbi >= 0x100000 && st.mbi < TEST_HV_START);
 	for (unsigned int i = 0; i < 2; i++)
 		assert_true(st.mbi >= kernel[i].paddr + kernel[i].memsz ||
 			    st.mbi + sizeof(struct multiboot_info) <= kernel[i].paddr);
@@ -429,20 +430,20 @@ static void expect_refused_at(int line, const char *message)
 static void test_refuses_hypervisor_region(void **state)
 {
 	static const struct seg inside[] = {
-		{ PT_LOAD, 0x1000, HV_REGION_START + 0x100000, 0x100, 0x100 },
+		{ PT_LOAD, 0x1000, TEST_HV_START + 0x100000, 0x100, 0x100 },
 	};
 	static const struct seg across_start[] = {
-		{ PT_LOAD, 0x1000, HV_REGION_START - 0x1000, 0x100, 0x2000 },	/* .bss reaches in */
+		{ PT_LOAD, 0x1000, TEST_HV_START - 0x1000, 0x100, 0x2000 },	/* .bss reaches in */
 	};
 	static const struct seg across_end[] = {
-		{ PT_LOAD, 0x1000, HV_REGION_END - 0x100, 0x200, 0x200 },
+		{ PT_LOAD, 0x1000, TEST_HV_END - 0x100, 0x200, 0x200 },
 	};
 	static const struct seg last_byte[] = {
-		{ PT_LOAD, 0x1000, HV_REGION_START - 0x100, 0x100, 0x101 },	/* one byte in */
+		{ PT_LOAD, 0x1000, TEST_HV_START - 0x100, 0x100, 0x101 },	/* one byte in */
 	};
 	static const struct seg fits[] = {
-		{ PT_LOAD, 0x1000, HV_REGION_START - 0x100, 0x100, 0x100 },	/* ends at the edge */
-		{ PT_LOAD, 0x1100, HV_REGION_END, 0x100, 0x100 },		/* starts at the edge */
+		{ PT_LOAD, 0x1000, TEST_HV_START - 0x100, 0x100, 0x100 },	/* ends at the edge */
+		{ PT_LOAD, 0x1100, TEST_HV_END, 0x100, 0x100 },		/* starts at the edge */
 	};
 	struct guest_start st;
 
@@ -458,7 +459,7 @@ static void test_refuses_hypervisor_region(void **state)
 		expect_refused("is not in guest RAM");
 		/* Segments that touch the region without entering it load. */
 		setup(NULL);
-		build_elf(is64, fits, 2, HV_REGION_END);
+		build_elf(is64, fits, 2, TEST_HV_END);
 		set_module0(image, image_len, "");
 		if (!load(&st))
 			fail_msg("guest_load failed: %s", fake_printk_log);
@@ -480,8 +481,8 @@ static void test_refuses_hypervisor_region(void **state)
 	{
 		struct mb_header h = {
 			.magic = MULTIBOOT_HEADER_MAGIC, .flags = MB_AOUT_KLUDGE,
-			.header_addr = HV_REGION_START, .load_addr = HV_REGION_START,
-			.entry_addr = HV_REGION_START,
+			.header_addr = TEST_HV_START, .load_addr = TEST_HV_START,
+			.entry_addr = TEST_HV_START,
 		};
 
 		h.checksum = -(h.magic + h.flags);
@@ -650,15 +651,15 @@ static void test_guest_ram_ranges(void **state)
 	assert_int_equal(r[0].start, 0);
 	assert_int_equal(r[0].end, 0x9f000);
 	assert_int_equal(r[1].start, 0x100000);
-	assert_int_equal(r[1].end, HV_REGION_START);
-	assert_int_equal(r[2].start, HV_REGION_END);
+	assert_int_equal(r[1].end, TEST_HV_START);
+	assert_int_equal(r[2].start, TEST_HV_END);
 	assert_int_equal(r[2].end, 160 * MiB);
 
 	/* Unsorted input comes out sorted; an entry wholly inside the region is gone. */
 	{
 		static const struct boot_mmap_entry m[] = {
-			{ HV_REGION_END, 0x1000000, BOOT_MEM_AVAILABLE },
-			{ HV_REGION_START + 0x1000, 0x1000, BOOT_MEM_AVAILABLE },
+			{ TEST_HV_END, 0x1000000, BOOT_MEM_AVAILABLE },
+			{ TEST_HV_START + 0x1000, 0x1000, BOOT_MEM_AVAILABLE },
 			{ 0x100000, 0x100000, BOOT_MEM_AVAILABLE },
 			{ 0x300000, 0x100000, BOOT_MEM_ACPI_RECLAIMABLE },
 		};
@@ -668,7 +669,7 @@ static void test_guest_ram_ranges(void **state)
 		n = guest_ram_ranges(&bi, r, ARRAY_SIZE(r));
 		assert_int_equal(n, 2);
 		assert_int_equal(r[0].start, 0x100000);
-		assert_int_equal(r[1].start, HV_REGION_END);
+		assert_int_equal(r[1].start, TEST_HV_END);
 	}
 	/* The output is bounded by @max. */
 	default_map();
@@ -750,7 +751,7 @@ static void test_mbi(void **state)
 			 MULTIBOOT_INFO_MODS | MULTIBOOT_INFO_BOOT_LOADER_NAME);
 	/* 636 KiB below 640 KiB; from 1 MiB contiguous up to the hypervisor's hole. */
 	assert_int_equal(mbi->mem_lower, 0x9f000 >> 10);
-	assert_int_equal(mbi->mem_upper, (HV_REGION_START - 0x100000) >> 10);
+	assert_int_equal(mbi->mem_upper, (TEST_HV_START - 0x100000) >> 10);
 	/* The command line unchanged; the loader's name. */
 	assert_string_equal((const char *)pa(mbi->cmdline), "kernel-args a=1 b=2");
 	assert_string_equal((const char *)pa(mbi->boot_loader_name), "exitplan");
@@ -758,7 +759,7 @@ static void test_mbi(void **state)
 	/* The second module, copied into guest RAM with its string. */
 	assert_int_equal(mbi->mods_count, 1);
 	mods = pa(mbi->mods_addr);
-	assert_true(mods[0].mod_start < HV_REGION_START || mods[0].mod_start >= HV_REGION_END);
+	assert_true(mods[0].mod_start < TEST_HV_START || mods[0].mod_start >= TEST_HV_END);
 	assert_int_equal(mods[0].mod_end - mods[0].mod_start, sizeof(mod1));
 	assert_memory_equal(pa(mods[0].mod_start), mod1, sizeof(mod1));
 	assert_string_equal((const char *)pa(mods[0].cmdline), "initrd arg");
@@ -772,8 +773,8 @@ static void test_mbi(void **state)
 	assert_false(overlaps_kernel(mbi->mods_addr, sizeof(*mods)));
 	assert_guest_map(&st);
 	/* 636 KiB + 63 MiB + 64 MiB of RAM. */
-	assert_int_equal(st.ram_bytes, 0x9f000 + (HV_REGION_START - 0x100000) +
-				       (160 * MiB - HV_REGION_END));
+	assert_int_equal(st.ram_bytes, 0x9f000 + (TEST_HV_START - 0x100000) +
+				       (160 * MiB - TEST_HV_END));
 	/* The reserved entries of the firmware's map are passed on as they were. */
 	{
 		const struct multiboot_mmap_entry *e = pa(mbi->mmap_addr);

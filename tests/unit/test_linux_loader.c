@@ -21,6 +21,7 @@
 #include "fake_runtime.h"
 #include "layout.h"
 #include "linux_loader.h"
+#include "test_layout.h"
 
 #define MiB		0x100000ull
 #define SETUP_SECTS	4
@@ -61,11 +62,11 @@ static uint8_t *make_image(size_t len)
 
 /* 256 MiB of Bochs RAM as guest_ram_ranges() gives it: the hypervisor's hole cut out. */
 static const struct guest_ram_range ram[] = {
-	{ 0, 0x9f000 }, { MiB, HV_REGION_START }, { HV_REGION_END, 0xfff0000 },
+	{ 0, 0x9f000 }, { MiB, TEST_HV_START }, { TEST_HV_END, 0xfff0000 },
 };
 static const struct linux_e820_in reserved[] = {
 	{ 0x9fc00, 0x400, 2 }, { 0xf0000, 0x10000, 2 },
-	{ HV_REGION_START + MiB, MiB, 2 },		/* over the hypervisor: hidden */
+	{ TEST_HV_START + MiB, MiB, 2 },		/* over the hypervisor: hidden */
 	{ 0xfff0000, 0x10000, 3 },			/* ACPI tables */
 };
 
@@ -76,7 +77,8 @@ static bool plan_for(const uint8_t *img, size_t len, const char *cmd, bool initr
 {
 	fake_printk_reset();
 	return linux_plan(img, len, cmd, initrd, initrd_len, r, n, reserved,
-			  sizeof(reserved) / sizeof(reserved[0]), &plan);
+			  sizeof(reserved) / sizeof(reserved[0]),
+			  &(struct guest_ram_range){ TEST_HV_START, TEST_HV_END }, &plan);
 }
 
 static bool overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
@@ -136,8 +138,8 @@ static void test_good_image(void **state)
 	{
 		static const struct { uint64_t a, l; uint32_t t; } want[] = {
 			{ 0, 0x9f000, 1 }, { 0x9fc00, 0x400, 2 }, { 0xf0000, 0x10000, 2 },
-			{ MiB, HV_REGION_START - MiB, 1 },
-			{ HV_REGION_END, 0xfff0000 - HV_REGION_END, 1 }, { 0xfff0000, 0x10000, 3 },
+			{ MiB, TEST_HV_START - MiB, 1 },
+			{ TEST_HV_END, 0xfff0000 - TEST_HV_END, 1 }, { 0xfff0000, 0x10000, 3 },
 		};
 		uint64_t ram_bytes = 0;
 
@@ -148,8 +150,8 @@ static void test_good_image(void **state)
 			assert_int_equal(get32(zp, 0x2d0 + 20 * i + 16), want[i].t);
 			if (want[i].t == 1)
 				ram_bytes += want[i].l;
-			assert_false(overlap(want[i].a, want[i].l, HV_REGION_START,
-					     HV_REGION_END - HV_REGION_START));
+			assert_false(overlap(want[i].a, want[i].l, TEST_HV_START,
+					     TEST_HV_END - TEST_HV_START));
 		}
 		assert_int_equal(plan.ram_bytes, ram_bytes);
 	}
@@ -243,7 +245,7 @@ static void test_kernel_not_in_ram(void **state)
 	assert_false(plan_for(img, IMAGE_BYTES, "", false, 0, small, 2));
 	assert_true(fake_printk_contains("not guest RAM"));
 	/* A kernel that would run into the hypervisor region. */
-	put64(img, 0x258, HV_REGION_START - 2 * MiB);
+	put64(img, 0x258, TEST_HV_START - 2 * MiB);
 	assert_false(plan_for(img, IMAGE_BYTES, "", false, 0, ram, 3));
 	/* init_size that wraps the address space. */
 	put64(img, 0x258, 0x1000000);

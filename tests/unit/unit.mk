@@ -43,6 +43,8 @@
 #   test_vpit               runtime/vpit.c: the guest's 8254 and port 0x61
 #   test_vlapic             runtime/vlapic.c: the virtual local APIC's
 #                           registers, priorities, timer, modes and ICR
+#   test_region             runtime/region.c: where the hypervisor region goes
+#                           (the top of RAM below 4 GiB) and its size
 #   test_acpi               runtime/acpi.c: the guest's MADT listing more
 #                           vCPUs than the machine has CPUs
 
@@ -78,7 +80,7 @@ UNIT_LIB_O     = $(foreach f,$(UNIT_LIB_C),$(call UNIT_OBJ,common,$(f)))
 
 UNIT_RUNTIME_TESTS := test_format test_platform test_pci test_ept test_guest_loader test_arch_checks \
 		      test_task_switch test_vm test_ioapic test_sched test_linux_loader test_vpic test_vpit test_vlapic \
-		      test_acpi
+		      test_acpi test_region
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
 		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs)) \
@@ -142,6 +144,7 @@ UNIT_SRCS_test_vm            := runtime/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
 UNIT_SRCS_test_ioapic        := arch/vmx/ioapic.c
 UNIT_SRCS_test_sched         := runtime/sched.c
 UNIT_SRCS_test_acpi          := runtime/acpi.c
+UNIT_SRCS_test_region        := runtime/region.c
 UNIT_SRCS_test_vpic          := runtime/vpic.c
 UNIT_SRCS_test_vpit          := runtime/vpit.c
 UNIT_SRCS_test_vlapic        := runtime/vlapic.c runtime/vm.c $(UNIT_SRC)/fakes/fake_runtime.c

@@ -562,7 +562,7 @@ static uint32_t rand_guest_address(void)
 	case 1:
 		return (uint32_t)(uintptr_t)scratch + below(sizeof(scratch));
 	case 2:
-		return EXITPLAN_HV_START + (rand32() & (EXITPLAN_HV_END - EXITPLAN_HV_START - 1));
+		return exitplan_hv_start() + rand32() % (exitplan_hv_end() - exitplan_hv_start());
 	case 3:
 		/*
 		 * The local APIC page or the MMIO test page: the hypervisor
@@ -923,7 +923,8 @@ static void op_stop(void)
 		hypercall4(HYPERCALL_SHUTDOWN, iteration & 0x7f, 0, 0, 0);
 		break;
 	case 2: {
-		uint32_t addr = EXITPLAN_HV_START + (rand32() & (EXITPLAN_HV_END - EXITPLAN_HV_START - 4));
+		uint32_t addr = exitplan_hv_start() +
+				(rand32() % (exitplan_hv_end() - exitplan_hv_start() - 3) & ~3u);
 		bool write = one_in(2);
 
 		TRACE("%s of hypervisor memory at 0x%x", write ? "write" : "read", addr);

@@ -30,8 +30,8 @@
 const char guest_name[] = "isolation";
 
 /* Guest-physical addresses inside the hypervisor's region. */
-#define HV_LOW		EXITPLAN_HV_START		/* its image */
-#define HV_HIGH		(EXITPLAN_HV_END - 0x1000)	/* its last page */
+#define HV_LOW		exitplan_hv_start()		/* its image */
+#define HV_HIGH		(exitplan_hv_end() - 0x1000)	/* its last page */
 
 /*
  * IA32_EFER bits the SDM reserves (Vol. 4, table 2-2: only SCE, LME,

@@ -28,8 +28,14 @@ bool qemu_tcg_detected(void);
 /* The guest-physical MMIO test page exitplan emulates (docs/GUESTS.md). */
 #define EXITPLAN_TEST_PAGE	0xfeb00000u
 #define EXITPLAN_TEST_PAGE_SIG	0x45584954u	/* "EXIT" read as a 32-bit value */
-/* The hypervisor's region, absent from the memory map exitplan passes. */
-#define EXITPLAN_HV_START	0x04000000u	/* 64 MiB */
-#define EXITPLAN_HV_END		0x06000000u	/* 96 MiB */
+/*
+ * The hypervisor's region, absent from the memory map exitplan passes: at
+ * the top of RAM below 4 GiB, so under exitplan it starts where the
+ * available range holding 1 MiB ends and ends where the map's next entry
+ * (the firmware's ACPI tables) starts, or 2 MiB later if none does
+ * (docs/GUESTS.md).  Read from the multiboot map.
+ */
+uint32_t exitplan_hv_start(void);
+uint32_t exitplan_hv_end(void);
 
 #endif /* GUEST_EXITPLAN_H */
