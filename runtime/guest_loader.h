@@ -23,15 +23,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "guest_ram.h"
+
 struct boot_info;
-
-/* The most memory ranges a guest's view of memory has. */
-#define GUEST_MAX_RANGES	(2 * 64 + 8)
-
-/* A range of guest RAM: available memory-map entries minus the hypervisor. */
-struct guest_ram_range {
-	uint64_t start, end;		/* [start, end) */
-};
 
 struct guest_start {
 	uint32_t entry;			/* EIP at entry */
@@ -49,14 +43,6 @@ struct guest_start {
 	char name[64];
 	const char *args;
 };
-
-/*
- * The guest's RAM: every available range of the boot memory map, minus
- * the hypervisor's region [bi->hv_start, bi->hv_end), sorted, whole
- * pages.  Returns the count.
- */
-unsigned int guest_ram_ranges(const struct boot_info *bi, struct guest_ram_range *r,
-			      unsigned int max);
 
 /*
  * Load module 0 and build the guest's multiboot information (or, for a

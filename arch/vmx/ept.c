@@ -11,7 +11,7 @@
 #include "boot_info.h"
 #include "compiler.h"
 #include "ept.h"
-#include "guest_loader.h"
+#include "guest_ram.h"
 #include "layout.h"
 #include "platform.h"
 

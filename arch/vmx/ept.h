@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "boot_info.h"	/* BOOT_MMAP_MAX */
-#include "guest_loader.h"	/* GUEST_MAX_RANGES */
+#include "guest_ram.h"	/* GUEST_MAX_RANGES */
 
 /* What a guest-physical range is, for the identity map. */
 enum ept_range_kind {

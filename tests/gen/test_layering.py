@@ -1,6 +1,6 @@
 """The source tree's layering (issue 8): runtime/, the architecture-neutral
 core, reaches arch/vmx only through runtime/vmm.h, so it includes none of
-arch/vmx's headers."""
+arch/vmx's headers; the EPT code needs nothing of the guest loader."""
 import os
 import re
 
@@ -25,3 +25,9 @@ def test_runtime_includes_no_arch_vmx_header():
            for p in sources("runtime") for h in includes(p) if h in arch]
     assert not bad, "runtime/ includes arch/vmx headers (use runtime/vmm.h):\n" + "\n".join(bad)
 
+
+
+def test_ept_does_not_include_the_guest_loader():
+    """The EPT map takes the guest's RAM from runtime/guest_ram.h, not the loader."""
+    for f in ("arch/vmx/ept.c", "arch/vmx/ept.h"):
+        assert "guest_loader.h" not in includes(os.path.join(ROOT, f)), f

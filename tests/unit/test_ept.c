@@ -4,7 +4,7 @@
  *
  * The identity ranges handed to ept_build() come from the real
  * ept_identity_ranges() (and through it the real guest_ram_ranges() of
- * runtime/guest_loader.c), exactly as vmx.c builds the guest's EPT: RAM
+ * runtime/guest_ram.c), exactly as vmx.c builds the guest's EPT: RAM
  * write-back, the firmware ROMs executable, the firmware's data (ACPI
  * entries, reserved entries below 1 MiB) write-back, the granted device
  * pages (the local APIC's, as vmx.c grants it) uncached, and nothing else
@@ -32,7 +32,7 @@
 #include "boot_info.h"
 #include "ept.h"
 #include "fake_runtime.h"
-#include "guest_loader.h"
+#include "guest_ram.h"
 #include "layout.h"
 #include "platform.h"
 #include "test_layout.h"

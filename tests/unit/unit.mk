@@ -134,10 +134,10 @@ UNIT_SRCS_test_platform      := runtime/platform.c runtime/pci.c runtime/vpic.c 
 				$(UNIT_SRC)/fakes/fake_cpu.c
 UNIT_SRCS_test_pci           := runtime/pci.c $(UNIT_SRC)/fakes/fake_runtime.c \
 				$(UNIT_SRC)/fakes/fake_cpu.c
-UNIT_SRCS_test_ept           := arch/vmx/ept.c runtime/guest_loader.c runtime/linux_loader.c \
+UNIT_SRCS_test_ept           := arch/vmx/ept.c runtime/guest_ram.c \
 				$(UNIT_SRC)/fakes/fake_runtime.c
-UNIT_SRCS_test_guest_loader  := runtime/guest_loader.c runtime/linux_loader.c $(UNIT_SRC)/fakes/fake_runtime.c
-UNIT_SRCS_test_linux_loader  := runtime/linux_loader.c runtime/guest_loader.c $(UNIT_SRC)/fakes/fake_runtime.c
+UNIT_SRCS_test_guest_loader  := runtime/guest_loader.c runtime/guest_ram.c runtime/linux_loader.c $(UNIT_SRC)/fakes/fake_runtime.c
+UNIT_SRCS_test_linux_loader  := runtime/linux_loader.c runtime/guest_loader.c runtime/guest_ram.c $(UNIT_SRC)/fakes/fake_runtime.c
 UNIT_SRCS_test_arch_checks   := arch/vmx/arch_checks.c
 UNIT_SRCS_test_task_switch   := arch/vmx/task_switch.c
 UNIT_SRCS_test_vm            := runtime/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
