@@ -112,6 +112,22 @@ void vmx_apic_flag_illegal_vector(uint8_t vector)
 	send_ipi(0, APIC_ICR_SHORTHAND_SELF | APIC_ICR_DELIVERY_MODE_FIXED | vector);
 }
 
+/*
+ * A vCPU that ignores its stop (a guest spinning with interrupts off, on
+ * a profile without the VMX-preemption timer): a physical INIT, blocked
+ * in VMX root but an INIT-signal exit in non-root (SDM Vol. 3C 26.2), is
+ * the one event that takes its CPU back whatever the guest does.  Bochs
+ * 2.7 never consumes it (PLATFORM.md): the CPU must not resume that
+ * guest afterwards, and does not (handle_init_signal()).
+ */
+void vmx_kick_init(unsigned int cpu)
+{
+	struct percpu *p = percpu_area(cpu);
+
+	if (p)
+		send_ipi(p->apic_id, APIC_ICR_DELIVERY_MODE_INIT | APIC_ICR_LEVEL_ASSERT);
+}
+
 static void apic_eoi(void)
 {
 	if (this_apic_x2apic())

@@ -534,6 +534,14 @@ enum vmx_exit_action handle_triple_fault(struct vcpu *vcpu)
  */
 enum vmx_exit_action handle_init_signal(struct vcpu *vcpu)
 {
+	/* The watchdog's INIT to a vCPU that ignored the machine's stop (vmx.c). */
+	if (vm_stopping(vcpu->vm)) {
+		printk("exitplan: vCPU %u: taken back by an INIT signal at RIP %#llx\n", vcpu->id,
+		       (unsigned long long)vmcs_read(GUEST_RIP));
+		if (vcpu->arch->stop == VCPU_RUNNING)
+			vcpu->arch->stop = VCPU_STOP_VM;
+		return VMX_EXIT_STOP;
+	}
 	return vcpu_stop(vcpu, "INIT signal at RIP %#llx: a vCPU reset is not emulated "
 			 "(and Bochs 2.7 cannot consume an INIT in VMX non-root operation)",
 			 (unsigned long long)vmcs_read(GUEST_RIP));

@@ -1401,10 +1401,24 @@ static bool vmx_start_aps(struct vmx_cpu **vcs, unsigned int nr_cpus)
 static void vmx_wait_for_vcpus(unsigned int n)
 {
 	for (unsigned int id = 1; id < n; id++) {
+		struct vcpu *v = vmx_vcpus[id];
 		unsigned int waited = 0;
+		bool init_sent = false;
 
 		while (vm_vcpu_state(&vmx_vm.vcpu[id]) != VCPU_RUN_STOPPED &&
 		       waited < VMX_STOP_WAIT_US) {
+			/*
+			 * Half the wait without an answer, in its guest alone on
+			 * its CPU: the kick did not reach it (interrupts off, no
+			 * VMX-preemption timer to end its run).  INIT does.
+			 */
+			if (!init_sent && waited >= VMX_STOP_WAIT_US / 2 && v && !v->arch->shared &&
+			    v->cpu && vm_vcpu_state(&vmx_vm.vcpu[id]) == VCPU_RUN_RUNNING) {
+				printk("exitplan: vCPU %u did not stop in %u ms: INIT to CPU %u\n", id,
+				       VMX_STOP_WAIT_US / 2000, v->cpu->id);
+				vmx_kick_init(v->cpu->id);
+				init_sent = true;
+			}
 			pit_delay_us(VMX_POLL_US);
 			waited += VMX_POLL_US;
 		}

@@ -292,6 +292,8 @@ uint64_t vmx_xapic_page(void);
 /* Interrupt the CPU @cpu: with the kick vector (in the guest), or an NMI (halted in root). */
 void vmx_kick_ipi(unsigned int cpu);
 void vmx_kick_nmi(unsigned int cpu);
+/* A vCPU deaf to its stop: a physical INIT to its CPU (the watchdog's last resort). */
+void vmx_kick_init(unsigned int cpu);
 /* The emulated TSC deadline fired with an illegal vector: flag it in the guest's APIC's ESR. */
 void vmx_apic_flag_illegal_vector(uint8_t vector);
 /* Once, on the boot CPU: where the xAPIC window is (IA32_APIC_BASE as firmware left it). */

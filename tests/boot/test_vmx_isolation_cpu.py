@@ -72,3 +72,22 @@ def test_mmio_execute_stopped(cpu_runs, attack):
     assert not r.find(r"^FAIL"), r.describe()
     r.expect_clean_exit()
     assert not r.vmx_failures(), "\n".join(r.vmx_failures())
+
+
+def test_long_mode_checks_under_vmexit_bench(boot_out):
+    """IA-32e mode under a profile with CR8 exiting (vmexit-bench): a
+    64-bit MOV CR8 with bits 63:4 set is the guest's #GP, never the
+    host's, and in compatibility mode MOV CR0,EAX takes EAX alone, stale
+    RAX[63:32] or not (tests/guest/bench/lm64.S; both pass on bare Bochs)."""
+    hv = bootlib.build_hv("vmexit-bench")
+    guest = bootlib.build_guest("bench")
+    out = boot_out / "vmx-isolation-cpu"
+    iso = bootlib.build_iso(hv, guest, out / "lm64.iso", guest_args="iters=20 warmup=5 cr8")
+    r = bootlib.run_bochs(iso, bootlib.DEFAULT_CPU, out / "lm64.serial")
+    r.expect(r"^PASS: bench-long-mode$")
+    r.expect(r"^PASS: lm64-cr8-reserved-gp$")
+    r.expect(r"^PASS: lm64-compat-cr0-eax$")
+    assert not r.find(r"^FAIL"), r.describe()
+    assert not r.find(r"^exitplan: PANIC"), r.describe()
+    r.expect(r"^exitplan: guest exit status 1$")
+    r.expect_clean_exit()

@@ -184,3 +184,25 @@ def test_pingpong_completes(pingpong_runs, name):
         assert reasons["HLT"]["count"] >= rounds, v
         assert reasons["EXTERNAL_INTERRUPT"]["count"] >= rounds, v
     assert not r.vmx_failures(), "\n".join(r.vmx_failures())
+
+
+def test_deaf_ap_taken_back_by_init(boot_out):
+    """An AP spinning with its APIC software-disabled, under a profile
+    without the VMX-preemption timer (vmexit-bench): the stop's kick
+    never reaches it, so the boot CPU sends its CPU a physical INIT
+    (an INIT-signal exit in VMX non-root); the AP's vCPU stops and the
+    hypervisor's report ends the run, no vCPU hung."""
+    hv = bootlib.build_hv("vmexit-bench")
+    out = boot_out / "vmx-smp"
+    iso = bootlib.build_iso(hv, bootlib.build_guest("smp"), out / "deaf-no-timer.iso",
+                            guest_args="ap-deaf")
+    r = bootlib.run_bochs(iso, SKYLAKE, out / "deaf-no-timer.serial", ncpu=2)
+    r.expect(r"^PASS: ap-deaf$")
+    r.expect(r"^exitplan: vCPU 1 did not stop in \d+ ms: INIT to CPU 1$")
+    r.expect(r"^exitplan: vCPU 1: taken back by an INIT signal at RIP 0x[0-9a-f]+$")
+    r.expect(r"^exitplan: vCPU 1: \S+ when it stopped; stopped with the machine "
+             r"\(vCPU 0 stopped it\)$")
+    assert not r.find(r"hung"), r.describe()
+    r.expect(r"^exitplan: guest exit status 1$")
+    r.expect_clean_exit(1)
+    assert r.lines[-1] == "exitplan: exit status 1", r.describe()

@@ -56,3 +56,15 @@ uint64_t long_mode_call(void (*loop)(void), uint32_t iters)
 		     : "eax", "ecx", "edx", "esi", "memory");
 	return args.total;
 }
+
+void long_mode_checks(struct lm64_result *r)
+{
+	struct {
+		uint32_t offset;
+		uint16_t selector;
+	} __attribute__((packed)) target = { (uintptr_t)lm64_checks, GUEST_CS64 };
+
+	asm volatile("lcall *%1"
+		     : : "D"(r), "m"(target)
+		     : "eax", "ecx", "edx", "esi", "memory");
+}

@@ -16,10 +16,19 @@ void cr8_loop_none(void);
 void cr8_loop_write(void);
 void cr8_loop_read(void);
 
+/* What lm64.S found (see there). */
+struct lm64_result {
+	uint32_t cr8_gp, cr8_left, cr0_gp, cr0_ne;
+};
+
+void lm64_checks(void);
+
 bool long_mode_supported(void);
 /* One way: interrupts off for good.  True when EFER.LMA came on. */
 bool long_mode_enter(void);
 /* Far-call a loop of cr8.S; returns its total ticks. */
 uint64_t long_mode_call(void (*loop)(void), uint32_t iters);
+/* Far-call lm64_checks(). */
+void long_mode_checks(struct lm64_result *r);
 
 #endif /* GUEST_BENCH_LONGMODE_H */

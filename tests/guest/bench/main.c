@@ -256,6 +256,16 @@ static void bench_cr8(void)
 		   MAY_EXIT);
 	bench_with("mov-from-cr8", time_cr8_read, base64, EXIT_REASON_CR_ACCESS, -1,
 		   MAY_EXIT);
+	{
+		struct lm64_result lm = { 0, 0, 0, 0 };
+
+		long_mode_checks(&lm);
+		check("lm64-cr8-reserved-gp", lm.cr8_gp == 1 && lm.cr8_left == 0,
+		      "MOV CR8 with 0x10: %u #GP, CR8 0x%x after", lm.cr8_gp, lm.cr8_left);
+		check("lm64-compat-cr0-eax", lm.cr0_gp == 0 && lm.cr0_ne == 1,
+		      "MOV CR0,EAX in compatibility mode, RAX[63:32] stale: %u #GP, CR0.NE flipped %u",
+		      lm.cr0_gp, lm.cr0_ne);
+	}
 }
 
 void guest_main(void)
