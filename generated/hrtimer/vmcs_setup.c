@@ -4,7 +4,7 @@
  *   profiles/hrtimer.yaml (sha256: 8de2d60003420f5b81f3e208d9ed9e58c051cff45d37942742730372368a7ba6)
  *   spec/vmx_controls.yaml (sha256: c93b96698b5913b3e8977686021404221c4b3c0e6ece08796bb78b68e3bcdaea)
  *   spec/features.yaml (sha256: 683be4670c0a32b4331a8e56ec9e72944b7f647687bd29e7914c5851f1cfdf48)
- *   spec/msrs.yaml (sha256: 4fcedaccf928a10943fc03e434b9a481687969607ec6e38b7e5673519f9bef6b)
+ *   spec/msrs.yaml (sha256: 6dcd3076ceb46309b532e80d0b9f00b5eac1dbf90057c4584c4d630c81e7daab)
  *   spec/runtime.yaml (sha256: 5d00aa76c4588084643633edee224cd2f0b514a6425fee6fd4cf7f0717d218a8)
  * Do not edit: change the sources and regenerate with `make gen`.
  */
