@@ -170,10 +170,27 @@ void vmm_stats_reset(struct vcpu *vcpu)
 		vcpu->stats.exit_tsc = rdtsc();
 }
 
-enum vmx_exit_action handle_vmcall(struct vcpu *vcpu)
+/*
+ * Every hypercall but NOP.  Out of line: its call would otherwise make
+ * handle_vmcall() save a register and set up a frame for NOP too.
+ */
+static noinline enum vmx_exit_action vmcall_dispatch(struct vcpu *vcpu)
 {
 	struct guest_regs *r = &vcpu->regs;
 	struct hypercall_result res;
+
+	res = hypercall_dispatch(vcpu, r->rax, r->rbx, r->rcx, r->rdx, r->rsi);
+	if (res.stop)
+		return vcpu_stop_status(vcpu, VCPU_STOP_SHUTDOWN, res.status);
+	/* Outside 64-bit mode the guest reads EAX: sign-extended -1000 is fine either way. */
+	r->rax = (uint64_t)res.value;
+	vmx_skip_instruction();
+	return VMX_EXIT_RESUME;
+}
+
+enum vmx_exit_action handle_vmcall(struct vcpu *vcpu)
+{
+	struct guest_regs *r = &vcpu->regs;
 
 	/* Hypercalls are the guest kernel's: from CPL > 0 they fail (KVM: -KVM_EPERM). */
 	if (unlikely(vmcs_read32(GUEST_SS_AR_BYTES) & VMX_AR_DPL_MASK)) {
@@ -188,16 +205,9 @@ enum vmx_exit_action handle_vmcall(struct vcpu *vcpu)
 	 * it is the hypercall that measures the exit itself (bench guest).
 	 * The same result: RAX = 0.
 	 */
-	if ((uint32_t)r->rax == HYPERCALL_NOP) {
-		r->rax = 0;
-		vmx_skip_instruction();
-		return VMX_EXIT_RESUME;
-	}
-	res = hypercall_dispatch(vcpu, r->rax, r->rbx, r->rcx, r->rdx, r->rsi);
-	if (res.stop)
-		return vcpu_stop_status(vcpu, VCPU_STOP_SHUTDOWN, res.status);
-	/* Outside 64-bit mode the guest reads EAX: sign-extended -1000 is fine either way. */
-	r->rax = (uint64_t)res.value;
+	if ((uint32_t)r->rax != HYPERCALL_NOP)
+		return vmcall_dispatch(vcpu);
+	r->rax = 0;
 	vmx_skip_instruction();
 	return VMX_EXIT_RESUME;
 }

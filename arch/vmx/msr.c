@@ -822,6 +822,8 @@ void vcpu_setup_msrs(struct vcpu *vcpu)
 	cpuid_count(1, 0, &eax, &ebx, &ecx, &edx);
 	a->has_x2apic = ecx & CPUID_1_ECX_X2APIC;
 	a->has_tsc_deadline = ecx & CPUID_1_ECX_TSC_DEADLINE;
+	/* After vmx_setup_controls(), which decided tsc_deadline_emulated. */
+	a->tsc_deadline_to_cpu = a->has_tsc_deadline && !a->tsc_deadline_emulated;
 	cpuid_count(0, 0, &eax, &ebx, &ecx, &edx);
 	a->has_tsc_adjust = false;
 	if (eax >= CPUID_LEAF_EXT_STRUCT_FEATURES) {

@@ -40,7 +40,7 @@ static inline bool msr_fast_write_ia32_tsc_deadline(struct vcpu *vcpu, uint64_t 
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 
-	if (!a->has_tsc_deadline || a->tsc_deadline_emulated)
+	if (!a->tsc_deadline_to_cpu)	/* has_tsc_deadline && !tsc_deadline_emulated */
 		return false;
 	/* The guest's deadline is in its own TSC's terms; the CPU's in the host's. */
 	if (v)

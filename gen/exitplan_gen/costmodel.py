@@ -92,3 +92,39 @@ def cpuid_fast_hit(k):
 def cpuid_fast_miss(n):
     """Instructions of handle_cpuid_fast() before handle_cpuid(), n leaves listed."""
     return CPUID_FAST_ENTRY + COMPARE * n + DIRECT
+
+
+# The MSR and I/O fast handlers (templates/profile/msr_io_fast.c.j2),
+# counted from their entry; reached from the dispatch as any handler.
+#
+#   an MSR not listed, behind n listed in that direction: n compares of
+#       the guest's ECX, the JMP into the general handler
+#                   COMPARE * n + DIRECT                     msr_fast_miss(n)
+#       (WRMSR: two more, GCC loads the guest's EDX and EAX before the compare)
+#   an I/O exit not listed, behind n listed accesses: the qualification's
+#       VMREAD (encoding, VMREAD, AND of the switched bits), n compares, the
+#       JMP into handle_io_instruction()
+#                   IO_FAST_ENTRY + COMPARE * n + DIRECT     io_fast_miss(n)
+#   an RDMSR of a listed MSR, the k-th: k compares, its answer (for
+#       IA32_APIC_BASE the vcpu->arch load, the value, the EDX:EAX split
+#       and two stores: 7), vmx_skip_instruction(), XOR, RET
+#                   COMPARE * k + MSR_FAST_ANSWER[msr] + MSR_FAST_SKIP    msr_fast_read_hit()
+IO_FAST_ENTRY = 3
+MSR_FAST_WRITE_ENTRY = 2
+MSR_FAST_SKIP = 12		# vmx_skip_instruction() with no shadow to clear (10), XOR, RET
+MSR_FAST_ANSWER = {"IA32_APIC_BASE": 7}	# the answer, its split and its stores
+
+
+def msr_fast_miss(n, write=False):
+    """Instructions of handle_msr_*_fast() before the general handler, n MSRs listed."""
+    return (MSR_FAST_WRITE_ENTRY if write else 0) + COMPARE * n + DIRECT
+
+
+def io_fast_miss(n):
+    """Instructions of handle_io_instruction_fast() before handle_io_instruction()."""
+    return IO_FAST_ENTRY + COMPARE * n + DIRECT
+
+
+def msr_fast_read_hit(name, k=1):
+    """Instructions of handle_msr_read_fast() answering the k-th listed MSR `name`."""
+    return COMPARE * k + MSR_FAST_ANSWER[name] + MSR_FAST_SKIP

@@ -60,6 +60,16 @@ def _explain_fast(w, plan):
     w("Fast handlers (the profile's fast key):\n")
     for f in plan.fast:
         w(_wrap(f"{f.reason.name} -> {f.handler}() instead of {f.general}(): {f.why}.", "  "))
+    if plan.msr_fast_read:
+        w(_wrap(f"RDMSR of an MSR not listed: {costmodel.msr_fast_miss(len(plan.msr_fast_read))} "
+                "instructions before handle_msr_read() (gen/exitplan_gen/costmodel.py).", "    "))
+    if plan.msr_fast_write:
+        w(_wrap(f"WRMSR of an MSR not listed: "
+                f"{costmodel.msr_fast_miss(len(plan.msr_fast_write), write=True)} instructions "
+                "before handle_msr_write().", "    "))
+    if plan.io_fast:
+        w(_wrap(f"An I/O exit not listed: {costmodel.io_fast_miss(len(plan.io_fast))} instructions "
+                "before handle_io_instruction().", "    "))
     n = len(plan.cpuid_fast)
     if not n:
         return

@@ -29,19 +29,19 @@
 enum vmx_exit_action handle_msr_read_fast(struct vcpu *vcpu)
 {
 	struct guest_regs *r = &vcpu->regs;
-	uint32_t msr = (uint32_t)r->rcx;
 	uint64_t v;
 
-	switch (msr) {
+	switch ((uint32_t)r->rcx) {
 	case MSR_IA32_APIC_BASE:			/* the guest's copy, read from struct vcpu */
 		if (!msr_fast_read_ia32_apic_base(vcpu, &v))
 			return handle_msr_read(vcpu);
+		if (VCPU_STATS_COUNTING)	/* the key a constant: its slot too */
+			exit_stats_count_msr(vcpu->stats.msr_read_x2apic, &vcpu->stats.msr_read,
+					     MSR_IA32_APIC_BASE);
 		break;
 	default:
 		return handle_msr_read(vcpu);
 	}
-	if (VCPU_STATS_COUNTING)
-		exit_stats_count_msr(vcpu->stats.msr_read_x2apic, &vcpu->stats.msr_read, msr);
 	r->rax = (uint32_t)v;
 	r->rdx = (uint32_t)(v >> 32);
 	vmx_skip_instruction();
@@ -51,19 +51,19 @@ enum vmx_exit_action handle_msr_read_fast(struct vcpu *vcpu)
 enum vmx_exit_action handle_msr_write_fast(struct vcpu *vcpu)
 {
 	struct guest_regs *r = &vcpu->regs;
-	uint32_t msr = (uint32_t)r->rcx;
 	uint64_t v = ((r->rdx & 0xffffffffull) << 32) | (r->rax & 0xffffffffull);
 
-	switch (msr) {
+	switch ((uint32_t)r->rcx) {
 	case MSR_IA32_TSC_DEADLINE:			/* written to the CPU's MSR in host TSC terms (the emulated deadline goes to msr.c) */
 		if (!msr_fast_write_ia32_tsc_deadline(vcpu, v))
 			return handle_msr_write(vcpu);
+		if (VCPU_STATS_COUNTING)	/* the key a constant: its slot too */
+			exit_stats_count_msr(vcpu->stats.msr_write_x2apic, &vcpu->stats.msr_write,
+					     MSR_IA32_TSC_DEADLINE);
 		break;
 	default:
 		return handle_msr_write(vcpu);
 	}
-	if (VCPU_STATS_COUNTING)
-		exit_stats_count_msr(vcpu->stats.msr_write_x2apic, &vcpu->stats.msr_write, msr);
 	vmx_skip_instruction();
 	return VMX_EXIT_RESUME;
 }
@@ -76,16 +76,18 @@ enum vmx_exit_action handle_io_instruction_fast(struct vcpu *vcpu)
 	switch (q & IO_FAST_QUAL_MASK) {
 	case IO_FAST_QUAL(0x510, 0, 2):		/* fw_cfg selector (QEMU docs/specs/fw_cfg.rst) */
 		io_fast_out_0x510(vcpu, (uint32_t)r->rax);
+		if (VCPU_STATS_COUNTING)	/* the key a constant: its slot too */
+			exit_stats_table_count(&vcpu->stats.io, 0x510);
 		break;
 	case IO_FAST_QUAL(0x511, 1, 1):		/* fw_cfg data, one byte of the selected item */
 		/* IN to AL/AX keeps the rest of RAX. */
 		r->rax = (r->rax & ~0xffull) | io_fast_in_0x511(vcpu);
+		if (VCPU_STATS_COUNTING)	/* the key a constant: its slot too */
+			exit_stats_table_count(&vcpu->stats.io, 0x511);
 		break;
 	default:
 		return handle_io_instruction(vcpu);
 	}
-	if (VCPU_STATS_COUNTING)
-		exit_stats_table_count(&vcpu->stats.io, (uint16_t)(q >> EXIT_QUAL_IO_PORT_SHIFT));
 	vmx_skip_instruction();
 	return VMX_EXIT_RESUME;
 }

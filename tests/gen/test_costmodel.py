@@ -370,3 +370,79 @@ def test_cpuid_fast_constants_match_compiled_code(write_profile, tmp_path):
     assert how == "handle_cpuid", f"leaf 0x1 ended at {how}"
     assert abs(got - costmodel.cpuid_fast_miss(len(leaves))) <= 1, \
         f"leaf 0x1: {got} instructions, the model says {costmodel.cpuid_fast_miss(len(leaves))}"
+
+
+# --- the MSR and I/O fast handlers against their compiled code -----------------------
+def _switch_path_length(insns, key):
+    """Instructions from the entry for a switch on `key` (the guest's ECX
+    or the masked I/O qualification), no interrupt shadow to clear, to
+    RET or to a jump into another function: (count, "ret" or the symbol).
+    Understands compares of the key with an immediate (register or the
+    saved ECX in memory) and the TEST of the STI/MOV-SS bits."""
+    addrs = sorted(insns)
+    pc, count, flags = addrs[0], 0, None
+    for _ in range(200):
+        mnem, ops, sym = insns[pc]
+        count += 1
+        i = addrs.index(pc)
+        nxt = addrs[i + 1] if i + 1 < len(addrs) else None
+        m = re.match(r"\$0x([0-9a-f]+),", ops)
+        if mnem.startswith("cmp") and m:
+            flags = ("cmp", key, int(m.group(1), 16))
+        elif mnem.startswith("test") and re.match(r"\$0x3,", ops):
+            flags = ("shadow",)
+        if mnem.startswith("j"):
+            target = re.match(r"([0-9a-f]+)", ops)
+            if mnem == "jmp":
+                if sym is not None and not sym.startswith("."):
+                    return count, sym
+                pc = int(target.group(1), 16)
+                continue
+            assert flags is not None, f"{mnem} at {pc:#x} after no compare the walk understands"
+            if flags[0] == "shadow":
+                taken = {"je": True, "jne": False}[mnem]
+            else:
+                _, a, b = flags
+                taken = {"je": a == b, "jne": a != b, "ja": a > b, "jbe": a <= b,
+                         "jb": a < b, "jae": a >= b, "jg": a > b, "jle": a <= b}[mnem]
+            if taken:
+                if sym is not None and not sym.startswith("."):
+                    return count, sym
+                pc = int(target.group(1), 16)
+                continue
+        elif mnem == "ret":
+            return count, mnem
+        pc = nxt
+        assert pc is not None, "ran off the end"
+    raise AssertionError("no end reached in 200 instructions")
+
+
+@pytest.mark.skipif(shutil.which("objdump") is None, reason="objdump (binutils) is not installed")
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
+def test_msr_io_fast_constants_match_compiled_code(write_profile, tmp_path):
+    """vmexit-bench's fast.msrs and fast.io_ports: RDMSR IA32_APIC_BASE's
+    path to RET, and an unlisted MSR's and I/O exit's path to the general
+    handler, each within one instruction of costmodel.py."""
+    path = write_profile("mf", "MSR_READ: 0.4, MSR_WRITE: 0.3, IO_INSTRUCTION: 0.3",
+                         "dispatch:\n  policy: direct\n  direct: {count: 1}\nstatistics: off\n"
+                         "fast:\n  msrs: [IA32_APIC_BASE, IA32_TSC_DEADLINE]\n"
+                         "  io_ports: [0x510, 0x511]\n")
+    out = tmp_path / "out"
+    r = run_gen("--out", out, "gen", path)
+    assert r.returncode == 0, r.stderr
+    obj = tmp_path / "mf.o"
+    _compile(out, "mf", obj, "msr_io_fast.c")
+    rd = _disassemble(obj, "handle_msr_read_fast")
+    got, how = _switch_path_length(rd, 0x1b)
+    assert how == "ret", f"RDMSR 0x1b ended at {how}"
+    want = costmodel.msr_fast_read_hit("IA32_APIC_BASE")
+    assert abs(got - want) <= 1, f"RDMSR IA32_APIC_BASE: {got} instructions, the model says {want}"
+    got, how = _switch_path_length(rd, 0x277)
+    assert how == "handle_msr_read" and abs(got - costmodel.msr_fast_miss(1)) <= 1, (got, how)
+    wr = _disassemble(obj, "handle_msr_write_fast")
+    got, how = _switch_path_length(wr, 0x277)
+    assert how == "handle_msr_write" and abs(got - costmodel.msr_fast_miss(1, write=True)) <= 1, \
+        (got, how)
+    io = _disassemble(obj, "handle_io_instruction_fast")
+    got, how = _switch_path_length(io, 0x3f80000)	# OUT of a byte to 0x3f8
+    assert how == "handle_io_instruction" and abs(got - costmodel.io_fast_miss(2)) <= 1, (got, how)

@@ -50,6 +50,7 @@ static void boot(bool has_deadline, bool emulated, uint64_t tsc_offset)
 	arch.apic_base = 0xfee00000ull | APIC_BASE_EN | APIC_BASE_BSP;
 	arch.has_tsc_deadline = has_deadline;
 	arch.tsc_deadline_emulated = emulated;
+	arch.tsc_deadline_to_cpu = has_deadline && !emulated;	/* as vcpu_setup_msrs() */
 	arch.tsc.offset = tsc_offset;
 	platform_init(&platform, 64ull << 20, 2, 0);
 	arch.platform = &platform;
