@@ -303,46 +303,9 @@ def test_constants_match_compiled_code(generator, write_profile, tmp_path, stats
 def _fast_path_length(insns, leaf):
     """Instructions of handle_cpuid_fast() for a CPUID of `leaf`, no
     interrupt shadow to clear, to its RET or its jump into handle_cpuid():
-    (count, "ret" or the symbol).  Understands compares of EAX (the
-    guest's leaf) with an immediate and TEST %eax,%eax, and the TEST of
-    the interruptibility state's STI and MOV-SS bits (not taken)."""
-    addrs = sorted(insns)
-    pc, count, flags = addrs[0], 0, None
-    for _ in range(200):
-        mnem, ops, sym = insns[pc]
-        count += 1
-        i = addrs.index(pc)
-        nxt = addrs[i + 1] if i + 1 < len(addrs) else None
-        m = re.match(r"\$0x([0-9a-f]+),%eax$", ops)
-        if mnem.startswith("cmp") and m:
-            flags = ("cmp", leaf, int(m.group(1), 16))
-        elif mnem.startswith("test") and ops == "%eax,%eax":
-            flags = ("cmp", leaf, 0)
-        elif mnem.startswith("test") and re.match(r"\$0x3,", ops):
-            flags = ("shadow",)
-        if mnem.startswith("j"):
-            target = re.match(r"([0-9a-f]+)", ops)
-            if mnem == "jmp":
-                if sym is not None and not sym.startswith("."):
-                    return count, sym
-                pc = int(target.group(1), 16)
-                continue
-            assert flags is not None, f"{mnem} at {pc:#x} after no compare the walk understands"
-            if flags[0] == "shadow":
-                taken = {"je": True, "jne": False}[mnem]
-            else:
-                _, a, b = flags
-                taken = {"je": a == b, "jne": a != b}[mnem]
-            if taken:
-                if sym is not None and not sym.startswith("."):
-                    return count, sym
-                pc = int(target.group(1), 16)
-                continue
-        elif mnem == "ret":
-            return count, mnem
-        pc = nxt
-        assert pc is not None, "ran off the end of handle_cpuid_fast"
-    raise AssertionError("no end reached in 200 instructions")
+    (count, "ret" or the symbol).  The key is EAX, the guest's leaf:
+    compares of EAX with an immediate and TEST %eax,%eax."""
+    return _switch_path_length(insns, leaf, r"\$0x([0-9a-f]+),%eax$", zero_test="%eax,%eax")
 
 
 @pytest.mark.skipif(shutil.which("objdump") is None, reason="objdump (binutils) is not installed")
@@ -373,12 +336,14 @@ def test_cpuid_fast_constants_match_compiled_code(write_profile, tmp_path):
 
 
 # --- the MSR and I/O fast handlers against their compiled code -----------------------
-def _switch_path_length(insns, key):
-    """Instructions from the entry for a switch on `key` (the guest's ECX
-    or the masked I/O qualification), no interrupt shadow to clear, to
-    RET or to a jump into another function: (count, "ret" or the symbol).
-    Understands compares of the key with an immediate (register or the
-    saved ECX in memory) and the TEST of the STI/MOV-SS bits."""
+def _switch_path_length(insns, key, cmp_re=r"\$0x([0-9a-f]+),", zero_test=None):
+    """Instructions from the entry for a switch on `key` (the guest's ECX,
+    the masked I/O qualification, or with `cmp_re` and `zero_test` EAX),
+    no interrupt shadow to clear, to RET or to a jump into another
+    function: (count, "ret" or the symbol).  Understands compares of the
+    key with an immediate (`cmp_re`: register or the saved ECX in memory),
+    TEST of the key with itself (`zero_test`) and the TEST of the STI/MOV-SS
+    bits (not taken)."""
     addrs = sorted(insns)
     pc, count, flags = addrs[0], 0, None
     for _ in range(200):
@@ -386,9 +351,11 @@ def _switch_path_length(insns, key):
         count += 1
         i = addrs.index(pc)
         nxt = addrs[i + 1] if i + 1 < len(addrs) else None
-        m = re.match(r"\$0x([0-9a-f]+),", ops)
+        m = re.match(cmp_re, ops)
         if mnem.startswith("cmp") and m:
             flags = ("cmp", key, int(m.group(1), 16))
+        elif zero_test and mnem.startswith("test") and ops == zero_test:
+            flags = ("cmp", key, 0)
         elif mnem.startswith("test") and re.match(r"\$0x3,", ops):
             flags = ("shadow",)
         if mnem.startswith("j"):
