@@ -32,8 +32,14 @@
 		return VMX_EXIT_RESUME;				\
 	}
 VMX_EXIT_HANDLER_FUNCTIONS(DEFINE_FAKE)
-/* The profile's CPUID fast handler (generated cpuid_fast.c), which a dispatch calls instead. */
+/*
+ * The profile's fast handlers (generated cpuid_fast.c and msr_io_fast.c),
+ * which a dispatch calls instead of the general ones.
+ */
 DEFINE_FAKE(handle_cpuid_fast)
+DEFINE_FAKE(handle_msr_read_fast)
+DEFINE_FAKE(handle_msr_write_fast)
+DEFINE_FAKE(handle_io_instruction_fast)
 #undef DEFINE_FAKE
 
 __attribute__((noinline)) enum vmx_exit_action handle_unexpected_exit(struct vcpu *vcpu,
