@@ -245,8 +245,23 @@ bool linux_plan(const uint8_t *image, uint64_t len, const char *cmdline,
 		uint64_t pref = rd64(image, HDR_PREF_ADDRESS);
 		uint32_t align = rd32(image, HDR_KERNEL_ALIGNMENT);
 
-		if (pref && (!align || !(align & (align - 1))) && !(align && (pref & (align - 1))))
+		if (pref && (!align || !(align & (align - 1))) && !(align && (pref & (align - 1)))) {
 			addr = pref;
+			/*
+			 * A relocatable kernel runs at any kernel_alignment-aligned
+			 * address (boot.rst): where pref_address is not RAM for all
+			 * of init_size (Debian's wants [16 MiB, 79 MiB), across the
+			 * hypervisor's region), the first such place above it that is.
+			 */
+			for (unsigned int i = 0; align && i < n_ram &&
+			     !in_ram(ram, n_ram, addr, addr + p->kernel_mem_len); i++) {
+				uint64_t a = ALIGN_UP(ram[i].start > pref ? ram[i].start : pref,
+						      (uint64_t)align);
+
+				if (a + p->kernel_mem_len <= ram[i].end)
+					addr = a;
+			}
+		}
 	}
 	if (addr + p->kernel_mem_len < addr || addr + p->kernel_mem_len > BELOW_4G ||
 	    !in_ram(ram, n_ram, addr, addr + p->kernel_mem_len)) {

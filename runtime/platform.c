@@ -256,7 +256,8 @@ static uint32_t port_in(uint16_t port, unsigned int size)
 }
 
 /*
- * A write inside the PM I/O space: SLP_EN in PM1a_CNT is a sleep request
+ * A write inside the PM I/O space: PM1_EN is kept as the guest's (read
+ * back, never forwarded); SLP_EN in PM1a_CNT is a sleep request
  * (its new value merges the written bytes into the current one, so a byte
  * write to the high half counts too); every other write is dropped: the
  * PM1 registers are the machine's (GBL_RLS in PM1_CNT raises an SMI,
@@ -268,6 +269,17 @@ static enum platform_io_result pm_write(struct platform_state *p, uint16_t port,
 {
 	uint16_t cnt;
 
+	/* PM1_EN: kept for the guest's reads, never written to the hardware. */
+	for (unsigned int i = 0; i < size; i++) {
+		unsigned int at = port + i;
+
+		if (at == PLATFORM_PM1A_EN_PORT || at == PLATFORM_PM1A_EN_PORT + 1) {
+			unsigned int shift = 8 * (at - PLATFORM_PM1A_EN_PORT);
+
+			p->acpi_pm1_en = (uint16_t)((p->acpi_pm1_en & ~(0xffu << shift)) |
+						    (((value >> (8 * i)) & 0xffu) << shift));
+		}
+	}
 	if (port > PLATFORM_PM1A_CNT_PORT + 1 || port + size - 1 < PLATFORM_PM1A_CNT_PORT)
 		return PLATFORM_IO_DONE;	/* PM1a_CNT untouched: dropped */
 	cnt = inw(PLATFORM_PM1A_CNT_PORT);
@@ -356,6 +368,17 @@ uint32_t platform_io_read(struct platform_state *p, uint16_t port, unsigned int 
 	if (pm_readable(port, size)) {
 		uint32_t v = port_in(port, size);
 
+		/* PM1_EN is the guest's own. */
+		for (unsigned int i = 0; i < size; i++) {
+			unsigned int at = port + i;
+
+			if (at == PLATFORM_PM1A_EN_PORT || at == PLATFORM_PM1A_EN_PORT + 1) {
+				unsigned int shift = 8 * (at - PLATFORM_PM1A_EN_PORT);
+
+				v = (v & ~(0xffu << (8 * i))) |
+				    (uint32_t)((p->acpi_pm1_en >> shift) & 0xffu) << (8 * i);
+			}
+		}
 		/* SCI_EN, bit 0 of PM1a_CNT, is the guest's own. */
 		if (port <= PLATFORM_PM1A_CNT_PORT && port + size - 1 >= PLATFORM_PM1A_CNT_PORT) {
 			unsigned int shift = 8 * (PLATFORM_PM1A_CNT_PORT - port);

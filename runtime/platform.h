@@ -44,7 +44,7 @@
  *     0xcf8-0xcfb, which runtime/pci.c emulates with CONFIG_DATA):
  *     RST_CPU (bit 2) set is a reset request; it reads 0;
  *   - the ACPI PM1 block at the PM base Bochs's BIOS programs (0xb000):
- *     reads come from the hardware, but for SCI_EN, which is the guest's
+ *     reads come from the hardware, but for PM1_EN and SCI_EN, which are the guest's
  *     (the ACPI enable handshake on the FADT's SMI_CMD port is emulated,
  *     platform_set_acpi_smi()); a write to PM1a_CNT with SLP_EN set
  *     is a sleep request, which with SLP_TYP = the \_S5 value is the
@@ -83,6 +83,7 @@
 #define PLATFORM_BOCHS_SHUTDOWN_PORT	0x8900
 #define PLATFORM_PM_BASE		0xb000	/* PIIX4 PMBA as Bochs's BIOS sets it */
 #define PLATFORM_PM_LAST		0xb03f	/* the PIIX4 PM I/O space is 64 bytes */
+#define PLATFORM_PM1A_EN_PORT		(PLATFORM_PM_BASE + 0x02)	/* 16-bit */
 #define PLATFORM_PM1A_CNT_PORT		(PLATFORM_PM_BASE + 0x04)	/* 16-bit */
 #define PLATFORM_PM_TMR_PORT		(PLATFORM_PM_BASE + 0x08)	/* 32-bit, passthrough */
 
@@ -166,6 +167,13 @@ struct platform_state {
 	uint16_t acpi_smi_cmd;
 	uint8_t acpi_enable, acpi_disable;
 	bool acpi_sci_en;
+	/*
+	 * The guest's PM1_EN: its writes kept and read back, so that the OS
+	 * finds the enables it set (ACPICA's global-lock handshake reads
+	 * GBL_EN back), never written to the hardware (its events are the
+	 * host's); no event the guest enables ever fires.
+	 */
+	uint16_t acpi_pm1_en;
 
 	bool kbc_output_port_next;	/* D1h written: 0x60 takes the output port */
 	uint8_t bochs_shutdown_matched;	/* bytes of "Shutdown" written so far */

@@ -82,6 +82,7 @@ def test_linux_boots_to_init(linux_runs, ncpu):
     # ACPI's interpreter is up (the DSDT loaded: PCI_Config regions need
     # CONFIG_PCI) and Linux powers off through \_S5, as on a machine.
     r.expect(r"^ACPI: Interpreter enabled")
+    assert not r.find(r"^ACPI (Error|Warning)"), r.describe()
     # The verdict is the hypervisor's, on its own channel.
     r.expect_hv(r"guest powered off \(ACPI S5 through PM1a_CNT\)")
     r.expect_hv(r"guest exit status 0$")

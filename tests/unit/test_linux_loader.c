@@ -244,9 +244,25 @@ static void test_kernel_not_in_ram(void **state)
 	/* pref_address 16 MiB + 8 MiB init_size runs past 20 MiB. */
 	assert_false(plan_for(img, IMAGE_BYTES, "", false, 0, small, 2));
 	assert_true(fake_printk_contains("not guest RAM"));
-	/* A kernel that would run into the hypervisor region. */
+	/*
+	 * A relocatable kernel whose pref_address would run into the
+	 * hypervisor region goes to the first aligned place above it with
+	 * room for init_size (Debian's: 16 MiB + 63 MiB); not relocatable,
+	 * it is refused.
+	 */
 	put64(img, 0x258, TEST_HV_START - 2 * MiB);
+	assert_true(plan_for(img, IMAGE_BYTES, "", false, 0, ram, 3));
+	assert_int_equal(plan.kernel_addr, TEST_HV_END);
+	put64(img, 0x258, 0x1000000);
+	put32(img, 0x260, 63 * MiB);
+	assert_true(plan_for(img, IMAGE_BYTES, "", false, 0, ram, 3));
+	assert_int_equal(plan.kernel_addr, TEST_HV_END);
+	assert_true(inside_ram(plan.kernel_addr, 63 * MiB));
+	/* No room anywhere: refused. */
+	put32(img, 0x260, 200 * MiB);
 	assert_false(plan_for(img, IMAGE_BYTES, "", false, 0, ram, 3));
+	assert_true(fake_printk_contains("not guest RAM"));
+	put32(img, 0x260, 8 * MiB);
 	/* init_size that wraps the address space. */
 	put64(img, 0x258, 0x1000000);
 	put32(img, 0x260, 0xffffffff);

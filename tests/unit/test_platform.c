@@ -444,12 +444,21 @@ static void test_acpi_enable_emulated(void **state)
 					 "(SCI_EN emulated, no SMI)\n"));
 	assert_int_equal(platform_io_read(&plat, PLATFORM_PM1A_CNT_PORT, 2), 0xffff);
 	assert_int_equal(platform_io_read(&plat, PLATFORM_PM1A_CNT_PORT, 1), 0xff);
-	/* Bit 0 of PM1a_CNT inside a wider read of the block. */
-	assert_int_equal(platform_io_read(&plat, PLATFORM_PM_BASE + 2, 4), 0xffffffffu);
+	/* Bit 0 of PM1a_CNT inside a wider read of the block (PM1_EN below it: 0). */
+	assert_int_equal(platform_io_read(&plat, PLATFORM_PM_BASE + 2, 4), 0xffff0000u);
 	assert_int_equal(platform_io_write(&plat, PLATFORM_APM_CNT_PORT, 1, 0xf0, &status),
 			 PLATFORM_IO_DONE);
-	assert_int_equal(platform_io_read(&plat, PLATFORM_PM_BASE + 2, 4), 0xfffeffffu);
+	assert_int_equal(platform_io_read(&plat, PLATFORM_PM_BASE + 2, 4), 0xfffe0000u);
 	assert_int_equal(platform_io_read(&plat, PLATFORM_PM1A_CNT_PORT + 1, 1), 0xff);
+	/* PM1_EN reads back what the guest wrote (GBL_EN here); the hardware's is untouched. */
+	assert_int_equal(platform_io_read(&plat, PLATFORM_PM1A_EN_PORT, 2), 0);
+	assert_int_equal(platform_io_write(&plat, PLATFORM_PM1A_EN_PORT, 2, 0x0020, &status),
+			 PLATFORM_IO_DONE);
+	assert_int_equal(platform_io_read(&plat, PLATFORM_PM1A_EN_PORT, 2), 0x0020);
+	assert_int_equal(platform_io_read(&plat, PLATFORM_PM_BASE, 4), 0x0020ffffu);
+	assert_int_equal(platform_io_write(&plat, PLATFORM_PM1A_EN_PORT + 1, 1, 0x01, &status),
+			 PLATFORM_IO_DONE);
+	assert_int_equal(platform_io_read(&plat, PLATFORM_PM1A_EN_PORT, 2), 0x0120);
 	/* Anything else to SMI_CMD is the denial it was. */
 	assert_int_equal(platform_io_write(&plat, PLATFORM_APM_CNT_PORT, 1, 0x5a, &status),
 			 PLATFORM_IO_DONE);
