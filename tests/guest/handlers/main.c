@@ -1068,9 +1068,12 @@ static void check_legacy_pic_pit(void)
  * (runtime/vrtc.c: UIP never set); on bare Bochs and QEMU the emulator's,
  * whose UIP is set for a moment once a second: the same results either way.
  * The wait for the seconds to change is at most one second of the RTC's
- * time, bounded by RTC_POLL_LIMIT polls should the clock stand still.
+ * time, bounded by 2 s of the ACPI PM timer (3.579545 MHz on every
+ * emulator, whatever its TSC or instruction rate) should the clock stand
+ * still; by RTC_POLL_LIMIT polls where the FADT names no PM timer.
  */
 #define RTC_POLL_LIMIT		3000000u
+#define RTC_WAIT_PM_TICKS	(2u * 3579545u)
 
 static uint8_t cmos_read(uint8_t index)
 {
@@ -1132,8 +1135,11 @@ static unsigned int rtc_secs_of_day(const struct rtc_sample *t)
 static void check_rtc(void)
 {
 	struct rtc_sample a = { 0 }, b = { 0 };
+	const struct acpi_rsdp *rsdp;
+	const struct acpi_header *fadt;
+	uint32_t pm, pm_last, pm_ticks = 0;
 	uint8_t reg_a, reg_b, reg_d;
-	bool uip, got_a, got_b = false;
+	bool uip, got_a, got_b = false, changed = false;
 	unsigned int i, step = 0;
 
 	uip = rtc_wait_uip();
@@ -1150,10 +1156,25 @@ static void check_rtc(void)
 	      a.year, a.mon, a.mday, a.hour, a.min, a.sec);
 
 	/* The same second until it moves on (seconds only: fewer exits), then all of it. */
-	for (i = 0; got_a && i < RTC_POLL_LIMIT; i++)
-		if (!rtc_wait_uip() || cmos_read(0x00) != a.sec)
+	rsdp = acpi_find_rsdp();
+	fadt = rsdp ? acpi_find_table(rsdp, "FACP") : NULL;
+	pm = fadt ? acpi_fadt_pm_timer_port(fadt) : 0;
+	if (pm > 0xfffc)
+		pm = 0;
+	pm_last = pm ? inl((uint16_t)pm) & 0xffffff : 0;
+	for (i = 0; got_a && (pm ? pm_ticks < RTC_WAIT_PM_TICKS : i < RTC_POLL_LIMIT); i++) {
+		if (!rtc_wait_uip() || cmos_read(0x00) != a.sec) {
+			changed = true;
 			break;
-	got_b = got_a && i < RTC_POLL_LIMIT && rtc_sample(&b);
+		}
+		if (pm) {
+			uint32_t t = inl((uint16_t)pm) & 0xffffff;
+
+			pm_ticks += (t - pm_last) & 0xffffff;	/* a 24-bit counter */
+			pm_last = t;
+		}
+	}
+	got_b = changed && rtc_sample(&b);
 	if (got_b && b.sec != a.sec)
 		step = (rtc_secs_of_day(&b) + 86400u - rtc_secs_of_day(&a)) % 86400u;
 	check("rtc-advances", got_b && rtc_valid(&b) && step == 1,
