@@ -31,6 +31,7 @@ void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_
 	p->pit_mult = ((uint64_t)VPIT_HZ << 32) / p->tsc_hz;
 	vpic_reset_bios(&p->pic);
 	vpit_reset(&p->pit, platform_pit_now(p));
+	vrtc_reset(&p->rtc, NULL, NULL, p->tsc_hz, rdtsc());
 	fw_cfg_items_init(p);
 	platform_fw_cfg_select(p, FW_CFG_SIGNATURE);	/* the selector's reset value */
 }
@@ -109,6 +110,93 @@ static bool legacy_io(struct platform_state *p, uint16_t port, unsigned int size
 		if (in)
 			*value |= (uint32_t)byte << (8 * i);
 	}
+	return true;
+}
+
+/* --- the guest's RTC and CMOS ----------------------------------------- */
+
+static bool touches_rtc(uint16_t port, unsigned int size)
+{
+	return port <= RTC_PORT_DATA && port + size - 1 >= RTC_PORT_INDEX;
+}
+
+/* Byte by byte, as on the ISA bus; a straddling byte of no device reads 0xff. */
+static void rtc_io(struct platform_state *p, uint16_t port, unsigned int size, bool in,
+		   uint32_t *value)
+{
+	uint64_t now = rdtsc();
+	uint32_t v = in ? 0 : *value;
+
+	if (in)
+		*value = 0;
+	for (unsigned int i = 0; i < size; i++) {
+		uint8_t byte = in ? 0xff : (uint8_t)(v >> (8 * i));
+
+		vrtc_io(&p->rtc, (uint16_t)(port + i), in, &byte, now);
+		if (in)
+			*value |= (uint32_t)byte << (8 * i);
+	}
+}
+
+/*
+ * The host's CMOS byte `i`.  The index is written with NMI_DISABLE clear:
+ * NMIs stay enabled, as the BIOS leaves them (port 0x70 cannot be read
+ * back, so there is no previous value to restore).
+ */
+static uint8_t host_cmos(uint8_t i)
+{
+	outb(RTC_PORT_INDEX, i);
+	return inb(RTC_PORT_DATA);
+}
+
+#define HOST_RTC_UIP_POLLS	100000u	/* an update takes at most 1984 + 244 us */
+
+static bool host_rtc_read(struct vrtc_time *t, uint8_t *b)
+{
+	unsigned int polls = 0;
+
+	while (host_cmos(RTC_REG_A) & RTC_A_UIP)
+		if (++polls == HOST_RTC_UIP_POLLS)
+			return false;
+	*b = host_cmos(RTC_REG_B);
+	t->sec = host_cmos(RTC_SECONDS);
+	t->min = host_cmos(RTC_MINUTES);
+	t->hour = host_cmos(RTC_HOURS);
+	t->mday = host_cmos(RTC_DAY_OF_MONTH);
+	t->mon = host_cmos(RTC_MONTH);
+	t->year = (uint16_t)(host_cmos(RTC_CENTURY) << 8 | host_cmos(RTC_YEAR));
+	return true;
+}
+
+bool platform_rtc_from_host(struct platform_state *p)
+{
+	uint8_t cmos[RTC_CMOS_SIZE], b = 0, hour;
+	struct vrtc_time raw, again, t;
+	unsigned int tries = 0, century;
+
+	/* Twice the same: no update fell between the reads. */
+	do {
+		if (++tries > 4 || !host_rtc_read(&raw, &b) || !host_rtc_read(&again, &b))
+			return false;
+	} while (raw.sec != again.sec || raw.min != again.min || raw.hour != again.hour ||
+		 raw.mday != again.mday || raw.mon != again.mon || raw.year != again.year);
+	for (unsigned int i = 0; i < RTC_CMOS_SIZE; i++)
+		cmos[i] = host_cmos((uint8_t)i);
+	hour = raw.hour;
+	t.sec = (uint8_t)vrtc_decode(b, raw.sec);
+	t.min = (uint8_t)vrtc_decode(b, raw.min);
+	t.hour = (uint8_t)vrtc_decode(b, hour & (uint8_t)~RTC_HOURS_PM);
+	if (!(b & RTC_B_H24))
+		t.hour = (uint8_t)(t.hour % 12 + (hour & RTC_HOURS_PM ? 12 : 0));
+	t.mday = (uint8_t)vrtc_decode(b, raw.mday);
+	t.mon = (uint8_t)vrtc_decode(b, raw.mon);
+	century = vrtc_decode(b, (uint8_t)(raw.year >> 8));
+	t.year = (uint16_t)((century >= 19 && century <= 99 ? century : 20) * 100 +
+			    vrtc_decode(b, (uint8_t)raw.year));
+	if (t.sec > 59 || t.min > 59 || t.hour > 23 || t.mday < 1 || t.mday > 31 || t.mon < 1 ||
+	    t.mon > 12)
+		return false;
+	vrtc_reset(&p->rtc, &t, cmos, p->tsc_hz, rdtsc());
 	return true;
 }
 
@@ -361,6 +449,10 @@ uint32_t platform_io_read(struct platform_state *p, uint16_t port, unsigned int 
 	}
 	if (legacy_io(p, port, size, true, &legacy))
 		return legacy;
+	if (touches_rtc(port, size)) {
+		rtc_io(p, port, size, true, &legacy);
+		return legacy;
+	}
 	if (port == PCI_CONFIG_ADDRESS_PORT && size == 4)
 		return pci_config_address_read(&p->pci);	/* only dword accesses reach it */
 	if (port >= PCI_CONFIG_DATA_PORT && port + size - 1 <= PCI_CONFIG_DATA_PORT + 3)
@@ -421,6 +513,10 @@ enum platform_io_result platform_io_write(struct platform_state *p, uint16_t por
 	}
 	if (legacy_io(p, port, size, false, &value))
 		return PLATFORM_IO_DONE;
+	if (touches_rtc(port, size)) {
+		rtc_io(p, port, size, false, &value);
+		return PLATFORM_IO_DONE;
+	}
 	if (port == PCI_CONFIG_ADDRESS_PORT && size == 4) {
 		pci_config_address_write(&p->pci, value);
 		return PLATFORM_IO_DONE;

@@ -67,6 +67,7 @@
 #include "pci.h"
 #include "vpic.h"
 #include "vpit.h"
+#include "vrtc.h"
 
 #define PLATFORM_ISA_DEBUG_EXIT_PORT	0xf4
 #define PLATFORM_ISA_DEBUG_EXIT_VALUE_MASK 0x3fffffffu	/* (value << 1) | 1 fits in an int */
@@ -156,6 +157,7 @@ struct platform_state {
 	 */
 	struct vpic pic;
 	struct vpit pit;
+	struct vrtc rtc;		/* the guest's RTC and CMOS (vrtc.h): 2000-01-01 until platform_rtc_from_host() */
 	uint64_t pit_mult;
 	uint64_t tsc_hz;
 
@@ -220,6 +222,16 @@ void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_
  */
 void platform_set_acpi_smi(struct platform_state *p, uint16_t smi_cmd, uint8_t enable,
 			   uint8_t disable);
+
+/*
+ * Set the guest's RTC (vrtc.h) from the host's, in root at boot, before
+ * any guest runs: waits for the host RTC's update-in-progress flag to
+ * clear (the MC146818A datasheet: then no update starts for 244 us),
+ * reads the time until two reads agree, and copies the BIOS's harmless
+ * configuration bytes.  Returns false (the guest's clock stays at
+ * 2000-01-01) when the host's RTC never leaves UIP or reads nonsense.
+ */
+bool platform_rtc_from_host(struct platform_state *p);
 
 /* The guest's 8254 clock now, in input-clock ticks (VPIT_HZ). */
 uint64_t platform_pit_now(const struct platform_state *p);

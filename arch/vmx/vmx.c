@@ -1567,6 +1567,8 @@ int vmm_run(const struct boot_info *bi)
 		return VMM_ERROR;
 	tsc_hz = tsc_measure_hz();
 	platform_init(&vmx_vm.platform, start.ram_bytes, n, tsc_hz);
+	if (!platform_rtc_from_host(&vmx_vm.platform))
+		printk("exitplan: the host's RTC did not answer: the guest's starts at 2000-01-01\n");
 	cpuid_set_tsc_hz(tsc_hz);
 	if (acpi_fadt_smi_cmd(&smi_cmd, &acpi_enable, &acpi_disable))
 		platform_set_acpi_smi(&vmx_vm.platform, smi_cmd, acpi_enable, acpi_disable);

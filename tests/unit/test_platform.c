@@ -246,7 +246,7 @@ static void test_isa_debug_exit_status(void **state)
 /*
  * Ports the guest does not own and the runtime does not emulate: APM
  * (SMI), the debug console, Bochs's BIOS and debugger ports, the 8259,
- * the CMOS, the ATA and DMA controllers, the rest of the PM block, a
+ * the ATA and DMA controllers, the rest of the PM block, a
  * bus-master IDE BAR the BIOS may have put at 0xc000.  All ones, and not
  * one access reaches the hardware.
  */
@@ -254,7 +254,7 @@ static void test_denied_ports_never_reach_the_hardware(void **state)
 {
 	static const uint16_t denied[] = {
 		0xb2, 0xb3, 0xe9, 0x400, 0x401, 0x402, 0x403, 0x8a00, 0x8a01,
-		0x70, 0x71, 0x00, 0x0b, 0x87, 0xc0, 0xd6, 0x1f0, 0x1f7, 0x3f6,
+		0x00, 0x0b, 0x87, 0xc0, 0xd6, 0x1f0, 0x1f7, 0x3f6,
 		0x170, 0x4d0, 0xb00c, 0xb010, 0xb014, 0xb028, 0xb03f, 0xc000, 0xc002, 0xc004,
 	};
 
@@ -274,6 +274,95 @@ static void test_denied_ports_never_reach_the_hardware(void **state)
 	}
 	assert_int_equal(fake_cpu.io_reads, 0);
 	assert_int_equal(fake_cpu.io_writes, 0);
+}
+
+/* The host's CMOS, as a Bochs BIOS leaves it: 2026-12-02 13:59:58, BCD, 24-hour. */
+static uint8_t host_cmos[128], host_index;
+static unsigned int host_uip_reads;	/* reads of register A that still see UIP */
+
+static uint32_t host_cmos_read(uint16_t port)
+{
+	if (port != RTC_PORT_DATA)
+		return ~0u;
+	if (host_index == RTC_REG_A && host_uip_reads) {
+		host_uip_reads--;
+		return host_cmos[RTC_REG_A] | RTC_A_UIP;
+	}
+	return host_cmos[host_index];
+}
+
+static void host_cmos_write(uint16_t port, uint32_t v)
+{
+	if (port == RTC_PORT_INDEX)
+		host_index = (uint8_t)(v & 0x7f);
+	else
+		host_cmos[host_index] = (uint8_t)v;
+}
+
+/*
+ * The RTC and CMOS are emulated (runtime/vrtc.c, test_vrtc.c): the host's
+ * clock read once at boot, after its UIP cleared, and the BIOS's memory
+ * sizes; after that not one guest access reaches the host's CMOS, and
+ * the NMI bit stays the guest's.
+ */
+static void test_rtc_from_host_then_emulated(void **state)
+{
+	static const uint8_t time[] = { [0x00] = 0x58, [0x02] = 0x59, [0x04] = 0x13,
+					[0x06] = 0x04, [0x07] = 0x02, [0x08] = 0x12, [0x09] = 0x26,
+					[0x0a] = 0x26, [0x0b] = 0x02, [0x0d] = 0x80, [0x0e] = 0x77,
+					[0x15] = 0x80, [0x16] = 0x02, [0x32] = 0x20 };
+	int status = -12345;
+
+	(void)state;
+	platform_init(&plat, 64 << 20, 1, 1000);	/* 1000 TSC ticks a second */
+	memcpy(host_cmos, time, sizeof(time));
+	host_uip_reads = 3;
+	fake_cpu.io_read_hook = host_cmos_read;
+	fake_cpu.io_write_hook = host_cmos_write;
+	fake_cpu.tsc = 1000000;
+	fake_cpu.tsc_step = 0;
+	assert_true(platform_rtc_from_host(&plat));
+	assert_int_equal(host_uip_reads, 0);
+	fake_cpu.io_reads = fake_cpu.io_writes = 0;
+
+	assert_int_equal(platform_io_write(&plat, RTC_PORT_INDEX, 1, 0x80 | RTC_SECONDS, &status),
+			 PLATFORM_IO_DONE);
+	assert_int_equal(platform_io_read(&plat, RTC_PORT_DATA, 1), 0x58);
+	fake_cpu.tsc += 2000;
+	assert_int_equal(platform_io_read(&plat, RTC_PORT_DATA, 1), 0x00);
+	platform_io_write(&plat, RTC_PORT_INDEX, 1, RTC_MINUTES, &status);
+	assert_int_equal(platform_io_read(&plat, RTC_PORT_DATA, 1), 0x00);
+	platform_io_write(&plat, RTC_PORT_INDEX, 1, RTC_HOURS, &status);
+	assert_int_equal(platform_io_read(&plat, RTC_PORT_DATA, 1), 0x14);
+	platform_io_write(&plat, RTC_PORT_INDEX, 1, RTC_REG_A, &status);
+	assert_int_equal(platform_io_read(&plat, RTC_PORT_DATA, 1), 0x26);
+	/* The base memory size is the host's; its other RAM bytes are not. */
+	platform_io_write(&plat, RTC_PORT_INDEX, 1, 0x16, &status);
+	assert_int_equal(platform_io_read(&plat, RTC_PORT_DATA, 1), 0x02);
+	platform_io_write(&plat, RTC_PORT_INDEX, 1, 0x0e, &status);
+	assert_int_equal(platform_io_read(&plat, RTC_PORT_DATA, 1), 0x00);
+	/* A guest write stays in the shadow. */
+	assert_int_equal(platform_io_write(&plat, RTC_PORT_DATA, 1, 0x42, &status), PLATFORM_IO_DONE);
+	assert_int_equal(platform_io_read(&plat, RTC_PORT_DATA, 1), 0x42);
+	assert_int_equal(host_cmos[0x0e], 0x77);
+	/* A word access: index then data, byte by byte. */
+	assert_int_equal(platform_io_read(&plat, RTC_PORT_INDEX, 2), 0x42ff);
+	assert_int_equal(status, -12345);
+	assert_int_equal(fake_cpu.io_reads, 0);
+	assert_int_equal(fake_cpu.io_writes, 0);
+	assert_int_equal(plat.rtc.nmi_disable, 0);
+}
+
+/* A host RTC stuck in UIP (or absent: all ones): refused, the guest's stays at 2000. */
+static void test_rtc_host_stuck(void **state)
+{
+	(void)state;
+	platform_init(&plat, 64 << 20, 1, 1000);
+	assert_false(platform_rtc_from_host(&plat));
+	platform_io_write(&plat, RTC_PORT_INDEX, 1, RTC_YEAR, &(int){ 0 });
+	assert_int_equal(platform_io_read(&plat, RTC_PORT_DATA, 1), 0x00);
+	platform_io_write(&plat, RTC_PORT_INDEX, 1, RTC_CENTURY, &(int){ 0 });
+	assert_int_equal(platform_io_read(&plat, RTC_PORT_DATA, 1), 0x20);
 }
 
 /*
@@ -503,6 +592,8 @@ int main(void)
 		cmocka_unit_test_setup(test_unclaimed_ports_read_all_ones, setup),
 		cmocka_unit_test_setup(test_isa_debug_exit_status, setup),
 		cmocka_unit_test_setup(test_denied_ports_never_reach_the_hardware, setup),
+		cmocka_unit_test_setup(test_rtc_from_host_then_emulated, setup),
+		cmocka_unit_test_setup(test_rtc_host_stuck, setup),
 		cmocka_unit_test_setup(test_legacy_devices_emulated, setup),
 		cmocka_unit_test_setup(test_legacy_irq_and_deadline, setup),
 		cmocka_unit_test_setup(test_dangerous_denials_reported_once, setup),

@@ -41,6 +41,7 @@
 #                           placement, boot_params and its e820 map
 #   test_vpic               runtime/vpic.c: the guest's 8259A pair
 #   test_vpit               runtime/vpit.c: the guest's 8254 and port 0x61
+#   test_vrtc               runtime/vrtc.c: the guest's MC146818A RTC and CMOS
 #   test_vlapic             runtime/vlapic.c: the virtual local APIC's
 #                           registers, priorities, timer, modes and ICR
 #   test_region             runtime/region.c: where the hypervisor region goes
@@ -79,7 +80,7 @@ UNIT_LIB_C     = arch/vmx/vmx_controls.c arch/vmx/policy.c \
 UNIT_LIB_O     = $(foreach f,$(UNIT_LIB_C),$(call UNIT_OBJ,common,$(f)))
 
 UNIT_RUNTIME_TESTS := test_format test_platform test_pci test_ept test_guest_loader test_arch_checks \
-		      test_task_switch test_vm test_ioapic test_sched test_linux_loader test_vpic test_vpit test_vlapic \
+		      test_task_switch test_vm test_ioapic test_sched test_linux_loader test_vpic test_vpit test_vrtc test_vlapic \
 		      test_acpi test_region
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
@@ -130,7 +131,7 @@ $(call UNIT_OBJ,common,runtime/format.c): UNIT_CFLAGS += -Dsnprintf=ep_snprintf 
 $(UNIT_OUT)/obj/common/runtime/%.o: UNIT_INC = $(subst -iquote ,-I ,$(UNIT_INC_QUOTE)) -I-
 $(UNIT_OUT)/obj/common/runtime/%.o: UNIT_CFLAGS += -Wno-format-truncation
 UNIT_SRCS_test_format        := runtime/format.c
-UNIT_SRCS_test_platform      := runtime/platform.c runtime/pci.c runtime/vpic.c runtime/vpit.c $(UNIT_SRC)/fakes/fake_runtime.c \
+UNIT_SRCS_test_platform      := runtime/platform.c runtime/pci.c runtime/vpic.c runtime/vpit.c runtime/vrtc.c $(UNIT_SRC)/fakes/fake_runtime.c \
 				$(UNIT_SRC)/fakes/fake_cpu.c
 UNIT_SRCS_test_pci           := runtime/pci.c $(UNIT_SRC)/fakes/fake_runtime.c \
 				$(UNIT_SRC)/fakes/fake_cpu.c
@@ -147,6 +148,7 @@ UNIT_SRCS_test_acpi          := runtime/acpi.c
 UNIT_SRCS_test_region        := runtime/region.c
 UNIT_SRCS_test_vpic          := runtime/vpic.c
 UNIT_SRCS_test_vpit          := runtime/vpit.c
+UNIT_SRCS_test_vrtc          := runtime/vrtc.c
 UNIT_SRCS_test_vlapic        := runtime/vlapic.c runtime/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
 
 define UNIT_RUNTIME_RULE
@@ -199,7 +201,7 @@ $(UNIT_OUT)/vmexit-bench/test_msr_io_fast: $(call UNIT_OBJ,vmexit-bench,$(UNIT_S
 		$(call UNIT_OBJ,vmexit-bench,arch/vmx/io.c) \
 		$(call UNIT_OBJ,vmexit-bench,generated/vmexit-bench/msr_io_fast.c) \
 		$(call UNIT_OBJ,vmexit-bench,$(UNIT_SRC)/fakes/fake_msr_io_fast.c) \
-		$(foreach f,runtime/platform.c runtime/pci.c runtime/vpic.c runtime/vpit.c \
+		$(foreach f,runtime/platform.c runtime/pci.c runtime/vpic.c runtime/vpit.c runtime/vrtc.c \
 			$(UNIT_SRC)/fakes/fake_runtime.c $(UNIT_SRC)/fakes/fake_cpu.c \
 			$(UNIT_SRC)/fakes/fake_vmcs.c arch/vmx/arch_checks.c,$(call UNIT_OBJ,common,$(f)))
 	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)

@@ -1059,6 +1059,128 @@ static void check_legacy_pic_pit(void)
 	pic_mask_all();
 }
 
+/* ---- the RTC and CMOS ---- */
+
+/*
+ * The PC's MC146818A as an OS reads it (Linux's mc146818_get_time()):
+ * index to port 0x70 with NMI_DISABLE clear, data from 0x71, each read
+ * after register A's UIP cleared.  Under exitplan the guest's own
+ * (runtime/vrtc.c: UIP never set); on bare Bochs and QEMU the emulator's,
+ * whose UIP is set for a moment once a second: the same results either way.
+ * The wait for the seconds to change is at most one second of the RTC's
+ * time, bounded by 2 s of the ACPI PM timer (3.579545 MHz on every
+ * emulator, whatever its TSC or instruction rate) should the clock stand
+ * still; by RTC_POLL_LIMIT polls where the FADT names no PM timer.
+ */
+#define RTC_POLL_LIMIT		3000000u
+#define RTC_WAIT_PM_TICKS	(2u * 3579545u)
+
+static uint8_t cmos_read(uint8_t index)
+{
+	outb(0x70, index);
+	return inb(0x71);
+}
+
+/* Wait for UIP (register A bit 7) to clear; false after RTC_POLL_LIMIT reads. */
+static bool rtc_wait_uip(void)
+{
+	for (unsigned int i = 0; i < RTC_POLL_LIMIT; i++)
+		if (!(cmos_read(0x0a) & 0x80))
+			return true;
+	return false;
+}
+
+static bool bcd_ok(uint8_t v, unsigned int lo, unsigned int hi)
+{
+	unsigned int d = (v >> 4) * 10u + (v & 0xfu);
+
+	return (v & 0xf) <= 9 && (v >> 4) <= 9 && d >= lo && d <= hi;
+}
+
+static unsigned int bcd(uint8_t v)
+{
+	return (v >> 4) * 10u + (v & 0xfu);
+}
+
+struct rtc_sample {
+	uint8_t sec, min, hour, mday, mon, year, century;
+};
+
+static bool rtc_sample(struct rtc_sample *t)
+{
+	if (!rtc_wait_uip())
+		return false;
+	t->sec = cmos_read(0x00);
+	t->min = cmos_read(0x02);
+	t->hour = cmos_read(0x04);
+	t->mday = cmos_read(0x07);
+	t->mon = cmos_read(0x08);
+	t->year = cmos_read(0x09);
+	t->century = cmos_read(0x32);
+	return true;
+}
+
+static bool rtc_valid(const struct rtc_sample *t)
+{
+	return bcd_ok(t->sec, 0, 59) && bcd_ok(t->min, 0, 59) && bcd_ok(t->hour, 0, 23) &&
+	       bcd_ok(t->mday, 1, 31) && bcd_ok(t->mon, 1, 12) && bcd_ok(t->year, 0, 99) &&
+	       bcd_ok(t->century, 19, 21);
+}
+
+static unsigned int rtc_secs_of_day(const struct rtc_sample *t)
+{
+	return bcd(t->hour) * 3600u + bcd(t->min) * 60u + bcd(t->sec);
+}
+
+static void check_rtc(void)
+{
+	struct rtc_sample a = { 0 }, b = { 0 };
+	const struct acpi_rsdp *rsdp;
+	const struct acpi_header *fadt;
+	uint32_t pm, pm_last, pm_ticks = 0;
+	uint8_t reg_a, reg_b, reg_d;
+	bool uip, got_a, got_b = false, changed = false;
+	unsigned int i, step = 0;
+
+	uip = rtc_wait_uip();
+	reg_a = cmos_read(0x0a);
+	reg_b = cmos_read(0x0b);
+	reg_d = cmos_read(0x0d);
+	check("rtc-regs", uip && (reg_a & 0x7f) == 0x26 && (reg_b & 0x06) == 0x02 &&
+	      (reg_d & 0x80), "UIP %s, A 0x%02x, B 0x%02x, D 0x%02x (want A 0x26, B BCD 24-hour, "
+	      "D VRT)", uip ? "cleared" : "stuck", reg_a, reg_b, reg_d);
+
+	got_a = rtc_sample(&a);
+	check("rtc-bcd-time", got_a && rtc_valid(&a),
+	      "%s %02x%02x-%02x-%02x %02x:%02x:%02x", got_a ? "read" : "UIP stuck", a.century,
+	      a.year, a.mon, a.mday, a.hour, a.min, a.sec);
+
+	/* The same second until it moves on (seconds only: fewer exits), then all of it. */
+	rsdp = acpi_find_rsdp();
+	fadt = rsdp ? acpi_find_table(rsdp, "FACP") : NULL;
+	pm = fadt ? acpi_fadt_pm_timer_port(fadt) : 0;
+	if (pm > 0xfffc)
+		pm = 0;
+	pm_last = pm ? inl((uint16_t)pm) & 0xffffff : 0;
+	for (i = 0; got_a && (pm ? pm_ticks < RTC_WAIT_PM_TICKS : i < RTC_POLL_LIMIT); i++) {
+		if (!rtc_wait_uip() || cmos_read(0x00) != a.sec) {
+			changed = true;
+			break;
+		}
+		if (pm) {
+			uint32_t t = inl((uint16_t)pm) & 0xffffff;
+
+			pm_ticks += (t - pm_last) & 0xffffff;	/* a 24-bit counter */
+			pm_last = t;
+		}
+	}
+	got_b = changed && rtc_sample(&b);
+	if (got_b && b.sec != a.sec)
+		step = (rtc_secs_of_day(&b) + 86400u - rtc_secs_of_day(&a)) % 86400u;
+	check("rtc-advances", got_b && rtc_valid(&b) && step == 1,
+	      "seconds 0x%02x then 0x%02x after %u polls (%u s later)", a.sec, b.sec, i, step);
+}
+
 void guest_main(void)
 {
 	quick = cmdline_has("quick");
@@ -1071,6 +1193,7 @@ void guest_main(void)
 	check_msrs();
 	check_io();
 	check_legacy_pic_pit();
+	check_rtc();
 	check_fw_cfg();
 	check_crs();
 	check_drs();
