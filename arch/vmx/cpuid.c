@@ -131,6 +131,14 @@ struct cpuid_result __cpuid_answer(struct vcpu *vcpu, uint32_t leaf, const uint6
 				a &= ~(uint64_t)CPUID_HIDE_6_EAX;
 				b = 0;
 				c &= ~(uint64_t)CPUID_HIDE_6_ECX;
+			} else if (leaf == CPUID_LEAF_EXT_TOPOLOGY ||
+				   leaf == CPUID_LEAF_EXT_TOPOLOGY_V2) {
+				/*
+				 * EDX is the x2APIC ID of the processor asking: the
+				 * vCPU's, as CPUID.1:EBX[31:24] above (they differ from
+				 * the CPU's when vCPUs share CPUs).
+				 */
+				d = vcpu->vv->apic_id;
 			} else if ((leaf == CPUID_LEAF_TSC_CRYSTAL || leaf == CPUID_LEAF_FREQUENCY) &&
 				   cpuid_tsc_leaves_set) {
 				const struct cpuid_regs *t = &cpuid_tsc_leaves[leaf - CPUID_LEAF_TSC_CRYSTAL];

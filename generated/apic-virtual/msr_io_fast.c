@@ -4,7 +4,7 @@
  *   profiles/apic-virtual.yaml (sha256: b2a31580dd27b3358c5f0f6b4cf1bc9187f054e7dfb501d6627c0072b022538e)
  *   spec/handlers.yaml (sha256: 84c8084887784f7c188fc9c30dbbcbfc2db779614daf26e1ff0c4a21e8060197)
  *   spec/msrs.yaml (sha256: c448b0db4a61e38e6efab9afe3b4ca6356f71119700498c4d59702237c2bebb6)
- *   spec/arch.yaml (sha256: 5cbbfd16e88401b35117ebf35e5360cc749afcc005ac9b41245056d9911eba64)
+ *   spec/arch.yaml (sha256: bc8c988271e1b00f5a81064e99d58b896b530b8977b3bb384d4e3e620b57703a)
  * Do not edit: change the sources and regenerate with `make gen`.
  */
 

@@ -144,6 +144,9 @@ static void ap_checks(struct cpu_slot *s)
 	struct cpuid_regs r = cpuid(1);
 
 	s->apic_id_ok = (r.ebx >> 24) == s->apic_id;
+	/* Leaf 0BH's EDX is the x2APIC ID too, where the CPU has the leaf (SDM Vol. 2A CPUID). */
+	if (cpuid(0).eax >= 0xb && cpuid_count(0xb, 0).ebx != 0)
+		s->apic_id_ok = s->apic_id_ok && cpuid_count(0xb, 0).edx == s->apic_id;
 	s->vmx_hidden = !(r.ecx & (1u << 5));
 	s->x2apic_ok = !smp_x2apic || (rdmsr(MSR_APIC_BASE) & APIC_BASE_EXTD_BIT);
 	/* The x2APIC LDR (SDM Vol. 3A 11.12.10.2); bare Bochs 2.7 reads 0 (PLATFORM.md). */
@@ -469,7 +472,8 @@ void guest_main(void)
 		wait_until(&s->checked, 1);
 		ok = check("ap-started", s->checked && s->starts == 1, "APIC ID %u: starts %u",
 			   s->apic_id, s->starts) && ok;
-		check("ap-apic-id", s->apic_id_ok, "APIC ID %u: CPUID.1:EBX[31:24] differs", s->apic_id);
+		check("ap-apic-id", s->apic_id_ok, "APIC ID %u: CPUID.1:EBX[31:24] or CPUID.0BH:EDX differs",
+		      s->apic_id);
 		if (exitplan_detected())
 			check("ap-vmx-hidden", s->vmx_hidden, "APIC ID %u sees VMX", s->apic_id);
 		check("ap-exception", s->exception_ok, "APIC ID %u: ud2 raised no #UD", s->apic_id);
