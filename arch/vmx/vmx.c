@@ -188,8 +188,6 @@ static bool vmx_setup_msr_lists(struct vcpu *vcpu)
 	struct vcpu_arch_state *a = vcpu->arch;
 	unsigned int n = profile_msr_load_list_count;
 
-	a->n_entry_load = 0;
-	a->n_exit_load = 0;
 	if (n) {
 		a->entry_load = vmx_alloc_pages(1);
 		a->exit_load = vmx_alloc_pages(1);
@@ -209,8 +207,6 @@ static bool vmx_setup_msr_lists(struct vcpu *vcpu)
 		a->entry_load[i] = (struct vmx_msr_entry){ .index = msr, .value = rdmsr(msr) };
 		a->exit_load[i] = (struct vmx_msr_entry){ .index = msr, .value = rdmsr(msr) };
 	}
-	a->n_entry_load = n;
-	a->n_exit_load = n;
 
 	VMCS_WRITES(w,
 		{ VM_ENTRY_MSR_LOAD_COUNT, n },

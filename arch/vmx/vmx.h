@@ -163,10 +163,6 @@ struct vcpu_arch_state {
 	uint8_t *msr_bitmap;
 	uint8_t *io_bitmap_a, *io_bitmap_b;
 	struct vmx_msr_entry *entry_load, *exit_load, *exit_store;
-	unsigned int n_entry_load, n_exit_load;
-
-	/* Host CPUID limits, for the CPUID handler. */
-	uint32_t host_max_leaf;
 };
 
 /* An entry of a VM-entry/VM-exit MSR-load or -store area (SDM Vol. 3C 25.7.2). */
@@ -402,10 +398,5 @@ bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa);
  * compile-time constant, so at "off" the counting code is not there.
  */
 #define VCPU_STATS_COUNTING	(PROFILE_STATS_LEVEL >= STATS_COUNTS)
-
-static inline struct vcpu_arch_state *vcpu_arch(struct vcpu *vcpu)
-{
-	return vcpu->arch;
-}
 
 #endif /* EXITPLAN_VMX_H */
