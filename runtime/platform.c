@@ -15,7 +15,6 @@
 
 static void fw_cfg_items_init(struct platform_state *p);
 
-
 void platform_init(struct platform_state *p, uint64_t ram_size, unsigned int nr_cpus,
 		   uint64_t tsc_hz)
 {
@@ -344,6 +343,17 @@ static uint32_t port_in(uint16_t port, unsigned int size)
 }
 
 /*
+ * Byte @i of an access at @port: its bit shift within the 16-bit PM1_EN
+ * register, or -1 when it is not one of PM1_EN's two bytes.
+ */
+static int pm1_en_shift(uint16_t port, unsigned int i)
+{
+	unsigned int off = port + i - PLATFORM_PM1A_EN_PORT;
+
+	return off < 2 ? (int)(8 * off) : -1;
+}
+
+/*
  * A write inside the PM I/O space: PM1_EN is kept as the guest's (read
  * back, never forwarded); SLP_EN in PM1a_CNT is a sleep request
  * (its new value merges the written bytes into the current one, so a byte
@@ -359,14 +369,11 @@ static enum platform_io_result pm_write(struct platform_state *p, uint16_t port,
 
 	/* PM1_EN: kept for the guest's reads, never written to the hardware. */
 	for (unsigned int i = 0; i < size; i++) {
-		unsigned int at = port + i;
+		int shift = pm1_en_shift(port, i);
 
-		if (at == PLATFORM_PM1A_EN_PORT || at == PLATFORM_PM1A_EN_PORT + 1) {
-			unsigned int shift = 8 * (at - PLATFORM_PM1A_EN_PORT);
-
+		if (shift >= 0)
 			p->acpi_pm1_en = (uint16_t)((p->acpi_pm1_en & ~(0xffu << shift)) |
 						    (((value >> (8 * i)) & 0xffu) << shift));
-		}
 	}
 	if (port > PLATFORM_PM1A_CNT_PORT + 1 || port + size - 1 < PLATFORM_PM1A_CNT_PORT)
 		return PLATFORM_IO_DONE;	/* PM1a_CNT untouched: dropped */
@@ -462,14 +469,11 @@ uint32_t platform_io_read(struct platform_state *p, uint16_t port, unsigned int 
 
 		/* PM1_EN is the guest's own. */
 		for (unsigned int i = 0; i < size; i++) {
-			unsigned int at = port + i;
+			int shift = pm1_en_shift(port, i);
 
-			if (at == PLATFORM_PM1A_EN_PORT || at == PLATFORM_PM1A_EN_PORT + 1) {
-				unsigned int shift = 8 * (at - PLATFORM_PM1A_EN_PORT);
-
+			if (shift >= 0)
 				v = (v & ~(0xffu << (8 * i))) |
 				    (uint32_t)((p->acpi_pm1_en >> shift) & 0xffu) << (8 * i);
-			}
 		}
 		/* SCI_EN, bit 0 of PM1a_CNT, is the guest's own. */
 		if (port <= PLATFORM_PM1A_CNT_PORT && port + size - 1 >= PLATFORM_PM1A_CNT_PORT) {
