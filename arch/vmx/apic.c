@@ -153,7 +153,7 @@ enum vmx_exit_action vmx_take_events(struct vcpu *vcpu)
 	if (ev.init) {
 		/*
 		 * INIT: the vCPU is in wait-for-SIPI already (vm.c); leave the
-		 * guest.  The run loop (vmx.c) waits for the STARTUP there.
+		 * guest.  The run loop (vmx_run.c) waits for the STARTUP there.
 		 * A virtual APIC is reset with the processor (SDM 11.4.7.3);
 		 * the physical one the guest owns otherwise is the host's to
 		 * reset, and Bochs consumes no INIT in non-root (PLATFORM.md).

@@ -13,6 +13,7 @@
 #include "ept.h"
 #include "guest_ram.h"
 #include "layout.h"
+#include "page_alloc.h"		/* the tables: zeroed pages */
 #include "platform.h"
 
 #define EPT_ENTRIES		512
@@ -43,7 +44,7 @@ static bool ept_map_page(struct ept *ept, uint64_t gpa, unsigned int level, uint
 		uint64_t *e = &table[ept_index(gpa, l)];
 
 		if (!(*e & EPT_RWX)) {
-			uint64_t *next = ept_alloc_table();
+			uint64_t *next = page_alloc();
 
 			if (!next)
 				return false;
@@ -82,7 +83,7 @@ static bool ept_map_range(struct ept *ept, uint64_t start, uint64_t end, uint64_
 
 bool ept_build(struct ept *ept, const struct ept_range *ranges, unsigned int n)
 {
-	ept->pml4 = ept_alloc_table();
+	ept->pml4 = page_alloc();
 	if (!ept->pml4)
 		return false;
 	ept->pages = 1;
@@ -312,7 +313,7 @@ bool ept_set_4k(struct ept *ept, uint64_t gpa, uint64_t flags)
 			return false;		/* a hole: nothing to change */
 		if (l < 3 && (*e & EPT_LARGE_PAGE)) {
 			/* Split: 512 entries of the next level down, same flags. */
-			uint64_t *next = ept_alloc_table();
+			uint64_t *next = page_alloc();
 			uint64_t leaf = *e & ~(uint64_t)EPT_ADDR_MASK & ~(uint64_t)EPT_LARGE_PAGE;
 			uint64_t base = *e & EPT_ADDR_MASK & ~((1ull << ept_shift(l)) - 1);
 

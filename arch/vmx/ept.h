@@ -81,9 +81,6 @@ struct boot_info;
 unsigned int ept_identity_ranges(const struct boot_info *bi, const struct ept_range *grants,
 				 unsigned int n_grants, struct ept_range *out, unsigned int max);
 
-/* Page-table page allocation, zeroed (vmx.c; a fake in unit tests). */
-void *ept_alloc_table(void);
-
 /*
  * Build the identity map of @ranges (sorted, not overlapping; gaps
  * between them are holes), as ept_identity_ranges() returns them.

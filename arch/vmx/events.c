@@ -220,7 +220,7 @@ bool vmm_nmi_in_root(struct interrupt_frame *f)
 	    vcpu->arch->stop != VCPU_RUNNING)
 		return false;
 	/*
-	 * A vCPU waiting in root operation (vmx.c's vmx_wait_in_root()) is
+	 * A vCPU waiting in root operation (vmx_run.c's vmx_wait_in_root()) is
 	 * woken by vmm_kick()'s NMI: the host's, not the guest's.  The guest
 	 * cannot send a physical NMI (its ICR writes are emulated, apic.c).
 	 */

@@ -449,7 +449,7 @@ enum vmx_exit_action handle_hlt(struct vcpu *vcpu)
 	struct vcpu_arch_state *a = vcpu->arch;
 
 	if (!(vmcs_read(GUEST_RFLAGS) & X86_RFLAGS_IF))
-		return vmx_halt_interrupts_off(vcpu);	/* vmx.c: only NMI or INIT wakes it */
+		return vmx_halt_interrupts_off(vcpu);	/* vmx_run.c: only NMI or INIT wakes it */
 	vmx_skip_instruction();		/* ends the STI shadow of "sti; hlt" */
 	if (PROFILE_APIC_VIRTUAL)
 		return vmx_vlapic_hlt(vcpu);	/* woken by its virtual APIC */
@@ -544,7 +544,7 @@ enum vmx_exit_action handle_triple_fault(struct vcpu *vcpu)
  */
 enum vmx_exit_action handle_init_signal(struct vcpu *vcpu)
 {
-	/* The watchdog's INIT to a vCPU that ignored the machine's stop (vmx.c). */
+	/* The watchdog's INIT to a vCPU that ignored the machine's stop (vmx_run.c). */
 	if (vm_stopping(vcpu->vm)) {
 		printk("exitplan: vCPU %u: taken back by an INIT signal at RIP %#llx\n", vcpu->id,
 		       (unsigned long long)vmcs_read(GUEST_RIP));

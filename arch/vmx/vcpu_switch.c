@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Several vCPUs on one CPU: what the exit handlers decide and what the
- * run loop (vmx.c, vmx_cpu_run()) does around a switch.  The policy is
+ * run loop (vmx_run.c, vmx_cpu_run()) does around a switch.  The policy is
  * runtime/sched.c's; this file only feeds it the VT-x events and acts
  * on its answers.
  *

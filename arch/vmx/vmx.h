@@ -315,7 +315,7 @@ enum vmx_exit_action vmx_vlapic_hlt(struct vcpu *vcpu);
 bool vmx_vlapic_has_interrupt(struct vcpu *vcpu);
 /*
  * vcpu_switch.c: several vCPUs on one CPU.  The exit handlers' decisions
- * (VMX_EXIT_SWITCH gives the CPU away), and what the run loop (vmx.c)
+ * (VMX_EXIT_SWITCH gives the CPU away), and what the run loop (vmx_run.c)
  * does around a switch.
  */
 enum vmx_exit_action vmx_sched_block(struct vcpu *vcpu, enum vcpu_block_reason why);
@@ -326,7 +326,7 @@ void vmx_sched_switch_in(struct vcpu *vcpu);
 void vmx_sched_switch_out(struct vcpu *vcpu);
 /* Wake the vCPUs of @cpu blocked in HLT whose timer is due; true when one was. */
 bool vmx_sched_wake_due(unsigned int cpu, struct vcpu *self);
-/* The vCPU with this id (vmx.c), or NULL. */
+/* The vCPU with this id (vmx_run.c), or NULL. */
 struct vcpu *vmx_vcpu(unsigned int id);
 extern struct sched vmx_sched;
 

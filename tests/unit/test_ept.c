@@ -15,9 +15,10 @@
  * address space, the page size of every leaf (the largest that alignment,
  * the range and the capabilities allow) and the accounting.
  *
- * ept_alloc_table() is faked with page-aligned host memory: ept.c keeps
- * table addresses in the entries and dereferences them as pointers
- * (physical == virtual in the hypervisor), which host pointers satisfy.
+ * page_alloc(), which ept.c takes its tables from, is faked with
+ * page-aligned host memory: ept.c keeps table addresses in the entries
+ * and dereferences them as pointers (physical == virtual in the
+ * hypervisor), which host pointers satisfy.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -50,7 +51,7 @@ static void *tables[MAX_TABLES];
 static unsigned int n_tables;
 static unsigned int table_limit;	/* allocations allowed before "out of memory" */
 
-void *ept_alloc_table(void)
+void *page_alloc(void)
 {
 	void *p;
 
