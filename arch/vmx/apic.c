@@ -29,7 +29,10 @@
 #include "vm.h"
 #include "vmcs_fields.h"
 #include "vmm.h"
-#include "vmx.h"
+#include "vcpu_arch.h"
+#include "events.h"
+#include "apic.h"
+#include "vlapic_exits.h"
 
 static uint64_t xapic_page_pa;
 

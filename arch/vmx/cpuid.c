@@ -11,7 +11,8 @@
 #include "vcpu.h"
 #include "vm.h"
 #include "vmcs_fields.h"
-#include "vmx.h"
+#include "vcpu_arch.h"
+#include "vcpu_regs.h"
 #include "vmx_ctls.h"
 #include "vmx_controls_bits.h"
 

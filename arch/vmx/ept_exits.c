@@ -27,7 +27,13 @@
 #include "platform.h"
 #include "string.h"
 #include "vmcs_fields.h"
-#include "vmx.h"
+#include "vcpu_arch.h"
+#include "vcpu_stop.h"
+#include "events.h"
+#include "vcpu_regs.h"
+#include "apic.h"
+#include "vlapic_exits.h"
+#include "vmm.h"
 #include "vmx_controls_bits.h"
 
 /* The guest-linear address of the instruction at GUEST_RIP. */

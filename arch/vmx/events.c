@@ -29,7 +29,12 @@
 #include "vcpu_asm.h"
 #include "vmcs_fields.h"
 #include "vmm.h"
-#include "vmx.h"
+#include "vcpu_arch.h"
+#include "vcpu_stop.h"
+#include "msr.h"
+#include "legacy_irq.h"
+#include "apic.h"
+#include "vlapic_exits.h"
 #include "vmx_ctls.h"
 #include "vmx_controls_bits.h"
 

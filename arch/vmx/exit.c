@@ -19,7 +19,8 @@
 #include "string.h"
 #include "vcpu_asm.h"
 #include "vmcs_fields.h"
-#include "vmx.h"
+#include "vcpu_arch.h"
+#include "vcpu_regs.h"
 #include "vmx_exit_reasons.h"
 
 /* The stub's view of struct vcpu must match C's. */

@@ -12,8 +12,10 @@
 #ifndef EXITPLAN_VMX_EXIT_H
 #define EXITPLAN_VMX_EXIT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+struct exit_stats;
 struct vcpu;
 
 enum vmx_exit_action {
@@ -38,5 +40,17 @@ enum vmx_exit_action vmx_dispatch_exit(struct vcpu *vcpu, uint16_t basic_reason)
  * exit information and VMCS state, and stops the guest.  Never skips.
  */
 enum vmx_exit_action handle_unexpected_exit(struct vcpu *vcpu, uint16_t basic_reason);
+
+/* exit_entry.S */
+int vmx_enter_guest(struct vcpu *vcpu, bool resume);
+void vmx_exit_stub(void);
+void vmx_exit_stub_hooks(void);
+
+/* exit.c: called by the stub. */
+enum vmx_exit_action vmx_handle_exit(struct vcpu *vcpu);
+void vmx_report_vmresume_failure(struct vcpu *vcpu, uint64_t rflags);
+void vmx_dump_guest_state(struct vcpu *vcpu);
+/* The breakdown maps of the statistics document (docs/STATS.md). */
+void exit_stats_print_breakdowns(const struct exit_stats *st);
 
 #endif /* EXITPLAN_VMX_EXIT_H */

@@ -14,7 +14,9 @@
 #include "percpu.h"
 #include "string.h"
 #include "vmcs_fields.h"
-#include "vmx.h"
+#include "vcpu_arch.h"
+#include "guest_mem.h"
+#include "vmx_ops.h"
 #include "vmx_controls_bits.h"
 
 static const struct ept *current_ept(void)

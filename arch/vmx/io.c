@@ -15,7 +15,12 @@
 #include "string.h"
 #include "vm.h"
 #include "vmcs_fields.h"
-#include "vmx.h"
+#include "vcpu_arch.h"
+#include "vcpu_stop.h"
+#include "events.h"
+#include "vcpu_regs.h"
+#include "legacy_irq.h"
+#include "guest_mem.h"
 #include "vmx_controls_bits.h"
 
 /* Segment bases, limits, access rights by the instruction-information encoding (0 ES .. 5 GS). */

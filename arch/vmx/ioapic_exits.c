@@ -31,7 +31,8 @@
 #include "page_alloc.h"
 #include "vm.h"
 #include "vmcs_fields.h"
-#include "vmx.h"
+#include "vcpu_stop.h"
+#include "vmx_ops.h"
 
 #define HPET_DEFAULT_BASE	0xfed00000ull	/* IA-PC HPET Specification 1.0a, 2.1 */
 

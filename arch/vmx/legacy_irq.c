@@ -19,7 +19,10 @@
 #include "spinlock.h"
 #include "vm.h"
 #include "vmcs_fields.h"
-#include "vmx.h"
+#include "vcpu_arch.h"
+#include "events.h"
+#include "msr.h"
+#include "vmx_ops.h"
 #include "vmx_controls_bits.h"
 
 void vmx_legacy_irq_update(struct vcpu *vcpu)

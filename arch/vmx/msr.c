@@ -31,7 +31,12 @@
 #include "traps.h"
 #include "vm.h"
 #include "vmcs_fields.h"
-#include "vmx.h"
+#include "vcpu_arch.h"
+#include "events.h"
+#include "vcpu_regs.h"
+#include "legacy_irq.h"
+#include "apic.h"
+#include "vlapic_exits.h"
 #include "vmx_ctls.h"
 #include "vmx_controls_bits.h"
 

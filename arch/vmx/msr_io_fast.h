@@ -21,7 +21,7 @@
 #include "platform.h"
 #include "spinlock.h"
 #include "vm.h"
-#include "vmx.h"
+#include "vcpu_arch.h"
 
 /* RDMSR IA32_APIC_BASE: the guest's copy (msr.c apic_base_write() keeps it). */
 static inline bool msr_fast_read_ia32_apic_base(struct vcpu *vcpu, uint64_t *v)

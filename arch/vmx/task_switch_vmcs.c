@@ -8,7 +8,10 @@
 #include "arch_bits.h"
 #include "task_switch.h"
 #include "vmcs_fields.h"
-#include "vmx.h"
+#include "vcpu_stop.h"
+#include "events.h"
+#include "vcpu_regs.h"
+#include "vmm.h"
 #include "vmx_ctls.h"
 #include "vmx_controls_bits.h"
 

@@ -46,7 +46,9 @@
 #include "vlapic.h"
 #include "vm.h"
 #include "vmcs_fields.h"
-#include "vmx.h"
+#include "vcpu_arch.h"
+#include "msr.h"
+#include "vmx_run.h"
 #include "vmx_controls_bits.h"
 
 struct sched vmx_sched;

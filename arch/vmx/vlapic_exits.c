@@ -35,7 +35,13 @@
 #include "vlapic.h"
 #include "vm.h"
 #include "vmcs_fields.h"
-#include "vmx.h"
+#include "vcpu_arch.h"
+#include "vcpu_stop.h"
+#include "events.h"
+#include "vcpu_regs.h"
+#include "msr.h"
+#include "apic.h"
+#include "vcpu_switch.h"
 
 /* The physical APIC, this CPU's: software-enabled, TPR 0, so the host's kicks are accepted. */
 static void host_apic_enable(void)

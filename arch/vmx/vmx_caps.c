@@ -5,7 +5,7 @@
  */
 
 #include "spinlock.h"
-#include "vmx.h"
+#include "vcpu_arch.h"
 #include "vmx_setup.h"
 #include "vmx_controls_bits.h"
 #include "console.h"

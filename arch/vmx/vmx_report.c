@@ -5,7 +5,8 @@
  */
 
 #include "spinlock.h"
-#include "vmx.h"
+#include "vcpu_arch.h"
+#include "vcpu_switch.h"
 #include "vmx_setup.h"
 #include "console.h"
 

@@ -24,7 +24,8 @@
 #include "exit_handlers.h"
 #include "profile.h"
 #include "vcpu.h"
-#include "vmx.h"
+#include "vcpu_arch.h"
+#include "vcpu_regs.h"
 
 /* Called once per vCPU after its controls are set (vmx.c). */
 void cpuid_fast_init(struct vcpu *vcpu)

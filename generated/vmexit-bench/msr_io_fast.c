@@ -24,7 +24,8 @@
 #include "msr_io_fast.h"
 #include "profile.h"
 #include "vcpu.h"
-#include "vmx.h"
+#include "vcpu_arch.h"
+#include "vcpu_regs.h"
 
 enum vmx_exit_action handle_msr_read_fast(struct vcpu *vcpu)
 {

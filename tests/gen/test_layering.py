@@ -1,6 +1,8 @@
 """The source tree's layering (issue 8): runtime/, the architecture-neutral
 core, reaches arch/vmx only through runtime/vmm.h, so it includes none of
-arch/vmx's headers; the EPT code needs nothing of the guest loader."""
+arch/vmx's headers; the EPT code needs nothing of the guest loader nor of
+the VMCS setup; arch/vmx has no header that every file includes, and the
+bring-up files' own interface stays theirs."""
 import os
 import re
 
@@ -31,3 +33,29 @@ def test_ept_does_not_include_the_guest_loader():
     """The EPT map takes the guest's RAM from runtime/guest_ram.h, not the loader."""
     for f in ("arch/vmx/ept.c", "arch/vmx/ept.h"):
         assert "guest_loader.h" not in includes(os.path.join(ROOT, f)), f
+
+
+def test_ept_needs_nothing_of_the_vmcs_setup():
+    """ept.c allocates its tables itself (page_alloc()): no call back into vmx.c."""
+    for f in ("arch/vmx/ept.c", "arch/vmx/ept.h"):
+        bad = {"vmx_setup.h", "vcpu_arch.h", "vcpu.h"} & set(includes(os.path.join(ROOT, f)))
+        assert not bad, f"{f} includes {sorted(bad)}"
+
+
+def test_no_header_every_arch_vmx_file_includes():
+    """vmx.h, which every file included, is split by concern (arch/vmx/README.md)."""
+    assert not os.path.exists(os.path.join(ROOT, "arch/vmx/vmx.h"))
+    cs = [p for p in sources("arch/vmx") if p.endswith(".c")]
+    counts = {}
+    for p in cs:
+        for h in set(includes(p)):
+            counts[h] = counts.get(h, 0) + 1
+    local = {os.path.basename(p) for p in sources("arch/vmx") if p.endswith(".h")}
+    every = sorted(h for h, n in counts.items() if n == len(cs) and h in local)
+    assert not every, f"every arch/vmx/*.c includes {every}"
+
+
+def test_vmx_setup_h_is_the_bring_up_files_own():
+    users = sorted(os.path.basename(p) for d in ("arch/vmx", "runtime")
+                   for p in sources(d) if "vmx_setup.h" in includes(p))
+    assert users == ["vmx.c", "vmx_caps.c", "vmx_report.c", "vmx_run.c"], users

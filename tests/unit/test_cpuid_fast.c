@@ -26,7 +26,9 @@
 #include "msr_index.h"	/* CPUID_HIDE_*: what spec/msrs.yaml hides */
 #include "vcpu.h"
 #include "vm.h"
-#include "vmx.h"
+#include "cpuid.h"
+#include "vcpu_arch.h"
+#include "vcpu_regs.h"
 #include "vmx_controls_bits.h"
 
 #define GUEST_RIP_START	0x7c00ull

@@ -25,7 +25,8 @@
 #include "platform.h"
 #include "vcpu.h"
 #include "vm.h"
-#include "vmx.h"
+#include "msr.h"
+#include "vcpu_arch.h"
 
 #define GUEST_RIP_START	0x7c00ull
 

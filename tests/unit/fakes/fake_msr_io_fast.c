@@ -12,7 +12,11 @@
 #include "arch_bits.h"
 #include "traps.h"
 #include "vcpu.h"
-#include "vmx.h"
+#include "apic.h"
+#include "events.h"
+#include "guest_mem.h"
+#include "legacy_irq.h"
+#include "vcpu_stop.h"
 
 void vmx_inject_exception(struct vcpu *vcpu, unsigned int vector, bool has_error,
 			  uint32_t error_code)

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * apic.c: the guest's local APIC under `apic: passthrough` and
+ * `intercept-icr`, its interprocessor interrupts, and the host's kicks.
+ */
+#ifndef EXITPLAN_VMX_APIC_H
+#define EXITPLAN_VMX_APIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "exit.h"
+
+struct vcpu;
+
+/*
+ * apic.c: the guest's interprocessor interrupts.  The host's kick vector
+ * (vmm_kick()) makes a vCPU take its posted events; a vector the guest
+ * never uses for itself (Linux has no 0xf2 outside a KVM host's posted
+ * interrupts).  An external-interrupt exit with it comes here.
+ */
+#define VMX_KICK_VECTOR		0xf2
+enum vmx_exit_action vmx_kicked(struct vcpu *vcpu);
+/* Take and act on this vCPU's posted events (runtime/vm.h). */
+enum vmx_exit_action vmx_take_events(struct vcpu *vcpu);
+/* A guest write of the ICR: x2APIC MSR 0x830 (@x2apic) or the xAPIC page. */
+enum vmx_exit_action vmx_icr_write(struct vcpu *vcpu, uint64_t icr, bool x2apic);
+/* A guest write to the xAPIC page at @offset that exited (ept_exits.c): emulate it. */
+enum vmx_exit_action vmx_xapic_write(struct vcpu *vcpu, unsigned int offset, uint32_t value,
+				     unsigned int size);
+/* The guest-physical page of the xAPIC window (fixed: apic_base_write() refuses a move). */
+uint64_t vmx_xapic_page(void);
+/* Interrupt the CPU @cpu: with the kick vector (in the guest), or an NMI (halted in root). */
+void vmx_kick_ipi(unsigned int cpu);
+void vmx_kick_nmi(unsigned int cpu);
+/* A vCPU deaf to its stop: a physical INIT to its CPU (the watchdog's last resort). */
+void vmx_kick_init(unsigned int cpu);
+/* The emulated TSC deadline fired with an illegal vector: flag it in the guest's APIC's ESR. */
+void vmx_apic_flag_illegal_vector(uint8_t vector);
+/* Once, on the boot CPU: where the xAPIC window is (IA32_APIC_BASE as firmware left it). */
+void vmx_apic_init(uint64_t apic_base);
+
+#endif /* EXITPLAN_VMX_APIC_H */

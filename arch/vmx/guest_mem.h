@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * guest_mem.c: guest memory as the hypervisor reaches it: identity
+ * GPA == HPA outside the hypervisor region, and the guest's paging.
+ */
+#ifndef EXITPLAN_GUEST_MEM_H
+#define EXITPLAN_GUEST_MEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The guest owns [gpa, gpa + len): RAM or firmware, outside the hypervisor. */
+bool guest_phys_ok(uint64_t gpa, uint64_t len);
+/* Translate a guest linear address through the guest's paging (or none). */
+enum guest_walk {
+	GUEST_WALK_OK,
+	GUEST_WALK_PAGE_FAULT,		/* the guest's #PF: error code given */
+	GUEST_WALK_UNREACHABLE,		/* a paging structure outside guest RAM */
+};
+#define GUEST_ACCESS_WRITE	1u
+#define GUEST_ACCESS_USER	2u	/* at CPL 3 */
+enum guest_walk guest_linear_walk(uint64_t gla, unsigned int access, uint64_t *gpa,
+				  uint32_t *pf_error);
+/* A supervisor access: true when it translates. */
+bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa);
+/* guest_read_linear(), guest_write_linear(): runtime/vmm.h */
+
+#endif /* EXITPLAN_GUEST_MEM_H */

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * msr.c: the guest's MSRs as the exits and the VMCS setup use them, and
+ * the physical local APIC's IRR/TMR and EOI.
+ */
+#ifndef EXITPLAN_VMX_MSR_H
+#define EXITPLAN_VMX_MSR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct vcpu;
+
+void vcpu_setup_msrs(struct vcpu *vcpu);
+/*
+ * The guest's IA32_EFER wherever it lives: the VMCS guest field when VM
+ * entry loads it, else the manual-switch slot (vcpu->msrs).
+ */
+uint64_t vcpu_guest_efer(struct vcpu *vcpu);
+void vcpu_set_guest_efer(struct vcpu *vcpu, uint64_t efer);
+void vmx_program_preemption_timer(struct vcpu *vcpu);
+
+/*
+ * The physical local APIC: @vector is requested again (IRR) and
+ * edge-triggered (TMR clear); an EOI for the interrupt in service.
+ */
+bool vmx_apic_irr_pending_edge(uint8_t vector);
+void vmx_apic_eoi(void);
+
+#endif /* EXITPLAN_VMX_MSR_H */

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The rest of a vCPU's VT-x state (struct vcpu_arch_state, reached
+ * through vcpu->arch: what the generated code does not touch), and the
+ * per-CPU VMX state (struct vmx_cpu).
+ */
+#ifndef EXITPLAN_VCPU_ARCH_H
+#define EXITPLAN_VCPU_ARCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch_checks.h"
+#include "compiler.h"
+#include "ept.h"
+#include "platform.h"
+#include "profile.h"
+#include "vcpu.h"
+#include "vlapic.h"
+#include "vmx_controls.h"
+
+/* Why a guest stopped; printed in the exit summary. */
+enum vcpu_stop_kind {
+	VCPU_RUNNING = 0,
+	VCPU_STOP_STATUS,	/* isa-debug-exit: status = (code << 1) | 1 */
+	VCPU_STOP_SHUTDOWN,	/* SHUTDOWN hypercall: status from the guest */
+	VCPU_STOP_FAULT,	/* anything else: stop_reason says what */
+	VCPU_STOP_VM,		/* another vCPU stopped the machine */
+};
+
+/*
+ * The VT-x state of one vCPU that the generated code does not touch.
+ * Reached through vcpu->arch.
+ */
+struct vcpu_arch_state {
+	/* Why the guest stopped, and its exit status if it gave one. */
+	enum vcpu_stop_kind stop;
+	int exit_status;
+	char stop_reason[128];
+
+	/* The CR0/CR4 bits the host owns (guest/host masks), fixed values. */
+	uint64_t cr0_mask, cr4_mask;
+	uint64_t cr0_fixed0, cr0_fixed1, cr4_fixed0, cr4_fixed1;
+
+	/*
+	 * External interrupts acknowledged on exit and not yet injected, one
+	 * bit per vector (a virtual IRR); irq_pending says whether any is set.
+	 */
+	uint64_t irr[4];
+	bool irq_pending;
+	/*
+	 * Vectors whose next external-interrupt exit is a duplicate: the
+	 * APIC latched them again after the exit acknowledged the first,
+	 * before the guest took it (events.c).
+	 */
+	uint64_t coalesce[4];
+	/* NMIs that arrived in VMX root operation and were given to the guest. */
+	uint64_t nmis_in_root;
+	/*
+	 * Interrupt storms (events.c): where the last interrupt was injected,
+	 * whether the guest has since been given one instruction of its own
+	 * (an STI-shadow step), and how many such steps were needed.
+	 */
+	uint64_t last_inject_rip;
+	bool last_inject_valid, inject_stepped;
+	uint64_t storm_steps;
+
+	/* Guest-visible MSR state the hypervisor emulates. */
+	uint64_t apic_base;		/* IA32_APIC_BASE as the guest sees it */
+	uint64_t tsc_deadline;		/* IA32_TSC_DEADLINE, 0 = disarmed */
+	uint64_t pit_deadline;		/* TSC of the guest 8254's next IR0, 0 = none */
+	bool legacy_int_waiting;	/* the 8259s' INT is up, the guest has IF=0 */
+	uint64_t xcr0;			/* the guest's XCR0 */
+	bool has_x2apic, has_nx, has_tsc_deadline;	/* CPUID facts the MSR checks need */
+	bool has_tsc_adjust;		/* CPUID.(EAX=7,ECX=0):EBX[1] */
+	struct guest_tsc tsc;		/* TSC_OFFSET and the guest's IA32_TSC_ADJUST */
+	uint64_t pat;			/* IA32_PAT when neither the VMCS nor a slot holds it */
+	uint64_t misc_enable;		/* IA32_MISC_ENABLE as the guest sees it */
+	/*
+	 * The MTRRs, emulated per vCPU (never written to hardware: the
+	 * host's memory types are the host's): MTRRCAP as the CPU reports it,
+	 * capped to the architectural MSRs; initial values the firmware's.
+	 */
+	uint64_t mtrr_cap, mtrr_def_type;
+	uint64_t mtrr_var[2 * MTRR_VAR_MAX];
+	uint64_t mtrr_fixed[11];	/* FIX64K_00000, FIX16K_80000/A0000, FIX4K_C0000..F8000 */
+	unsigned int maxphyaddr;
+
+	/* The devices the guest sees (runtime/platform.c), shared by the VM's vCPUs. */
+	struct platform_state *platform;
+
+	/*
+	 * The guest's xAPIC ICR high half (the destination): every xAPIC
+	 * write exits (apic.c), and the low half's write sends with it.
+	 */
+	uint32_t xapic_icr_high;
+	/* apic: virtual: the vCPU's local APIC (runtime/vlapic.c, vlapic_exits.c). */
+	struct vlapic vlapic;
+	/* The guest's HLT activity state when it stopped, for the report. */
+	bool halted_at_stop;
+	/*
+	 * Scheduling (vcpu_switch.c).  shared: its CPU carries other vCPUs
+	 * too, so it gives the CPU up on HLT, a spin and its slice's end;
+	 * fixed at setup, false on a CPU of its own.  sched_deadline: the
+	 * TSC of this CPU's next scheduling event while it runs (its slice's
+	 * end, or a blocked sibling's timer), 0 = none; the preemption timer
+	 * fires there too.  block: why it is BLOCKED in the scheduler.
+	 */
+	bool shared;
+	uint64_t sched_deadline;
+	enum vcpu_block_reason {
+		VCPU_BLOCK_NONE = 0,
+		VCPU_BLOCK_HLT,		/* HLT with interrupts on: until one is deliverable */
+		VCPU_BLOCK_HLT_IRQS_OFF,	/* HLT with interrupts off: until NMI, INIT or stop */
+		VCPU_BLOCK_SIPI,	/* wait-for-SIPI: until a STARTUP */
+	} block;
+	/*
+	 * The guest state the CPU holds outside the VMCS, saved while it
+	 * is switched out: x87/SSE/AVX (XSAVE or FXSAVE area, one page), CR2.
+	 * fpu_saved: they are saved (restored before the next entry).
+	 */
+	void *fpu_area;
+	bool fpu_saved;
+	/* Halted in root operation, interrupts off: vmm_kick() sends an NMI. */
+	bool waiting_in_root;
+
+	/* For the statistics document: the guest's name and arguments. */
+	char guest_name[64];
+	const char *guest_args;
+
+	/* VMX-preemption timer: rate (IA32_VMX_MISC[4:0]) and the profile's value. */
+	unsigned int preemption_rate;
+	bool preemption_timer_on;	/* the profile sets the pin-based control */
+	/*
+	 * The profile leaves the timer off but the CPU has it (with "save
+	 * VMX-preemption timer value"): the runtime switches it on while the
+	 * guest's 8254 has a deadline, the only timer its emulation has when
+	 * the guest owns the local APIC (legacy_irq.c).
+	 */
+	bool preemption_timer_borrowable;
+	/*
+	 * IA32_TSC_DEADLINE is emulated with the timer: only when it keeps
+	 * counting across exits ("save VMX-preemption timer value"); without
+	 * that every entry would restart it and a busy guest's deadline
+	 * would slip, so the write goes to the real MSR instead.
+	 */
+	bool tsc_deadline_emulated;
+	/* Derived once (vcpu_setup_msrs()): has_tsc_deadline && !tsc_deadline_emulated. */
+	bool tsc_deadline_to_cpu;
+
+	uint16_t vpid;
+	uint64_t eptp;
+	struct ept ept;
+
+	/* Pages the VMCS points at. */
+	uint8_t *msr_bitmap;
+	uint8_t *io_bitmap_a, *io_bitmap_b;
+	struct vmx_msr_entry *entry_load, *exit_load, *exit_store;
+};
+
+/* An entry of a VM-entry/VM-exit MSR-load or -store area (SDM Vol. 3C 25.7.2). */
+struct vmx_msr_entry {
+	uint32_t index;
+	uint32_t reserved;
+	uint64_t value;
+} __packed;
+
+/* Per physical CPU: VMXON region, the exit stack and its frame. */
+struct vmx_cpu {
+	void *vmxon_region;
+	uint64_t vmxon_pa;
+	struct vmx_caps caps;
+	struct vmx_controls controls;
+	struct vcpu *vcpu;		/* one vCPU per CPU for now */
+};
+
+/*
+ * The handlers' breakdowns (exit_stats.h), when the profile counts: a
+ * compile-time constant, so at "off" the counting code is not there.
+ */
+#define VCPU_STATS_COUNTING	(PROFILE_STATS_LEVEL >= STATS_COUNTS)
+
+#endif /* EXITPLAN_VCPU_ARCH_H */

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * vcpu_switch.c: several vCPUs on one CPU.
+ */
+#ifndef EXITPLAN_VCPU_SWITCH_H
+#define EXITPLAN_VCPU_SWITCH_H
+
+#include <stdbool.h>
+
+#include "exit.h"
+#include "sched.h"
+#include "vcpu_arch.h"
+
+/*
+ * vcpu_switch.c: several vCPUs on one CPU.  The exit handlers' decisions
+ * (VMX_EXIT_SWITCH gives the CPU away), and what the run loop (vmx_run.c)
+ * does around a switch.
+ */
+enum vmx_exit_action vmx_sched_block(struct vcpu *vcpu, enum vcpu_block_reason why);
+enum vmx_exit_action vmx_sched_pause(struct vcpu *vcpu);
+enum vmx_exit_action vmx_sched_tick(struct vcpu *vcpu);
+/* Before a turn of @vcpu on this CPU: the next scheduling deadline; after: save its state. */
+void vmx_sched_switch_in(struct vcpu *vcpu);
+void vmx_sched_switch_out(struct vcpu *vcpu);
+/* Wake the vCPUs of @cpu blocked in HLT whose timer is due; true when one was. */
+bool vmx_sched_wake_due(unsigned int cpu, struct vcpu *self);
+extern struct sched vmx_sched;
+
+#endif /* EXITPLAN_VCPU_SWITCH_H */
