@@ -29,6 +29,8 @@
 #include "layout.h"
 #include "mmio.h"
 #include "page_alloc.h"
+#include "percpu.h"
+#include "profile.h"
 #include "vm.h"
 #include "vmcs_fields.h"
 #include "vmx.h"
@@ -123,8 +125,16 @@ static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa,
 
 	spin_lock(&vcpu->vm->platform_lock);
 	if (!vm_ioapic_ready) {
-		ioapic_guest_init(&vm_ioapic);
-		vm_ioapic_ready = true;
+		/*
+		 * apic: virtual: no physical APIC answers the guest's
+		 * destinations; the hardware sends every interrupt to CPU 0,
+		 * whose exit hands it on (vmx_ioapic_deliver()).
+		 */
+		if (PROFILE_APIC_VIRTUAL)
+			ioapic_guest_init_virtual(&vm_ioapic, (uint8_t)percpu_area(0)->apic_id);
+		else
+			ioapic_guest_init(&vm_ioapic);
+		WRITE_ONCE(vm_ioapic_ready, true);
 	}
 	if (a->store)
 		r = ioapic_guest_write(&vm_ioapic, offset, a->size, (uint32_t)a->value, &refusal);
@@ -144,6 +154,40 @@ static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa,
 		       "mode %s (low dword %#x) is not the guest's; later ones are not reported\n",
 		       refusal.entry, ioapic_delivery_mode_name(refusal.value), refusal.value);
 	vmx_mmio_complete(vcpu, a, value);
+	return VMX_EXIT_RESUME;
+}
+
+enum vmx_exit_action vmx_ioapic_deliver(struct vcpu *vcpu, uint8_t vector)
+{
+	struct icr_request req;
+	uint32_t low = 0, high = 0;
+	bool routed = false;
+
+	if (READ_ONCE(vm_ioapic_ready)) {
+		spin_lock(&vcpu->vm->platform_lock);
+		routed = ioapic_guest_route(&vm_ioapic, vector, &low, &high);
+		spin_unlock(&vcpu->vm->platform_lock);
+	}
+	if (!routed) {
+		/* Not an I/O APIC entry's (or one masked meanwhile): raised here, as it came. */
+		if (vector < IOAPIC_HOST_VECTOR_BASE ||
+		    vector >= IOAPIC_HOST_VECTOR_BASE + IOAPIC_MAX_ENTRIES)
+			vmx_vlapic_post(vcpu, vector);
+		return VMX_EXIT_RESUME;
+	}
+	/*
+	 * The guest's entry: its vector, delivery mode (fixed or lowest priority) and
+	 * destination mode sit where an xAPIC ICR has them (bits 11:0), its
+	 * destination where the ICR's is: decoded and posted as an IPI would
+	 * be (runtime/vm.c), the targets on other CPUs kicked.
+	 */
+	req = vm_icr_decode(vcpu->vm, vcpu->id,
+			    ((uint64_t)(high >> IOREDTBL_DEST_SHIFT) << APIC_ICR_XAPIC_DEST_SHIFT) |
+			    (low & (IOREDTBL_VECTOR_MASK | IOREDTBL_DELMOD_MASK |
+				    IOREDTBL_DESTMOD_LOGICAL)), false);
+	vm_icr_deliver(vcpu->vm, vcpu->id, &req);
+	if (req.targets & (1u << vcpu->id))
+		return vmx_take_events(vcpu);
 	return VMX_EXIT_RESUME;
 }
 
