@@ -53,5 +53,11 @@ bool vmx_hide_device_pages(struct ept *ept);
  * raised in @vcpu's own virtual APIC.
  */
 enum vmx_exit_action vmx_ioapic_deliver(struct vcpu *vcpu, uint8_t vector);
+/*
+ * apic: virtual, a CPU with no vCPU runnable (vmx.c): take the
+ * interrupts the hardware has for it in root operation, each posted
+ * to its targets; returns at once before the guest set up its I/O APIC.
+ */
+void vmx_ioapic_idle(void);
 
 #endif /* EXITPLAN_VMX_MMIO_H */
