@@ -24,6 +24,7 @@
 #include "compiler.h"
 #include "console.h"
 #include "exit_handlers.h"
+#include "mmio.h"
 #include "percpu.h"
 #include "traps.h"
 #include "vcpu_asm.h"
@@ -326,10 +327,13 @@ enum vmx_exit_action handle_external_interrupt(struct vcpu *vcpu)
 	if (vector == VMX_KICK_VECTOR)
 		return vmx_kicked(vcpu);
 	if (PROFILE_APIC_VIRTUAL) {
-		/* A host device's interrupt for the guest: ended here, raised in the virtual APIC. */
+		/*
+		 * A host device's interrupt for the guest: ended here, raised
+		 * in the virtual APIC of the vCPU its I/O APIC entry names
+		 * (ioapic_exits.c).
+		 */
 		vmx_apic_eoi();
-		vmx_vlapic_post(vcpu, vector);
-		return VMX_EXIT_RESUME;
+		return vmx_ioapic_deliver(vcpu, vector);
 	}
 	if (unlikely(a->coalesce[vector / 64] & (1ull << (vector % 64)))) {
 		/* A duplicate (vmx_try_inject_pending()): the host acknowledged it, it ends it. */

@@ -21,14 +21,72 @@ void ioapic_guest_init(struct ioapic_guest *g)
 {
 	g->ioregsel = 0;
 	g->version = ioapic_hw_read(IOAPIC_REG_VER);
+	g->virtual_dest = false;
+}
+
+static unsigned int redirection_entries(const struct ioapic_guest *g)
+{
+	unsigned int n = IOAPIC_VER_MAX_REDIR(g->version) + 1;
+
+	return n < IOAPIC_MAX_ENTRIES ? n : IOAPIC_MAX_ENTRIES;
 }
 
 /* Is @index one of the redirection table's dwords the hardware has? */
 static bool redirection_index(const struct ioapic_guest *g, uint8_t index)
 {
-	unsigned int entries = IOAPIC_VER_MAX_REDIR(g->version) + 1;
+	return index >= IOAPIC_REG_REDTBL &&
+	       index < IOAPIC_REG_REDTBL + 2 * redirection_entries(g);
+}
 
-	return index >= IOAPIC_REG_REDTBL && index < IOAPIC_REG_REDTBL + 2 * entries;
+/*
+ * Entry @n's low dword as the hardware gets it.  Virtual destinations:
+ * fixed delivery of the entry's own host vector, physical mode (the
+ * high dword is host_dest); trigger mode, polarity and mask the guest's.
+ */
+static uint32_t hw_low(const struct ioapic_guest *g, unsigned int n, uint32_t guest_low)
+{
+	uint32_t v = guest_low;
+
+	if (g->virtual_dest && ioapic_delivery_allowed(guest_low))
+		v = (guest_low & ~(IOREDTBL_VECTOR_MASK | IOREDTBL_DELMOD_MASK |
+				   IOREDTBL_DESTMOD_LOGICAL)) |
+		    IOAPIC_HOST_VECTOR(n) | (IOAPIC_DELMOD_FIXED << IOREDTBL_DELMOD_SHIFT);
+	return ioapic_filter_redirection(v);
+}
+
+static uint32_t hw_high(const struct ioapic_guest *g, uint32_t guest_high)
+{
+	return g->virtual_dest ? (uint32_t)g->host_dest << IOREDTBL_DEST_SHIFT : guest_high;
+}
+
+void ioapic_guest_init_virtual(struct ioapic_guest *g, uint8_t host_dest)
+{
+	ioapic_guest_init(g);
+	g->virtual_dest = true;
+	g->host_dest = host_dest;
+	for (unsigned int n = 0; n < redirection_entries(g); n++) {
+		uint8_t lo = (uint8_t)(IOAPIC_REG_REDTBL + 2 * n);
+
+		g->low[n] = ioapic_hw_read(lo);
+		g->high[n] = ioapic_hw_read((uint8_t)(lo + 1));
+		ioapic_hw_write((uint8_t)(lo + 1), hw_high(g, g->high[n]));
+		ioapic_hw_write(lo, hw_low(g, n, g->low[n]));
+	}
+}
+
+bool ioapic_guest_route(const struct ioapic_guest *g, uint8_t host_vector, uint32_t *low,
+			uint32_t *high)
+{
+	unsigned int n = host_vector - IOAPIC_HOST_VECTOR_BASE;
+
+	if (!g->virtual_dest || host_vector < IOAPIC_HOST_VECTOR_BASE || n >= redirection_entries(g))
+		return false;
+	/* Masked since it was sent: dropped, as a masked pin would not have sent it. */
+	if ((g->low[n] & IOREDTBL_MASKED) || !ioapic_delivery_allowed(g->low[n]))
+		return false;
+	*low = g->low[n];
+	*high = g->high[n];
+	return true;
 }
 
 enum ioapic_result ioapic_guest_read(struct ioapic_guest *g, unsigned int offset,
@@ -44,6 +102,17 @@ enum ioapic_result ioapic_guest_read(struct ioapic_guest *g, unsigned int offset
 	else if (offset == IOAPIC_IOWIN &&
 		 (index <= IOAPIC_REG_ARB || redirection_index(g, index)))
 		*value = ioapic_hw_read(index);
+	if (offset == IOAPIC_IOWIN && g->virtual_dest && redirection_index(g, index)) {
+		unsigned int n = (index - IOAPIC_REG_REDTBL) / 2;
+
+		/* The guest's destination; the hardware's status bits (delivery status, remote IRR). */
+		uint32_t hw_bits = IOREDTBL_DELIVS | IOREDTBL_REMOTE_IRR | IOREDTBL_MASKED;
+
+		if ((index - IOAPIC_REG_REDTBL) & 1)
+			*value = g->high[n];
+		else
+			*value = (*value & hw_bits) | (g->low[n] & ~hw_bits);
+	}
 	return IOAPIC_DONE;
 }
 
@@ -60,8 +129,16 @@ enum ioapic_result ioapic_guest_write(struct ioapic_guest *g, unsigned int offse
 		return IOAPIC_DONE;
 	}
 	if (offset == IOAPIC_EOI) {
-		if (IOAPIC_VER_VERSION(g->version) >= IOAPIC_VERSION_EOI)
+		if (IOAPIC_VER_VERSION(g->version) < IOAPIC_VERSION_EOI)
+			return IOAPIC_DONE;
+		if (!g->virtual_dest) {
 			ioapic_hw_eoi(value & IOREDTBL_VECTOR_MASK);
+			return IOAPIC_DONE;
+		}
+		/* The guest's vector names the entries that deliver it; the hardware's are theirs. */
+		for (unsigned int n = 0; n < redirection_entries(g); n++)
+			if ((g->low[n] & IOREDTBL_VECTOR_MASK) == (value & IOREDTBL_VECTOR_MASK))
+				ioapic_hw_eoi(IOAPIC_HOST_VECTOR(n));
 		return IOAPIC_DONE;
 	}
 	/* IOAPICID, IOAPICVER, IOAPICARB and reserved indexes: dropped. */
@@ -69,10 +146,14 @@ enum ioapic_result ioapic_guest_write(struct ioapic_guest *g, unsigned int offse
 		return IOAPIC_DONE;
 	/* The high dword is the destination only; the low one has the delivery mode. */
 	if ((index - IOAPIC_REG_REDTBL) & 1) {
-		ioapic_hw_write(index, value);
+		if (g->virtual_dest)
+			g->high[(index - IOAPIC_REG_REDTBL) / 2] = value;
+		ioapic_hw_write(index, hw_high(g, value));
 		return IOAPIC_DONE;
 	}
-	ioapic_hw_write(index, ioapic_filter_redirection(value));
+	if (g->virtual_dest)
+		g->low[(index - IOAPIC_REG_REDTBL) / 2] = value;
+	ioapic_hw_write(index, hw_low(g, (index - IOAPIC_REG_REDTBL) / 2, value));
 	if (ioapic_delivery_allowed(value))
 		return IOAPIC_DONE;
 	refusal->entry = (index - IOAPIC_REG_REDTBL) / 2;

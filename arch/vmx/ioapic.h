@@ -54,7 +54,20 @@
 #define IOREDTBL_VECTOR_MASK		0xffu
 #define IOREDTBL_DELMOD_SHIFT		8
 #define IOREDTBL_DELMOD_MASK		(7u << IOREDTBL_DELMOD_SHIFT)
+#define IOREDTBL_DESTMOD_LOGICAL	(1u << 11)	/* 0 = physical */
+#define IOREDTBL_DELIVS			(1u << 12)	/* delivery status (read-only) */
+#define IOREDTBL_REMOTE_IRR		(1u << 14)	/* read-only */
 #define IOREDTBL_MASKED			(1u << 16)
+/* High dword: the destination, bits 63:56 of the entry. */
+#define IOREDTBL_DEST_SHIFT		24
+/* Indexes 0x10-0xff: at most 120 entries reachable through an 8-bit IOREGSEL. */
+#define IOAPIC_MAX_ENTRIES		120
+/*
+ * Virtual destinations: the vector the hardware's entry @n delivers,
+ * 0x30-0xa7, clear of the exceptions and of the hypervisor's kick (0xf2).
+ */
+#define IOAPIC_HOST_VECTOR_BASE		0x30u
+#define IOAPIC_HOST_VECTOR(n)		(IOAPIC_HOST_VECTOR_BASE + (n))
 
 /* Delivery modes (82093AA 3.2.4, bits 10:8). */
 #define IOAPIC_DELMOD_FIXED		0
@@ -93,6 +106,22 @@ const char *ioapic_delivery_mode_name(uint32_t low);
 struct ioapic_guest {
 	uint8_t ioregsel;		/* the guest's latch (bits 7:0 only) */
 	uint32_t version;		/* IOAPICVER, read once at init */
+	/*
+	 * Virtual destinations (apic: virtual, ioapic_guest_init_virtual()):
+	 * the guest's destinations name vCPUs, whose APIC IDs and logical
+	 * IDs no physical APIC holds (several vCPUs share a CPU; the
+	 * guest's LDR writes never reach the hardware).  Every hardware
+	 * entry then goes to the one physical APIC host_dest, in physical
+	 * mode, fixed delivery, with a vector of the hypervisor's that names
+	 * the entry: IOAPIC_HOST_VECTOR(n) (the guest's vectors cannot name
+	 * it: Linux gives IRQs on different CPUs the same vector).  The
+	 * guest's entries are kept in low[]/high[], read back as the guest
+	 * wrote them (the hardware's status and mask bits), and decoded when
+	 * the interrupt arrives (ioapic_guest_route()).
+	 */
+	bool virtual_dest;
+	uint8_t host_dest;
+	uint32_t low[IOAPIC_MAX_ENTRIES], high[IOAPIC_MAX_ENTRIES];
 };
 
 enum ioapic_result {
@@ -108,6 +137,19 @@ struct ioapic_refusal {
 };
 
 void ioapic_guest_init(struct ioapic_guest *g);
+/*
+ * The same with virtual destinations: the guest's entries start as the
+ * hardware's; the hardware's are rewritten to physical mode, @host_dest.
+ */
+void ioapic_guest_init_virtual(struct ioapic_guest *g, uint8_t host_dest);
+/*
+ * Virtual destinations: the guest's entry whose interrupt arrived as
+ * @host_vector (IOAPIC_HOST_VECTOR()), its low and high dwords; false
+ * when the vector names no entry, or one masked or of a refused
+ * delivery mode.
+ */
+bool ioapic_guest_route(const struct ioapic_guest *g, uint8_t host_vector, uint32_t *low,
+			uint32_t *high);
 /* An access of @size bytes at @offset in the page. */
 enum ioapic_result ioapic_guest_read(struct ioapic_guest *g, unsigned int offset,
 				     unsigned int size, uint32_t *value);

@@ -29,9 +29,16 @@
 #include "layout.h"
 #include "mmio.h"
 #include "page_alloc.h"
+#include "percpu.h"
+#include "profile.h"
+#include "traps.h"
 #include "vm.h"
 #include "vmcs_fields.h"
+#include "apic.h"
+#include "msr.h"
+#include "vcpu_arch.h"
 #include "vcpu_stop.h"
+#include "vlapic_exits.h"
 #include "vmx_ops.h"
 
 #define HPET_DEFAULT_BASE	0xfed00000ull	/* IA-PC HPET Specification 1.0a, 2.1 */
@@ -42,6 +49,9 @@ static uint64_t ioapic_page = IOAPIC_DEFAULT_BASE;
 /* The guest's I/O APIC, under the VM's platform_lock (so is the hardware's IOREGSEL). */
 static struct ioapic_guest vm_ioapic;
 static bool vm_ioapic_ready;
+/* apic: virtual: the VM whose vCPUs the interrupts taken in root operation are for. */
+static struct vm *ioapic_vm;
+static void ioapic_root_irq(struct interrupt_frame *f);
 static bool ioapic_refusal_reported, hpet_write_reported;
 
 static volatile uint32_t *ioapic_reg(unsigned int offset)
@@ -124,8 +134,21 @@ static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa,
 
 	spin_lock(&vcpu->vm->platform_lock);
 	if (!vm_ioapic_ready) {
-		ioapic_guest_init(&vm_ioapic);
-		vm_ioapic_ready = true;
+		/*
+		 * apic: virtual: no physical APIC answers the guest's
+		 * destinations; the hardware sends every interrupt to CPU 0,
+		 * whose exit hands it on (vmx_ioapic_deliver()).
+		 */
+		if (PROFILE_APIC_VIRTUAL) {
+			ioapic_vm = vcpu->vm;
+			for (unsigned int n = 0; n < IOAPIC_MAX_ENTRIES; n++)
+				idt_set_handler(IOAPIC_HOST_VECTOR(n), ioapic_root_irq);
+			idt_set_handler(VMX_KICK_VECTOR, ioapic_root_irq);
+			ioapic_guest_init_virtual(&vm_ioapic, (uint8_t)percpu_area(0)->apic_id);
+		} else {
+			ioapic_guest_init(&vm_ioapic);
+		}
+		WRITE_ONCE(vm_ioapic_ready, true);
 	}
 	if (a->store)
 		r = ioapic_guest_write(&vm_ioapic, offset, a->size, (uint32_t)a->value, &refusal);
@@ -146,6 +169,81 @@ static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa,
 		       refusal.entry, ioapic_delivery_mode_name(refusal.value), refusal.value);
 	vmx_mmio_complete(vcpu, a, value);
 	return VMX_EXIT_RESUME;
+}
+
+static bool host_vector(uint8_t vector)
+{
+	return vector >= IOAPIC_HOST_VECTOR_BASE &&
+	       vector < IOAPIC_HOST_VECTOR_BASE + IOAPIC_MAX_ENTRIES;
+}
+
+/*
+ * Post the interrupt that arrived as @vector to the vCPUs its guest
+ * entry names (@self is the vCPU that took it, VM_MAX_VCPUS for none):
+ * its vector, delivery mode (fixed or lowest priority) and destination
+ * mode sit where an xAPIC ICR has them (bits 11:0), its destination
+ * where the ICR's is, so it is decoded and posted as an IPI would be
+ * (runtime/vm.c), the targets but @self kicked.  The targets, or 0 when
+ * no entry delivers @vector.
+ */
+static uint32_t ioapic_post(struct vm *vm, unsigned int self, uint8_t vector)
+{
+	struct icr_request req;
+	uint32_t low = 0, high = 0;
+	bool routed = false;
+
+	if (READ_ONCE(vm_ioapic_ready)) {
+		spin_lock(&vm->platform_lock);
+		routed = ioapic_guest_route(&vm_ioapic, vector, &low, &high);
+		spin_unlock(&vm->platform_lock);
+	}
+	if (!routed)
+		return 0;
+	req = vm_icr_decode(vm, self,
+			    ((uint64_t)(high >> IOREDTBL_DEST_SHIFT) << APIC_ICR_XAPIC_DEST_SHIFT) |
+			    (low & (IOREDTBL_VECTOR_MASK | IOREDTBL_DELMOD_MASK |
+				    IOREDTBL_DESTMOD_LOGICAL)), false);
+	vm_icr_deliver(vm, self, &req);
+	return req.targets;
+}
+
+enum vmx_exit_action vmx_ioapic_deliver(struct vcpu *vcpu, uint8_t vector)
+{
+	uint32_t targets;
+
+	/* Not an I/O APIC entry's: raised here, as it came. */
+	if (!host_vector(vector)) {
+		vmx_vlapic_post(vcpu, vector);
+		return VMX_EXIT_RESUME;
+	}
+	/* An entry's (none when it was masked since it was sent: dropped). */
+	targets = ioapic_post(vcpu->vm, vcpu->id, vector);
+	if (targets & (1u << vcpu->id))
+		return vmx_take_events(vcpu);
+	return VMX_EXIT_RESUME;
+}
+
+/*
+ * A CPU whose vCPUs are all blocked takes the hardware's interrupts in
+ * root operation (vmx_ioapic_idle()): an entry's is posted to its
+ * targets (woken, vcpu_switch.c), a late kick is dropped (its events
+ * are taken when the vCPU is switched in).
+ */
+static void ioapic_root_irq(struct interrupt_frame *f)
+{
+	uint8_t vector = (uint8_t)f->vector;
+
+	vmx_apic_eoi();
+	if (host_vector(vector) && ioapic_vm)
+		ioapic_post(ioapic_vm, VM_MAX_VCPUS, vector);
+}
+
+void vmx_ioapic_idle(void)
+{
+	if (!PROFILE_APIC_VIRTUAL || !READ_ONCE(vm_ioapic_ready))
+		return;
+	/* One instruction with interrupts on: each pending one is taken there. */
+	asm volatile("sti; nop; cli" : : : "memory");
 }
 
 /* An absent device: all ones, writes go nowhere (the first is reported). */

@@ -46,5 +46,18 @@ bool vmx_device_page(uint64_t gpa);
 enum vmx_exit_action vmx_device_page_access(struct vcpu *vcpu, uint64_t gpa, uint64_t q);
 /* Leave those pages out of @ept (vmx.c, once, before any guest runs). */
 bool vmx_hide_device_pages(struct ept *ept);
+/*
+ * apic: virtual: a host device's interrupt, taken on @vcpu's CPU as
+ * @vector (the hardware entry's IOAPIC_HOST_VECTOR()), to the vCPUs the
+ * guest's entry names, with the guest's vector; any other vector is
+ * raised in @vcpu's own virtual APIC.
+ */
+enum vmx_exit_action vmx_ioapic_deliver(struct vcpu *vcpu, uint8_t vector);
+/*
+ * apic: virtual, a CPU with no vCPU runnable (vmx.c): take the
+ * interrupts the hardware has for it in root operation, each posted
+ * to its targets; returns at once before the guest set up its I/O APIC.
+ */
+void vmx_ioapic_idle(void);
 
 #endif /* EXITPLAN_VMX_MMIO_H */

@@ -133,6 +133,54 @@ static const struct msr_allow msr_allow[] = {
 	{ MSR_IA32_MC_BANKS_FIRST, MSR_IA32_MC_BANKS_LAST, MSR_READ_ONLY, 0 },
 };
 
+/*
+ * The MSR_EXECUTE MSRs above that hold state: the guest's WRMSR leaves
+ * its value in the CPU itself (and SWAPGS swaps IA32_KERNEL_GS_BASE
+ * with no exit at all), where the next vCPU on the same CPU would find
+ * it.  A vCPU that shares its CPU takes them with it
+ * (vmx_held_msrs_save/restore(), from vcpu_switch.c); without that, a
+ * Linux vCPU switched in while another was in user mode SWAPGSes to the
+ * other's per-CPU area on its next kernel entry.  A profile that
+ * switches one of them by the MSR lists or by hand has the host's value
+ * in the CPU at a switch; carrying that across is harmless, the VM
+ * entry (or profile_msrs_before_entry()) loads the guest's.
+ */
+static const uint32_t msr_cpu_held[VMX_HELD_MSRS] = {
+	MSR_IA32_STAR, MSR_IA32_LSTAR, MSR_IA32_CSTAR, MSR_IA32_FMASK,
+	MSR_IA32_KERNEL_GS_BASE, MSR_IA32_TSC_AUX, MSR_IA32_SPEC_CTRL,
+};
+
+void vmx_held_msrs_save(struct vcpu *vcpu)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+
+	for (unsigned int i = 0; i < VMX_HELD_MSRS; i++)
+		if (a->held_msr_present & (1u << i))
+			a->held_msr[i] = rdmsr(msr_cpu_held[i]);
+}
+
+void vmx_held_msrs_restore(struct vcpu *vcpu)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+
+	for (unsigned int i = 0; i < VMX_HELD_MSRS; i++)
+		if (a->held_msr_present & (1u << i))
+			wrmsr(msr_cpu_held[i], a->held_msr[i]);
+}
+
+/* Which of them this CPU has (TSC_AUX and SPEC_CTRL are optional); each starts at its reset value, 0. */
+static void held_msrs_setup(struct vcpu_arch_state *a)
+{
+	a->held_msr_present = 0;
+	for (unsigned int i = 0; i < VMX_HELD_MSRS; i++) {
+		uint64_t v;
+
+		a->held_msr[i] = 0;
+		if (msr_access_safe(msr_cpu_held[i], &v, false))
+			a->held_msr_present |= (uint8_t)(1u << i);
+	}
+}
+
 static const struct msr_allow *msr_allowed(uint32_t msr)
 {
 	for (unsigned int i = 0; i < ARRAY_SIZE(msr_allow); i++) {
@@ -863,6 +911,8 @@ void vcpu_setup_msrs(struct vcpu *vcpu)
 	vmx_program_preemption_timer(vcpu);
 	if (PROFILE_APIC_VIRTUAL)
 		vmx_vlapic_setup(vcpu);		/* the APIC's reset state (vlapic_exits.c) */
+	if (a->shared)
+		held_msrs_setup(a);
 
 	/* MSRs switched by hand: the host's now, the guest's reset values. */
 	profile_msrs_save_host(vcpu);

@@ -12,6 +12,9 @@
 struct vcpu;
 
 void vcpu_setup_msrs(struct vcpu *vcpu);
+/* A vCPU that shares its CPU: its CPU-held MSRs out of the CPU, and back in (vcpu_switch.c). */
+void vmx_held_msrs_save(struct vcpu *vcpu);
+void vmx_held_msrs_restore(struct vcpu *vcpu);
 /*
  * The guest's IA32_EFER wherever it lives: the VMCS guest field when VM
  * entry loads it, else the manual-switch slot (vcpu->msrs).

@@ -28,6 +28,9 @@ enum vcpu_stop_kind {
 	VCPU_STOP_VM,		/* another vCPU stopped the machine */
 };
 
+/* The MSRs a shared vCPU takes with it when switched out (msr.c msr_cpu_held[]). */
+#define VMX_HELD_MSRS		7
+
 /*
  * The VT-x state of one vCPU that the generated code does not touch.
  * Reached through vcpu->arch.
@@ -121,6 +124,14 @@ struct vcpu_arch_state {
 	 */
 	void *fpu_area;
 	bool fpu_saved;
+	/*
+	 * The MSRs the guest's own accesses leave in the CPU (msr.c
+	 * vmx_held_msrs_save()), saved while it is switched out: the
+	 * SYSCALL MSRs, IA32_KERNEL_GS_BASE (SWAPGS swaps it, no exit),
+	 * TSC_AUX, SPEC_CTRL.  held_msr_present: bit i, the CPU has MSR i.
+	 */
+	uint64_t held_msr[VMX_HELD_MSRS];
+	uint8_t held_msr_present;
 	/* Halted in root operation, interrupts off: vmm_kick() sends an NMI. */
 	bool waiting_in_root;
 

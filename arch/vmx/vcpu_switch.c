@@ -29,7 +29,8 @@
  *
  * What the CPU holds of a guest outside the VMCS is saved and restored
  * here: the x87/SSE/AVX state (XSAVE with the guest's XCR0, or FXSAVE),
- * XCR0 itself, CR2.  The host uses none of them (-mgeneral-regs-only, no
+ * XCR0 itself, CR2, and the MSRs its WRMSRs (and SWAPGS) leave in the
+ * CPU: SYSCALL's, KERNEL_GS_BASE, TSC_AUX, SPEC_CTRL (msr.c).  The host uses none of them (-mgeneral-regs-only, no
  * host page faults).
  *
  * None of this is on the exit path of a vCPU alone on its CPU: the HLT
@@ -188,6 +189,7 @@ void vmx_sched_switch_out(struct vcpu *vcpu)
 	struct vcpu_arch_state *a = vcpu->arch;
 
 	vcpu->regs.cr2 = read_cr2();
+	vmx_held_msrs_save(vcpu);
 	a->fpu_saved = true;
 	if (!a->fpu_area)
 		return;
@@ -206,6 +208,8 @@ void vmx_sched_switch_in(struct vcpu *vcpu)
 
 	a->sched_deadline = next_deadline(vcpu, rdtsc());
 	vmx_program_preemption_timer(vcpu);
+	/* Every turn, the first too: its reset values, not the last vCPU's. */
+	vmx_held_msrs_restore(vcpu);
 	if (!a->fpu_saved)
 		return;
 	a->fpu_saved = false;

@@ -12,6 +12,7 @@
 #include "smp.h"
 #include "timer.h"
 #include "guest_loader.h"
+#include "mmio.h"
 #include "msr_switch.h"
 #include "vcpu_asm.h"
 #include "vcpu_arch.h"
@@ -306,8 +307,11 @@ static void vmx_cpu_run(unsigned int cpu)
 		if (id == SCHED_NONE) {
 			if (vmx_cpu_done(cpu))
 				return;
-			while (!sched_has_queued(&vmx_sched, cpu) && !vmx_sched_wake_due(cpu, NULL))
+			while (!sched_has_queued(&vmx_sched, cpu) && !vmx_sched_wake_due(cpu, NULL)) {
+				/* A device's interrupt for a blocked vCPU would wait for an entry here. */
+				vmx_ioapic_idle();
 				cpu_relax();
+			}
 			continue;
 		}
 		vcpu = vmx_vcpus[id];

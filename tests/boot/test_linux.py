@@ -28,12 +28,12 @@ def linux_cmdline() -> str:
     return re.search(r"^LINUX_CMDLINE := (.*)$", mk, re.M).group(1).strip()
 
 
-def linux_iso(iso, hv_elf, cmdline):
-    """An ISO of exitplan (hv_elf) with the project's kernel and initramfs."""
+def linux_iso(iso, hv_elf, cmdline, hv_args=""):
+    """An ISO of exitplan (hv_elf, its options hv_args) with the project's kernel and initramfs."""
     kernel, initrd = LINUX_DIR / "bzImage", LINUX_DIR / "initramfs.cpio.gz"
     iso.parent.mkdir(parents=True, exist_ok=True)
     p = subprocess.run([str(bootlib.BOOT_DIR / "mkiso.sh"), str(iso), str(hv_elf), str(kernel),
-                        "", cmdline, str(initrd)],
+                        hv_args, cmdline, str(initrd)],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert p.returncode == 0, p.stdout
     return iso
@@ -94,35 +94,64 @@ def test_linux_boots_to_init(linux_runs, ncpu):
 
 # The workloads as Linux programs on 2 vCPUs (tests/linux/ep-*.c), each
 # under the profile measured from it (profiles/linux-*.yaml); the
-# spinlock one under the default profile.
-WORKLOADS = (("hrtimer", "linux-hrtimer"), ("pingpong", "linux-pipe-pingpong"),
-             ("spinlock", "default"))
+# spinlock one under the default profile.  And the overcommit one: the
+# spinlock program with 8 threads on 4 vCPUs on 2 CPUs (the scheduler,
+# apic: virtual) under profiles/linux-overcommit.yaml.
+# (test id, program, profile, CPUs, vCPUs, exitplan.args)
+WORKLOADS = (("hrtimer", "hrtimer", "linux-hrtimer", 2, 2, ""),
+             ("pingpong", "pingpong", "linux-pipe-pingpong", 2, 2, ""),
+             ("spinlock", "spinlock", "default", 2, 2, ""),
+             ("overcommit", "spinlock", "linux-overcommit", 2, 4, "8,2000"))
+OVERCOMMIT_THREADS, OVERCOMMIT_N = 8, 2000
 
 
 @pytest.fixture(scope="module")
 def workload_runs(boot_out):
     bootlib.make("linux-guest")
     jobs = []
-    for name, profile in WORKLOADS:
+    for name, prog, profile, ncpu, nvcpu, args in WORKLOADS:
+        cmdline = f"{linux_cmdline()} exitplan.run={prog}" + (f" exitplan.args={args}" if args else "")
         iso = linux_iso(boot_out / "linux" / f"linux-{name}.iso", bootlib.build_hv(profile),
-                        f"{linux_cmdline()} exitplan.run={name}")
-        jobs.append(lambda iso=iso, name=name: bootlib.run_bochs(
-            iso, serial=iso.with_name(f"linux-{name}-2cpu.serial"), ncpu=2))
-    return dict(zip([w for w, _ in WORKLOADS], bootlib.run_parallel(jobs)))
+                        cmdline, hv_args=f"vcpus={nvcpu}" if nvcpu != ncpu else "")
+        jobs.append(lambda iso=iso, name=name, ncpu=ncpu, nvcpu=nvcpu: bootlib.run_bochs(
+            iso, serial=iso.with_name(f"linux-{name}-{nvcpu}vcpu-{ncpu}cpu.serial"), ncpu=ncpu))
+    return dict(zip([w[0] for w in WORKLOADS], bootlib.run_parallel(jobs)))
 
 
-@pytest.mark.parametrize("name,profile", WORKLOADS)
-def test_linux_workload_runs(workload_runs, name, profile):
+@pytest.mark.parametrize("name,prog,profile", [w[:3] for w in WORKLOADS])
+def test_linux_workload_runs(workload_runs, name, prog, profile):
     r = workload_runs[name]
     r.expect_clean_exit(SUCCESS)
     r.expect_hv(rf"^exitplan \S+ \(profile {re.escape(profile)}\)")
-    r.expect(rf"^linux-init: running {name}\r?$")
-    r.expect(rf"^linux-init: {name} exited with status 0\r?$")
+    r.expect(rf"^linux-init: running {prog}( [0-9 ]+)?\r?$")
+    r.expect(rf"^linux-init: {prog} exited with status 0\r?$")
     sys.path.insert(0, str(bootlib.REPO / "tests" / "linux"))
     import workloads
-    rows = [row for row in workloads.parse(r.serial) if row["workload"] == name]
+    rows = [row for row in workloads.parse(r.serial) if row["workload"] == prog]
     assert len(rows) == 1 and rows[0]["n"] > 0 and rows[0]["mean"] > 0, r.describe()
+    # ep-drain: the console had sent everything before the power off.
+    r.expect(r"^linux-init: done, powering off\r?$")
     r.expect_hv(r"guest powered off \(ACPI S5 through PM1a_CNT\)")
+
+
+SCHED_VCPU_RE = re.compile(r"^exitplan: scheduler: vCPU (\d+) on CPU (\d+): (\d+) turns, ", re.M)
+
+
+def test_linux_overcommit_every_thread_progresses(workload_runs):
+    """Linux on 4 vCPUs on 2 CPUs: it finds its 4 CPUs, each vCPU has its
+    turns on CPU i mod 2, and every one of the 8 threads takes the lock
+    its 2000 times (a thread starved by a lock holder that is never run
+    again would hang the run instead)."""
+    r = workload_runs["overcommit"]
+    r.expect_hv(r"^exitplan: scheduler: 4 vCPUs on 2 CPUs")
+    r.expect(r"^smp: Brought up 1 node, 4 CPUs$")
+    r.expect(r"^linux-init: cpus online 0-3 \(4 in cpuinfo\)$")
+    threads = [tuple(map(int, m)) for m in
+               re.findall(r"^spinlock thread (\d+): (\d+) acquisitions, ", r.serial, re.M)]
+    assert threads == [(i, OVERCOMMIT_N) for i in range(OVERCOMMIT_THREADS)], r.describe()
+    vcpus = [tuple(map(int, m)) for m in SCHED_VCPU_RE.findall(r.serial)]
+    assert [(v, c) for v, c, _ in vcpus] == [(i, i % 2) for i in range(4)], r.describe()
+    assert all(turns > 0 for _, _, turns in vcpus), r.describe()
 
 
 def test_workload_lines_parse():

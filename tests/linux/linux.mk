@@ -11,9 +11,10 @@
 LINUX_DIR     := $(BUILD)/linux
 LINUX_BZIMAGE := $(LINUX_DIR)/bzImage
 LINUX_INITRD  := $(LINUX_DIR)/initramfs.cpio.gz
-# The static programs in the initramfs: ep-exit ends the run, the others
-# are the workloads /init runs for exitplan.run=NAME (docs/LINUX.md).
-LINUX_PROGS   := $(addprefix $(LINUX_DIR)/ep-,exit pingpong hrtimer spinlock)
+# The static programs in the initramfs: ep-exit ends the run, ep-drain
+# waits for the console before it ends, the others are the workloads
+# /init runs for exitplan.run=NAME [exitplan.args=A,B] (docs/LINUX.md).
+LINUX_PROGS   := $(addprefix $(LINUX_DIR)/ep-,exit drain pingpong hrtimer spinlock)
 # The command line the tests and `make run GUEST=linux` boot with
 # (docs/LINUX.md says why each word is there).
 LINUX_CMDLINE := console=ttyS0

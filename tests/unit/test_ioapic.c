@@ -217,6 +217,66 @@ static void test_bad_access(void **state)
 	assert_int_equal(hw[IOAPIC_REG_REDTBL], IOREDTBL_MASKED);
 }
 
+/*
+ * apic: virtual: the hardware's entries go to one physical APIC, fixed,
+ * physical mode, each with its own host vector; the guest reads back
+ * what it wrote; the host vector finds the guest's entry (Linux gives
+ * IRQs on different CPUs the same vector: 0x21 on pins 4 and 9 here).
+ */
+static void test_virtual_destinations(void **state)
+{
+	struct ioapic_refusal r;
+	uint32_t low, high;
+
+	(void)state;
+	hw[IOAPIC_REG_REDTBL + 2 * 3 + 1] = 5u << 24;		/* firmware's, before init */
+	ioapic_guest_init_virtual(&g, 7);
+	assert_int_equal(hw[IOAPIC_REG_REDTBL + 2 * 3 + 1], 7u << 24);
+	assert_int_equal(win_read(IOAPIC_REG_REDTBL + 2 * 3 + 1), 5u << 24);
+	/* Pin 4: logical destination 0x04, edge, vector 0x21; pin 9: physical 1, level, 0x21. */
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 4 + 1, 0x04u << 24, &r), IOAPIC_DONE);
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 4, 0x821, &r), IOAPIC_DONE);
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 9 + 1, 0x01u << 24, &r), IOAPIC_DONE);
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 9, 0xa121, &r), IOAPIC_DONE);
+	assert_int_equal(hw[IOAPIC_REG_REDTBL + 2 * 4 + 1], 7u << 24);
+	assert_int_equal(hw[IOAPIC_REG_REDTBL + 2 * 4], IOAPIC_HOST_VECTOR(4));
+	assert_int_equal(hw[IOAPIC_REG_REDTBL + 2 * 9], 0xa000 | IOAPIC_HOST_VECTOR(9));
+	assert_int_equal(win_read(IOAPIC_REG_REDTBL + 2 * 4), 0x821);
+	assert_int_equal(win_read(IOAPIC_REG_REDTBL + 2 * 4 + 1), 0x04u << 24);
+	assert_int_equal(win_read(IOAPIC_REG_REDTBL + 2 * 9), 0xa121);
+	/* The hardware's status bits show through. */
+	hw[IOAPIC_REG_REDTBL + 2 * 9] |= IOREDTBL_REMOTE_IRR;
+	assert_int_equal(win_read(IOAPIC_REG_REDTBL + 2 * 9), 0xa121 | IOREDTBL_REMOTE_IRR);
+	assert_true(ioapic_guest_route(&g, (uint8_t)IOAPIC_HOST_VECTOR(4), &low, &high));
+	assert_int_equal(low, 0x821);
+	assert_int_equal(high, 0x04u << 24);
+	assert_true(ioapic_guest_route(&g, (uint8_t)IOAPIC_HOST_VECTOR(9), &low, &high));
+	assert_int_equal(high, 0x01u << 24);
+	/* Masked entries, vectors that are no entry's: no route. */
+	assert_false(ioapic_guest_route(&g, (uint8_t)IOAPIC_HOST_VECTOR(5), &low, &high));
+	assert_false(ioapic_guest_route(&g, 0x21, &low, &high));
+	assert_false(ioapic_guest_route(&g, (uint8_t)IOAPIC_HOST_VECTOR(FAKE_ENTRIES), &low, &high));
+	/* A refused delivery mode stays masked in the hardware and is no route. */
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 4, 0x221, &r), IOAPIC_REFUSED);
+	assert_int_equal(hw[IOAPIC_REG_REDTBL + 2 * 4], 0x221 | IOREDTBL_MASKED);
+	assert_int_equal(win_read(IOAPIC_REG_REDTBL + 2 * 4), 0x221 | IOREDTBL_MASKED);
+	assert_false(ioapic_guest_route(&g, (uint8_t)IOAPIC_HOST_VECTOR(4), &low, &high));
+	/*
+	 * The EOI register takes the guest's vector: the hardware gets the
+	 * own vector of every entry with it (pin 4's masked 0x221, pin 9's).
+	 */
+	hw[IOAPIC_REG_VER] = 0x00170020u;
+	ioapic_guest_init_virtual(&g, 7);
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 9, 0xa121, &r), IOAPIC_DONE);
+	hw_eois = 0;
+	assert_int_equal(ioapic_guest_write(&g, IOAPIC_EOI, 4, 0x21, &r), IOAPIC_DONE);
+	assert_int_equal(hw_eois, 2);
+	assert_int_equal(hw_last_eoi, IOAPIC_HOST_VECTOR(9));
+	/* Without virtual destinations no vector routes. */
+	ioapic_guest_init(&g);
+	assert_false(ioapic_guest_route(&g, (uint8_t)IOAPIC_HOST_VECTOR(9), &low, &high));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +286,7 @@ int main(void)
 		cmocka_unit_test_setup(test_reserved, setup),
 		cmocka_unit_test_setup(test_ioregsel_latch, setup),
 		cmocka_unit_test_setup(test_bad_access, setup),
+		cmocka_unit_test_setup(test_virtual_destinations, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
