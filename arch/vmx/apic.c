@@ -16,14 +16,17 @@
  * itself to the vCPUs the destination names, so a guest can reach no CPU
  * that is not one of its vCPUs.
  */
+#include "apic_mode.h"
 #include "arch_bits.h"
 #include "compiler.h"
 #include "console.h"
 #include "cpu.h"
 #include "exit_handlers.h"
 #include "msr_index.h"
+#include "msr_policy.h"
 #include "page_alloc.h"
 #include "percpu.h"
+#include "policy.h"
 #include "profile.h"
 #include "vlapic.h"
 #include "vm.h"
@@ -31,10 +34,13 @@
 #include "vmm.h"
 #include "vcpu_arch.h"
 #include "events.h"
+#include "msr.h"
 #include "apic.h"
 #include "vlapic_exits.h"
 
 static uint64_t xapic_page_pa;
+/* Some CPU's physical APIC is in x2APIC mode (it stays there: msr.c apic_base_write()). */
+static bool some_apic_x2apic;
 
 uint64_t vmx_xapic_page(void)
 {
@@ -168,6 +174,9 @@ enum vmx_exit_action vmx_take_events(struct vcpu *vcpu)
 	/* The NMI first: it has priority over external interrupts (SDM 6.9). */
 	if (ev.nmi)
 		vmx_queue_nmi(vcpu);	/* injected by the stub before VMRESUME (events.c) */
+	/* A globally disabled APIC accepts no interrupt: it is not there (SDM Vol. 3A 11.4.3). */
+	if (!PROFILE_APIC_VIRTUAL && !(a->apic_base & APIC_BASE_EN))
+		ev.irr[0] = ev.irr[1] = ev.irr[2] = ev.irr[3] = 0;
 	for (int w = 3; w >= 0; w--) {
 		while (ev.irr[w]) {
 			int bit = 63 - __builtin_clzll(ev.irr[w]);
@@ -199,9 +208,15 @@ enum vmx_exit_action vmx_icr_write(struct vcpu *vcpu, uint64_t icr, bool x2apic)
 	 * Bochs 2.7 bug (PLATFORM.md): in x2APIC mode the logical destination
 	 * register reads 0, and the emulated APICs match logical destinations
 	 * against it, so a logical IPI reaches nobody.  Those are delivered
-	 * here, with the logical IDs derived from the APIC IDs (vm.c).
+	 * here, with the logical IDs derived from the APIC IDs (vm.c).  So
+	 * are a guest's xAPIC logical IPIs while its APIC is emulated on the
+	 * physical x2APIC: the flat and cluster models have no x2APIC form.
+	 * Once any CPU's APIC is in x2APIC mode, an xAPIC sender's logical
+	 * IPI could miss it too (its guest may be in xAPIC mode on it).
 	 */
-	bool bochs_x2apic_logical = x2apic && (icr & APIC_ICR_DEST_LOGICAL);
+	bool phys_x2apic = this_apic_x2apic();
+	bool logical_here = (phys_x2apic || READ_ONCE(some_apic_x2apic)) &&
+			    (icr & APIC_ICR_DEST_LOGICAL);
 	/*
 	 * A fixed self IPI (shorthand self) reaches no other CPU, and the
 	 * guest's own APIC -- which it owns but for the ICR -- orders it by
@@ -211,10 +226,10 @@ enum vmx_exit_action vmx_icr_write(struct vcpu *vcpu, uint64_t icr, bool x2apic)
 	bool self_only = (icr & APIC_ICR_SHORTHAND_MASK) == APIC_ICR_SHORTHAND_SELF;
 
 	if (req.kind == ICR_FIXED && (!PROFILE_APIC_INTERCEPT_ICR || self_only) &&
-	    !bochs_x2apic_logical) {
+	    !logical_here) {
 		/* Checked: a fixed or lowest-priority IPI; the APIC delivers it. */
-		if (x2apic)
-			wrmsr(MSR_IA32_X2APIC_ICR, icr);
+		if (phys_x2apic)
+			wrmsr(MSR_IA32_X2APIC_ICR, x2apic ? icr : xapic_icr_to_x2apic(icr));
 		else
 			*xapic_reg(XAPIC_REG_ICR_LOW) = (uint32_t)icr;
 		return VMX_EXIT_RESUME;
@@ -229,6 +244,145 @@ enum vmx_exit_action vmx_icr_write(struct vcpu *vcpu, uint64_t icr, bool x2apic)
 	return VMX_EXIT_RESUME;
 }
 
+/* --- the guest's APIC mode on the physical APIC ------------------------------ */
+
+static enum apic_mode guest_apic_mode(const struct vcpu *vcpu)
+{
+	return apic_mode_of(vcpu->arch->apic_base);
+}
+
+/*
+ * After a change of the guest's IA32_APIC_BASE (msr.c apic_base_write()).
+ * While the guest's mode is not the physical APIC's -- disabled, or
+ * xAPIC on an APIC that stays in x2APIC mode -- its xAPIC page is not
+ * mapped, so that its reads exit too and are answered here, and the
+ * x2APIC MSRs exit whatever the profile passes through, so that they
+ * are #GP (msr.c).  Back in the physical mode, the profile's bitmap.
+ */
+void vmx_apic_mode_changed(struct vcpu *vcpu)
+{
+	static const struct msr_bitmap_rule x2apic_trapped = {
+		MSR_IA32_X2APIC_FIRST, MSR_IA32_X2APIC_LAST, MSR_INTERCEPT_RW,
+	};
+	enum apic_mode mode = guest_apic_mode(vcpu);
+	bool phys_x2apic = this_apic_x2apic();
+
+	WRITE_ONCE(vcpu->vv->x2apic, mode == APIC_MODE_X2APIC);
+	if (phys_x2apic)
+		WRITE_ONCE(some_apic_x2apic, true);
+	vmx_xapic_page_trap(vcpu, mode != (phys_x2apic ? APIC_MODE_X2APIC : APIC_MODE_XAPIC));
+	if (!phys_x2apic)
+		return;
+	if (mode == APIC_MODE_X2APIC)
+		msr_bitmap_build(vcpu->arch->msr_bitmap, profile_msr_bitmap_rules,
+				 profile_msr_bitmap_rule_count);
+	else
+		msr_bitmap_set(vcpu->arch->msr_bitmap, &x2apic_trapped);
+}
+
+/* The highest vector set in the ISR or IRR whose first x2APIC MSR is @msr; 0 for none. */
+static uint32_t x2apic_highest_vector(uint32_t msr)
+{
+	for (int i = 7; i >= 0; i--) {
+		uint32_t bits = (uint32_t)rdmsr(msr + (uint32_t)i);
+
+		if (bits)
+			return (uint32_t)i * 32 + 31 - (uint32_t)__builtin_clz(bits);
+	}
+	return 0;
+}
+
+/* The guest's xAPIC register @reg (16-byte aligned), its APIC emulated on the physical x2APIC. */
+static uint32_t xapic_on_x2apic_read(struct vcpu *vcpu, unsigned int reg)
+{
+	struct xapic_on_x2apic r = xapic_on_x2apic_reg(reg);
+	uint64_t v = 0;
+
+	switch (r.kind) {
+	case XAPIC_ON_X2APIC_MSR:
+	case XAPIC_ON_X2APIC_ESR:
+	case XAPIC_ON_X2APIC_ICR_LOW:
+		/* A register this CPU's APIC lacks (LVT CMCI on some models) reads 0. */
+		if (!vmx_msr_access_safe(r.msr, &v, false))
+			v = 0;
+		return (uint32_t)v;
+	case XAPIC_ON_X2APIC_ID:
+		return (uint32_t)rdmsr(r.msr) << 24;
+	case XAPIC_ON_X2APIC_APR:
+		return xapic_apr((uint32_t)rdmsr(MSR_IA32_X2APIC_TPR),
+				 x2apic_highest_vector(MSR_IA32_X2APIC_FIRST + (XAPIC_REG_ISR >> 4)),
+				 x2apic_highest_vector(MSR_IA32_X2APIC_FIRST + (XAPIC_REG_IRR >> 4)));
+	case XAPIC_ON_X2APIC_LDR:
+		return READ_ONCE(vcpu->vv->xapic_ldr);
+	case XAPIC_ON_X2APIC_DFR:
+		return READ_ONCE(vcpu->vv->xapic_dfr);
+	case XAPIC_ON_X2APIC_ICR_HIGH:
+		return vcpu->arch->xapic_icr_high;
+	case XAPIC_ON_X2APIC_EOI:
+	case XAPIC_ON_X2APIC_RESERVED:
+		break;
+	}
+	return 0;
+}
+
+static enum vmx_exit_action xapic_on_x2apic_write(struct vcpu *vcpu, unsigned int reg,
+						  uint32_t value)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+	struct xapic_on_x2apic r = xapic_on_x2apic_reg(reg);
+	uint64_t v = value;
+
+	if (!r.writable)
+		return VMX_EXIT_RESUME;		/* read-only or reserved: dropped */
+	switch (r.kind) {
+	case XAPIC_ON_X2APIC_ICR_LOW:
+		return vmx_icr_write(vcpu, ((uint64_t)a->xapic_icr_high << 32) | value, false);
+	case XAPIC_ON_X2APIC_ICR_HIGH:
+		a->xapic_icr_high = value & (uint32_t)(APIC_ICR_XAPIC_DEST_MASK >> 32);
+		return VMX_EXIT_RESUME;
+	case XAPIC_ON_X2APIC_LDR:
+		WRITE_ONCE(vcpu->vv->xapic_ldr, xapic_ldr_value(value));
+		return VMX_EXIT_RESUME;
+	case XAPIC_ON_X2APIC_DFR:
+		WRITE_ONCE(vcpu->vv->xapic_dfr, xapic_dfr_value(value));
+		return VMX_EXIT_RESUME;
+	case XAPIC_ON_X2APIC_EOI:
+	case XAPIC_ON_X2APIC_ESR:
+		v = 0;		/* any value in xAPIC mode; x2APIC takes only 0 */
+		break;
+	default:
+		break;
+	}
+	/* Bits the x2APIC reserves (and faults on) the xAPIC ignores: such a write is dropped. */
+	vmx_msr_access_safe(r.msr, &v, true);
+	return VMX_EXIT_RESUME;
+}
+
+bool vmx_xapic_read(struct vcpu *vcpu, unsigned int offset, unsigned int size, uint64_t *value)
+{
+	uint32_t v;
+
+	/*
+	 * Disabled, or in x2APIC mode, the APIC has no MMIO interface: the
+	 * access goes to the bus, where nothing answers (SDM Vol. 3A
+	 * 11.4.3, 11.12.1; bare Bochs reads all ones there).
+	 */
+	if (guest_apic_mode(vcpu) != APIC_MODE_XAPIC) {
+		*value = ~0ull;
+		return true;
+	}
+	/* Within one 32-bit register (Bochs panics on more). */
+	if ((offset & 3) + size > 4)
+		return false;
+	if (this_apic_x2apic())
+		v = xapic_on_x2apic_read(vcpu, offset & 0xff0);
+	else
+		v = *xapic_reg(offset & ~3u);
+	v >>= (offset & 3) * 8;
+	*value = size == 4 ? v : v & ((1u << (size * 8)) - 1);
+	return true;
+}
+
 enum vmx_exit_action vmx_xapic_write(struct vcpu *vcpu, unsigned int offset, uint32_t value,
 				     unsigned int size)
 {
@@ -238,10 +392,13 @@ enum vmx_exit_action vmx_xapic_write(struct vcpu *vcpu, unsigned int offset, uin
 	 * The registers are 32 bits wide at 16-byte boundaries (SDM Vol. 3A
 	 * 11.4.1); other accesses are undefined there.  Here they are
 	 * dropped, like a write to a reserved offset; the whole page is
-	 * dropped while the guest's APIC is in x2APIC mode (no MMIO then).
+	 * dropped while the guest's APIC is disabled or in x2APIC mode (no
+	 * MMIO then).
 	 */
-	if (size != 4 || (offset & 0xf) || this_apic_x2apic())
+	if (guest_apic_mode(vcpu) != APIC_MODE_XAPIC || size != 4 || (offset & 0xf))
 		return VMX_EXIT_RESUME;
+	if (this_apic_x2apic())
+		return xapic_on_x2apic_write(vcpu, offset, value);
 	switch (offset) {
 	case XAPIC_REG_ICR_LOW:
 		return vmx_icr_write(vcpu, ((uint64_t)a->xapic_icr_high << 32) | value, false);

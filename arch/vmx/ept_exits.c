@@ -5,7 +5,8 @@
  * EPT maps only the guest's RAM, its firmware and the device pages the
  * runtime grants (ept.h).  What is not mapped exits here:
  *   - the MMIO test page, whose 32-bit MOV loads and stores are emulated;
- *   - the xAPIC page, mapped read-only: its writes are decoded here and
+ *   - the xAPIC page, mapped read-only (or not at all while apic.c
+ *     emulates its reads too): its accesses are decoded here and
  *     emulated by apic.c;
  *   - the I/O APIC and HPET pages: their loads and stores are decoded
  *     here too (vmx_mmio_decode()) and answered by ioapic_exits.c;
@@ -367,42 +368,43 @@ void vmx_mmio_complete(struct vcpu *vcpu, const struct mmio_access *a, uint64_t 
 }
 
 /*
- * A write to the xAPIC page (ICR, EOI, TPR, LVTs, timer...): emulated by
- * apic.c, the guest resumes after the instruction.  A fetch from it is
- * refused like any MMIO page's; an instruction that is not a MOV store
- * stops the vCPU with a report (Bochs itself would die on some, and
- * hardware leaves them undefined).
+ * An access to the xAPIC page: a write (ICR, EOI, TPR, LVTs, timer...),
+ * or a read while the page is not mapped (vmx_xapic_page_trap(): the
+ * guest's APIC is disabled, or emulated in xAPIC mode on the physical
+ * x2APIC).  Emulated by apic.c; the guest resumes after the instruction.
+ * A fetch from it is refused like any MMIO page's; an instruction that
+ * is not a MOV load or store stops the vCPU with a report (Bochs itself
+ * would die on some, and hardware leaves them undefined).
  */
-static enum vmx_exit_action xapic_page_write(struct vcpu *vcpu, uint64_t gpa, uint64_t q)
+static enum vmx_exit_action xapic_page_access(struct vcpu *vcpu, uint64_t gpa, uint64_t q)
 {
-	uint8_t code[STORE_INSN_MAX];
-	struct store_insn insn;
-	unsigned int avail;
-	uint64_t rip;
-	uint32_t intr;
+	unsigned int offset = gpa & (PAGE_SIZE - 1);
+	struct mmio_access a;
+	uint64_t v;
 
 	if (q & EXIT_QUAL_EPT_FETCH)
 		return vcpu_stop(vcpu, "instruction fetch from the local APIC page at %#llx",
 				 (unsigned long long)gpa);
-	rip = guest_rip_linear();
-	avail = PAGE_SIZE - (rip & (PAGE_SIZE - 1));
-	if (avail > sizeof(code))
-		avail = sizeof(code);
-	memset(code, 0, sizeof(code));
-	if (!guest_read_linear(rip, code, avail) || !decode_store(vcpu, code, avail, &insn))
-		return vcpu_stop(vcpu, "write to the local APIC page at %#llx by an instruction that "
-				 "is not a MOV store (RIP %#llx, bytes %02x %02x %02x %02x)",
-				 (unsigned long long)gpa, (unsigned long long)vmcs_read(GUEST_RIP),
-				 code[0], code[1], code[2], code[3]);
-	/* The instruction completes: past it, out of any STI or MOV-SS shadow. */
-	vmcs_write(GUEST_RIP, vmcs_read(GUEST_RIP) + insn.len);
-	intr = vmcs_read32(GUEST_INTERRUPTIBILITY_INFO);
-	if (intr & (GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS))
-		vmcs_write(GUEST_INTERRUPTIBILITY_INFO,
-			   intr & ~(uint32_t)(GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS));
-	/* An event the exit interrupted goes in first (SDM 28.2.4); what the write posts queues behind it. */
-	vmx_reinject_idt_vectoring();
-	return vmx_xapic_write(vcpu, gpa & (PAGE_SIZE - 1), (uint32_t)insn.value, insn.size);
+	/* The decode must agree with the access the CPU reported (else the code changed under it). */
+	if (!vmx_mmio_decode(vcpu, &a) || a.store != !!(q & EXIT_QUAL_EPT_WRITE))
+		return vcpu_stop(vcpu, "%s the local APIC page at %#llx by an instruction that is not "
+				 "a MOV %s (RIP %#llx, bytes %02x %02x %02x %02x)",
+				 (q & EXIT_QUAL_EPT_WRITE) ? "write to" : "read of",
+				 (unsigned long long)gpa,
+				 (q & EXIT_QUAL_EPT_WRITE) ? "store" : "load",
+				 (unsigned long long)vmcs_read(GUEST_RIP),
+				 a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]);
+	if (a.store) {
+		/* An event the exit interrupted goes in first; what the write posts queues behind it. */
+		vmx_mmio_complete(vcpu, &a, 0);
+		return vmx_xapic_write(vcpu, offset, (uint32_t)a.value, a.size);
+	}
+	if (!vmx_xapic_read(vcpu, offset, a.size, &v))
+		return vcpu_stop(vcpu, "%u-byte read of the local APIC page at %#llx: it spans two "
+				 "registers (RIP %#llx)", a.size, (unsigned long long)gpa,
+				 (unsigned long long)vmcs_read(GUEST_RIP));
+	vmx_mmio_complete(vcpu, &a, v);
+	return VMX_EXIT_RESUME;
 }
 
 static bool in_hv_region(uint64_t gpa)
@@ -482,7 +484,7 @@ enum vmx_exit_action handle_ept_violation(struct vcpu *vcpu)
 		if (vmcs_read32(IDT_VECTORING_INFO_FIELD) & INTR_INFO_VALID)
 			return emulated_page_event_delivery(vcpu, gpa, "the local APIC page");
 		return PROFILE_APIC_VIRTUAL ? vmx_vlapic_mmio(vcpu, gpa, q)	/* vlapic_exits.c */
-					    : xapic_page_write(vcpu, gpa, q);
+					    : xapic_page_access(vcpu, gpa, q);
 	}
 	if (vmx_device_page(gpa))
 		return vmx_device_page_access(vcpu, gpa, q);

@@ -16,6 +16,7 @@
  * itself faults on.  No guest value reaches a host register or a VMCS
  * field the next VM entry would reject without the check the CPU makes.
  */
+#include "apic_mode.h"
 #include "arch_bits.h"
 #include "arch_checks.h"
 #include "compiler.h"
@@ -89,6 +90,11 @@ static __attribute__((__noinline__)) bool msr_access_safe(uint32_t msr, uint64_t
 	if (!write)
 		*value = ((uint64_t)hi << 32) | lo;
 	return true;
+}
+
+bool vmx_msr_access_safe(uint32_t msr, uint64_t *value, bool write)
+{
+	return msr_access_safe(msr, value, write);
 }
 
 /* --- the allow-list ----------------------------------------------------- */
@@ -250,22 +256,28 @@ static void apic_reset_by_hand(void)
 
 /*
  * IA32_APIC_BASE (SDM Vol. 3A 11.4.4, 11.12.5).  The guest's value is
- * kept in vcpu->arch; the physical APIC stays globally enabled:
- * clearing EN software-disables it, setting EN again resets it by hand.
+ * kept in vcpu->arch and follows the SDM's state machine
+ * (apic_mode_transition_ok(): x2APIC -> xAPIC and disabled -> x2APIC are
+ * #GP, as on hardware).  The physical APIC is never globally disabled and
+ * never leaves x2APIC mode once the guest has put it there -- Bochs 2.7's
+ * APIC dies either way (PLATFORM.md):
+ *   - a disable software-disables it, and the guest sees no APIC: no
+ *     interrupt, the page reads all ones (apic.c), x2APIC MSRs #GP;
+ *   - an enable from disabled resets it by hand, as a real enable would;
+ *   - xAPIC -> x2APIC is performed, once; the xAPIC mode a guest enters
+ *     afterwards (through disabled) is emulated on the x2APIC MSRs
+ *     (apic.c, vmx_apic_mode_changed()).
  * The base address cannot change.
- * xAPIC -> x2APIC is passed through; the transitions the SDM forbids
- * (x2APIC -> xAPIC, disabled -> x2APIC) are #GP, as on hardware.
  */
 static bool apic_base_write(struct vcpu *vcpu, uint64_t v)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 	uint64_t old = a->apic_base;
-	bool en = v & APIC_BASE_EN, x2 = v & APIC_BASE_EXTD;
-	bool old_en = old & APIC_BASE_EN, old_x2 = old & APIC_BASE_EXTD;
+	enum apic_mode from = apic_mode_of(old), to = apic_mode_of(v);
 	uint64_t reserved = ~(APIC_BASE_ADDR_MASK | APIC_BASE_EN | APIC_BASE_BSP |
 			      (vcpu->arch->has_x2apic ? APIC_BASE_EXTD : 0));
 
-	if ((v & reserved) || (x2 && !en) || (old_x2 && en && !x2) || (!old_en && x2))
+	if ((v & reserved) || !apic_mode_transition_ok(from, to))
 		return false;
 	/*
 	 * The xAPIC window stays where firmware put it: moved, it could
@@ -278,17 +290,20 @@ static bool apic_base_write(struct vcpu *vcpu, uint64_t v)
 		return false;
 	/* The BSP flag is read-only. */
 	v = (v & ~APIC_BASE_BSP) | (old & APIC_BASE_BSP);
-	if (!en) {
-		if (old_en)
+	if (to == APIC_MODE_DISABLED) {
+		if (from != APIC_MODE_DISABLED)
 			apic_write(XAPIC_REG_SVR, apic_read(XAPIC_REG_SVR) & ~APIC_SVR_ENABLE);
-	} else if (!old_en) {
-		if (apic_x2apic_mode()) {
-			printk("exitplan: the guest re-enables its APIC in xAPIC mode after x2APIC: "
-			       "not possible on Bochs 2.7 without killing the APIC\n");
-			return false;
-		}
+	} else if (from == APIC_MODE_DISABLED) {
+		/* Enabled again: the registers as a reset leaves them (SDM 11.4.7.1). */
 		apic_reset_by_hand();
-	} else if (x2 != old_x2) {
+		if (!apic_x2apic_mode()) {
+			apic_write(XAPIC_REG_DFR, 0xffffffffu);
+			apic_write(XAPIC_REG_LDR, 0);
+		}
+		WRITE_ONCE(vcpu->vv->xapic_ldr, 0);
+		WRITE_ONCE(vcpu->vv->xapic_dfr, 0xffffffffu);
+		a->xapic_icr_high = 0;
+	} else if (to == APIC_MODE_X2APIC && from == APIC_MODE_XAPIC && !apic_x2apic_mode()) {
 		uint64_t phys = rdmsr(MSR_IA32_APIC_BASE);
 
 		if (!msr_access_safe(MSR_IA32_APIC_BASE, &(uint64_t){
@@ -296,6 +311,8 @@ static bool apic_base_write(struct vcpu *vcpu, uint64_t v)
 			return false;
 	}
 	a->apic_base = v;
+	if (from != to)
+		vmx_apic_mode_changed(vcpu);
 	return true;
 }
 
@@ -712,8 +729,10 @@ static bool vmcs_msr_write(const struct msr_allow *allow, uint64_t v)
 	return true;
 }
 
-/* x2APIC ICR bits that are reserved (SDM Vol. 3A 11.12.9): WRMSR setting one is #GP. */
-#define X2APIC_ICR_RESERVED	0xfff33000ull
+static bool msr_is_x2apic(uint32_t msr)
+{
+	return msr >= MSR_IA32_X2APIC_FIRST && msr <= MSR_IA32_X2APIC_LAST;
+}
 
 static bool msr_is_vmx_capability(uint32_t msr)
 {
@@ -732,6 +751,12 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 		exit_stats_count_msr(vcpu->stats.msr_read_x2apic, &vcpu->stats.msr_read, msr);
 	if (PROFILE_APIC_VIRTUAL && vmx_vlapic_msr(msr))
 		return vmx_vlapic_rdmsr(vcpu, msr);	/* vlapic_exits.c */
+	/*
+	 * Outside x2APIC mode its MSRs are #GP (SDM Vol. 3A 11.12.1), the
+	 * CPU's own included: the physical APIC may be in x2APIC mode still.
+	 */
+	if (msr_is_x2apic(msr) && !(vcpu->arch->apic_base & APIC_BASE_EXTD))
+		goto gp;
 
 	if (msr == MSR_IA32_APIC_BASE) {
 		msr_fast_read_ia32_apic_base(vcpu, &v);	/* the fast handler's answer too */
@@ -810,13 +835,18 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 	if (PROFILE_APIC_VIRTUAL && vmx_vlapic_msr(msr))
 		return vmx_vlapic_wrmsr(vcpu, msr, v);	/* vlapic_exits.c */
 
+	/* Outside x2APIC mode its MSRs are #GP (SDM Vol. 3A 11.12.1), as in handle_msr_read(). */
+	if (msr_is_x2apic(msr) && !(vcpu->arch->apic_base & APIC_BASE_EXTD)) {
+		vmx_inject_gp(vcpu);
+		return VMX_EXIT_RESUME;
+	}
 	if (msr == MSR_IA32_X2APIC_ICR) {
 		/*
 		 * Never executed as it is: INIT, STARTUP, NMI, SMI are the
-		 * hypervisor's (apic.c).  Outside x2APIC mode, or with a
-		 * reserved bit set, the WRMSR is #GP (SDM Vol. 3A 11.12.1, 11.12.9).
+		 * hypervisor's (apic.c).  With a reserved bit set the WRMSR
+		 * is #GP (SDM Vol. 3A 11.12.9).
 		 */
-		if (!(vcpu->arch->apic_base & APIC_BASE_EXTD) || (v & X2APIC_ICR_RESERVED)) {
+		if (v & X2APIC_ICR_RESERVED) {
 			vmx_inject_gp(vcpu);
 			return VMX_EXIT_RESUME;
 		}

@@ -22,6 +22,8 @@ void vmx_held_msrs_restore(struct vcpu *vcpu);
 uint64_t vcpu_guest_efer(struct vcpu *vcpu);
 void vcpu_set_guest_efer(struct vcpu *vcpu, uint64_t efer);
 void vmx_program_preemption_timer(struct vcpu *vcpu);
+/* RDMSR or WRMSR on this CPU; false when it raised #GP. */
+bool vmx_msr_access_safe(uint32_t msr, uint64_t *value, bool write);
 
 /*
  * The physical local APIC: @vector is requested again (IRR) and

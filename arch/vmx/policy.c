@@ -107,6 +107,13 @@ void msr_bitmap_build(uint8_t bitmap[MSR_BITMAP_SIZE],
 	}
 }
 
+void msr_bitmap_set(uint8_t bitmap[MSR_BITMAP_SIZE], const struct msr_bitmap_rule *rule)
+{
+	msr_bitmap_apply(bitmap, MSR_BITMAP_LOW_FIRST, MSR_BITMAP_READ_LOW, MSR_BITMAP_WRITE_LOW, rule);
+	msr_bitmap_apply(bitmap, MSR_BITMAP_HIGH_FIRST, MSR_BITMAP_READ_HIGH, MSR_BITMAP_WRITE_HIGH,
+			 rule);
+}
+
 bool msr_bitmap_intercepts(const uint8_t bitmap[MSR_BITMAP_SIZE], uint32_t msr,
 			   bool write)
 {

@@ -39,6 +39,9 @@ struct io_port_range {
 void msr_bitmap_build(uint8_t bitmap[MSR_BITMAP_SIZE],
 		      const struct msr_bitmap_rule *rules, unsigned int n);
 
+/* Apply one more rule to a built bitmap (a vCPU's intercepts changing at run time). */
+void msr_bitmap_set(uint8_t bitmap[MSR_BITMAP_SIZE], const struct msr_bitmap_rule *rule);
+
 /* Would a guest RDMSR (write = false) or WRMSR of @msr exit with @bitmap? */
 bool msr_bitmap_intercepts(const uint8_t bitmap[MSR_BITMAP_SIZE], uint32_t msr,
 			   bool write);

@@ -388,6 +388,13 @@ bool vmx_setup_guest_state(struct vcpu *vcpu, struct vmx_cpu *vc, uint32_t entry
 /* The VM's EPT, one for all its vCPUs (guest-physical memory is the machine's). */
 static struct ept vmx_vm_ept;
 static uint64_t vmx_vm_eptp;
+/*
+ * The same map without the xAPIC page, for a vCPU whose guest APIC is
+ * not in the physical APIC's mode (disabled, or xAPIC on an x2APIC):
+ * its reads of the page exit too, and apic.c answers them.
+ */
+static struct ept vmx_vm_ept_apic_trap;
+static uint64_t vmx_vm_eptp_apic_trap;
 
 /*
  * The identity map of the guest's memory and firmware, and of the one
@@ -417,16 +424,24 @@ bool vmx_build_vm_ept(struct vmx_cpu *vc, const struct boot_info *bi)
 	}
 	vmx_vm_ept.use_2m = vmx_feature_supported(caps, VMX_FEATURE_EPT_2M_PAGES);
 	vmx_vm_ept.use_1g = vmx_feature_supported(caps, VMX_FEATURE_EPT_1G_PAGES);
+	vmx_vm_ept_apic_trap.use_2m = vmx_vm_ept.use_2m;
+	vmx_vm_ept_apic_trap.use_1g = vmx_vm_ept.use_1g;
 	n = ept_identity_ranges(bi, grants, ARRAY_SIZE(grants), ranges, ARRAY_SIZE(ranges));
 	if (!n || !ept_build(&vmx_vm_ept, ranges, n) ||
 	    /* apic: virtual: not mapped at all, its reads are the virtual APIC's too. */
 	    !ept_set_4k(&vmx_vm_ept, vmx_xapic_page(),
 			PROFILE_APIC_VIRTUAL ? 0 : EPT_READ | EPT_MEMTYPE_UC) ||
-	    !vmx_hide_device_pages(&vmx_vm_ept)) {
+	    !vmx_hide_device_pages(&vmx_vm_ept) ||
+	    (!PROFILE_APIC_VIRTUAL &&
+	     (!ept_build(&vmx_vm_ept_apic_trap, ranges, n) ||
+	      !ept_set_4k(&vmx_vm_ept_apic_trap, vmx_xapic_page(), 0) ||
+	      !vmx_hide_device_pages(&vmx_vm_ept_apic_trap)))) {
 		printk("exitplan: cannot build the EPT identity map\n");
 		return false;
 	}
 	vmx_vm_eptp = ept_pointer(&vmx_vm_ept);
+	vmx_vm_eptp_apic_trap = PROFILE_APIC_VIRTUAL ? vmx_vm_eptp
+						     : ept_pointer(&vmx_vm_ept_apic_trap);
 	printk("exitplan: EPT: %u table pages; %llu MiB in 1-GiB, %llu MiB in 2-MiB, "
 		  "%llu KiB in 4-KiB pages; hypervisor [%#llx, %#llx) and MMIO test page %#x not mapped\n",
 		  vmx_vm_ept.pages, (unsigned long long)(vmx_vm_ept.mapped[2] >> 20),
@@ -435,6 +450,22 @@ bool vmx_build_vm_ept(struct vmx_cpu *vc, const struct boot_info *bi)
 		  (unsigned long long)boot_info()->hv_start, (unsigned long long)boot_info()->hv_end,
 		  (unsigned int)PLATFORM_MMIO_TEST_PAGE);
 	return true;
+}
+
+/*
+ * The current vCPU's xAPIC page: mapped read-only (reads go to the
+ * physical APIC, writes exit) or not at all (every access exits, apic.c
+ * emulates it).  Both maps are built once and never change, so the
+ * switch needs no INVEPT: translations are tagged with the EPTP.
+ */
+void vmx_xapic_page_trap(struct vcpu *vcpu, bool trap)
+{
+	uint64_t eptp = trap ? vmx_vm_eptp_apic_trap : vmx_vm_eptp;
+
+	if (vcpu->arch->eptp == eptp)
+		return;
+	vmcs_write(EPT_POINTER, eptp);
+	vcpu->arch->eptp = eptp;
 }
 
 /*

@@ -20,6 +20,10 @@ if [ $# -lt 3 ] || [ $# -gt 5 ]; then
 fi
 iso=$(realpath "$1") cpu=$2 serial=$3 timeout_s=${4:-60} ncpu=${5:-1}
 megs=${BOCHS_MEGS:-256}
+# Bochs 2.7 allocates at most 2048 MiB of host memory for the guest's RAM
+# (its host_size range); a larger guest is backed by that much, swapped
+# in and out as the guest touches it.
+host_megs=$(( megs < 2048 ? megs : 2048 ))
 here=$(cd "$(dirname "$0")" && pwd)
 
 [ -f "$iso" ] || { echo "run-bochs: $iso: no such file" >&2; exit 2; }
@@ -32,7 +36,7 @@ work=$(mktemp -d "${base}.bochs.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 rm -f "$serial" "$log" "$out"
-sed -e "s|@CPU@|$cpu|" -e "s|@NCPU@|$ncpu|" -e "s|@MEGS@|$megs|" \
+sed -e "s|@CPU@|$cpu|" -e "s|@NCPU@|$ncpu|" -e "s|@MEGS@|$megs|" -e "s|@HOST_MEGS@|$host_megs|" \
     -e "s|@ISO@|$iso|" -e "s|@SERIAL@|$serial|" -e "s|@LOG@|$log|" \
     "$here/bochsrc.in" > "$work/bochsrc"
 # The built-in debugger stops at the first instruction: continue, and

@@ -174,3 +174,29 @@ def test_handlers_with_2_gib(boot_out):
     assert int(m.group(1)) > 0 and int(m.group(2)) == 0, r.describe()
     r.expect(r"^exitplan: guest exit status 1$")
     r.expect_clean_exit()
+
+
+def test_handlers_with_ram_above_4_gib(boot_out):
+    """With 6 GiB Bochs's BIOS maps 3 GiB below the PCI hole and the rest
+    above 4 GiB (2 GiB: it remaps nothing of the hole).  The hypervisor
+    still goes to the top of RAM below 4 GiB, the guest's map shows RAM
+    from 1 MiB to the region in one range and the RAM above 4 GiB whole,
+    EPT maps that too, and every handler check passes."""
+    guest = bootlib.build_guest("handlers")
+    iso = bootlib.build_iso(bootlib.build_hv("default"), guest,
+                            boot_out / "vmx-profiles" / "default-6g.iso", guest_args=GUEST_ARGS)
+    r = bootlib.run_bochs(iso, "corei7_skylake_x", boot_out / "vmx-profiles" / "default-6g.serial",
+                          megs=6144)
+    high = re.search(r"^  mem \[0000000100000000-([0-9a-f]{16})\] available$", r.serial, re.M)
+    assert high, r.describe()
+    high_end = int(high.group(1), 16) + 1
+    assert high_end > 0x100000000, r.describe()
+    start, end = r.hv_region()
+    assert 0xbf000000 < end <= 0xc0000000 and start % (2 << 20) == 0, r.describe()
+    r.expect(r"^multiboot: mmap \[0x000100000, 0x%09x\) type 1$" % start)
+    r.expect(r"^multiboot: mmap \[0x100000000, 0x%09x\) type 1$" % high_end)
+    r.expect(r"^PASS: multiboot-mmap-one-ram-range$")
+    m = r.expect(r"^guest handlers: (\d+) passed, (\d+) failed$")
+    assert int(m.group(1)) > 0 and int(m.group(2)) == 0, r.describe()
+    r.expect(r"^exitplan: guest exit status 1$")
+    r.expect_clean_exit()

@@ -77,6 +77,27 @@ static void test_msr_layout_matches_sdm(void **state)
 	assert_int_equal(msr_bm[WRITE_HIGH_OFF + 0x20], 0xfe);
 }
 
+/* A rule applied after the build (the x2APIC MSRs trapped at run time, apic.c). */
+static void test_msr_rule_set_after_build(void **state)
+{
+	const struct msr_bitmap_rule passthrough[] = { { 0x800, 0x8ff, MSR_INTERCEPT_NONE } };
+	const struct msr_bitmap_rule trap = { 0x800, 0x8ff, MSR_INTERCEPT_RW };
+
+	(void)state;
+	msr_bitmap_build(msr_bm, passthrough, ARRAY_SIZE(passthrough));
+	assert_false(msr_bitmap_intercepts(msr_bm, 0x80b, true));
+	msr_bitmap_set(msr_bm, &trap);
+	for (uint32_t msr = 0x800; msr <= 0x8ff; msr++) {
+		assert_true(msr_bitmap_intercepts(msr_bm, msr, false));
+		assert_true(msr_bitmap_intercepts(msr_bm, msr, true));
+	}
+	/* Rebuilt from the rules: as before. */
+	msr_bitmap_build(msr_bm, passthrough, ARRAY_SIZE(passthrough));
+	assert_false(msr_bitmap_intercepts(msr_bm, 0x830, false));
+	assert_true(msr_bitmap_intercepts(msr_bm, 0x7ff, false));
+	assert_true(msr_bitmap_intercepts(msr_bm, 0x900, true));
+}
+
 static void test_msr_range_boundaries(void **state)
 {
 	/* Pass through everything the bitmap can describe, and beyond it. */
@@ -247,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_msr_default_intercepts_everything),
 		cmocka_unit_test(test_msr_layout_matches_sdm),
 		cmocka_unit_test(test_msr_range_boundaries),
+		cmocka_unit_test(test_msr_rule_set_after_build),
 		cmocka_unit_test(test_msr_rule_straddling_range_end),
 		cmocka_unit_test(test_msr_rules_apply_in_order),
 		cmocka_unit_test(test_msr_empty_and_inverted_rules),

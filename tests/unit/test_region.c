@@ -90,6 +90,67 @@ static void test_avoids_the_boot_loaders_data(void **state)
 	assert_int_equal(r.start, 0xf600000);
 }
 
+static bool overlaps_any(const struct region_range *r, const struct region_range *avoid,
+			 unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (avoid[i].start < r->end && r->start < avoid[i].end)
+			return true;
+	return false;
+}
+
+/*
+ * Modules a boot loader put at the very top of RAM below 4 GiB (as one
+ * that allocates from the top would), with their command lines: the
+ * region, sized for the image, their copies and the pool (reloc.c), goes
+ * just below the lowest one in the way, whole, 2-MiB aligned.  After the
+ * copy their old pages are the guest's again, above the region
+ * (guest_ram_ranges(); test_guest_loader.c).
+ */
+static void test_modules_near_the_top_of_ram(void **state)
+{
+	static const struct region_range avoid[] = {
+		{ 0x4000000, 0x40a5000 },	/* the image where the loader put it */
+		{ 0x9000, 0x9100 },		/* multiboot information, memory map */
+		{ 0xfc00000, 0xfe80000 },	/* module 0: 2.5 MiB */
+		{ 0xfe80000, 0xff80000 },	/* module 1: 1 MiB, right after it */
+		{ 0xff80000, 0xff80020 },	/* their command lines */
+	};
+	uint64_t modules = 0x280000 + 0x100000;
+	uint64_t size = region_size(0xa5000, modules, region_ram_bytes(bochs_256m, N(bochs_256m)));
+	struct region_range r;
+
+	(void)state;
+	assert_true(size >= 0xa5000 + modules);
+	assert_true(region_choose(bochs_256m, N(bochs_256m), avoid, N(avoid), size, &r));
+	assert_false(overlaps_any(&r, avoid, N(avoid)));
+	assert_int_equal(r.end, 0xfc00000);
+	assert_int_equal(r.start % (2 * MiB), 0);
+	assert_true(r.end - r.start >= size);
+	assert_true(r.end - r.start < size + 2 * MiB);
+
+	/* One module at the top ending with RAM: the same, below it. */
+	{
+		static const struct region_range top[] = { { 0xffe0000, 0xfff0000 } };
+
+		assert_true(region_choose(bochs_256m, N(bochs_256m), top, N(top), 8 * MiB, &r));
+		assert_int_equal(r.end, 0xffe0000);
+		assert_int_equal(r.start, 0xf600000);
+	}
+	/*
+	 * A module filling most of RAM: the region, which holds its copy,
+	 * fits neither below nor above it -- refused (reloc.c says "no
+	 * available RAM below 4 GiB holds it"), never placed over it.
+	 */
+	{
+		static const struct region_range big[] = { { 0x2000000, 0xf000000 } };
+
+		size = region_size(0xa5000, 0xd000000, region_ram_bytes(bochs_256m, N(bochs_256m)));
+		assert_true(size > 0xd000000);
+		assert_false(region_choose(bochs_256m, N(bochs_256m), big, N(big), size, &r));
+	}
+}
+
 static void test_nothing_fits(void **state)
 {
 	static const struct boot_mmap_entry small[] = {
@@ -127,6 +188,7 @@ int main(void)
 		cmocka_unit_test(test_top_of_ram_up_to_its_end),
 		cmocka_unit_test(test_two_gib_and_above_4g),
 		cmocka_unit_test(test_avoids_the_boot_loaders_data),
+		cmocka_unit_test(test_modules_near_the_top_of_ram),
 		cmocka_unit_test(test_nothing_fits),
 		cmocka_unit_test(test_size),
 	};

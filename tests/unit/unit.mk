@@ -48,6 +48,8 @@
 #                           (the top of RAM below 4 GiB) and its size
 #   test_acpi               runtime/acpi.c: the guest's MADT listing more
 #                           vCPUs than the machine has CPUs
+#   test_apic_mode          runtime/apic_mode.c: IA32_APIC_BASE's modes and
+#                           transitions, the xAPIC page on the x2APIC MSRs
 
 UNIT_OUT      := $(BUILD)/unit
 UNIT_SRC      := tests/unit
@@ -81,7 +83,7 @@ UNIT_LIB_O     = $(foreach f,$(UNIT_LIB_C),$(call UNIT_OBJ,common,$(f)))
 
 UNIT_RUNTIME_TESTS := test_format test_platform test_pci test_ept test_guest_loader test_arch_checks \
 		      test_task_switch test_vm test_ioapic test_sched test_linux_loader test_vpic test_vpit test_vrtc test_vlapic \
-		      test_acpi test_region
+		      test_acpi test_region test_apic_mode
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
 		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs)) \
@@ -146,6 +148,7 @@ UNIT_SRCS_test_ioapic        := arch/vmx/ioapic.c
 UNIT_SRCS_test_sched         := runtime/sched.c
 UNIT_SRCS_test_acpi          := runtime/acpi.c
 UNIT_SRCS_test_region        := runtime/region.c
+UNIT_SRCS_test_apic_mode     := runtime/apic_mode.c
 UNIT_SRCS_test_vpic          := runtime/vpic.c
 UNIT_SRCS_test_vpit          := runtime/vpit.c
 UNIT_SRCS_test_vrtc          := runtime/vrtc.c
@@ -203,7 +206,7 @@ $(UNIT_OUT)/vmexit-bench/test_msr_io_fast: $(call UNIT_OBJ,vmexit-bench,$(UNIT_S
 		$(call UNIT_OBJ,vmexit-bench,$(UNIT_SRC)/fakes/fake_msr_io_fast.c) \
 		$(foreach f,runtime/platform.c runtime/pci.c runtime/vpic.c runtime/vpit.c runtime/vrtc.c \
 			$(UNIT_SRC)/fakes/fake_runtime.c $(UNIT_SRC)/fakes/fake_cpu.c \
-			$(UNIT_SRC)/fakes/fake_vmcs.c arch/vmx/arch_checks.c,$(call UNIT_OBJ,common,$(f)))
+			$(UNIT_SRC)/fakes/fake_vmcs.c arch/vmx/arch_checks.c runtime/apic_mode.c,$(call UNIT_OBJ,common,$(f)))
 	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
 $(call UNIT_OBJ,vmexit-bench,arch/vmx/msr.c) \
 $(call UNIT_OBJ,vmexit-bench,arch/vmx/io.c) \

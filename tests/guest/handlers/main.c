@@ -8,10 +8,12 @@
  * Options: quick (fewer iterations), expect_cmdline=W1,W2,... (the words
  * of the command line other than the image name and this option itself),
  * expect_modules=N (the number of multiboot modules the guest gets; each
- * is printed with its size, FNV-1a hash and command line).
+ * is printed with its size, FNV-1a hash and command line),
+ * apic-modes-only (only the local APIC mode transitions, apic_mode_checks.c).
  */
 #include "acpi.h"
 #include "apic.h"
+#include "apic_mode_checks.h"
 #include "arch_checks.h"
 #include "cpuid_msr_checks.h"
 #include "console.h"
@@ -1184,6 +1186,10 @@ static void check_rtc(void)
 void guest_main(void)
 {
 	quick = cmdline_has("quick");
+	if (cmdline_has("apic-modes-only")) {
+		check_apic_mode_cycle();
+		return;
+	}
 
 	check_cpuid();
 	check_multiboot();
@@ -1209,5 +1215,6 @@ void guest_main(void)
 	check_arch();
 	check_tasks();
 	check_cpuid_msrs();
+	check_apic_mode_cycle();	/* last: it leaves the APIC re-initialized (or dead on bare Bochs) */
 	skip("preemption-timer", "host-side only: nothing for the guest to observe");
 }

@@ -94,6 +94,12 @@ enum vmx_exit_action vmx_icr_write(struct vcpu *vcpu, uint64_t icr, bool x2apic)
 	abort();	/* no test sends an IPI */
 }
 
+void vmx_apic_mode_changed(struct vcpu *vcpu)
+{
+	(void)vcpu;
+	abort();	/* no test changes the APIC's mode */
+}
+
 void vmx_deliver_irq(struct vcpu *vcpu, uint8_t vector)
 {
 	(void)vcpu;
