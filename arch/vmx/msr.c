@@ -900,8 +900,14 @@ void vcpu_setup_msrs(struct vcpu *vcpu)
 	uint32_t eax, ebx, ecx, edx;
 	int slot;
 
-	/* The guest starts with the APIC as firmware left it (enabled, xAPIC). */
-	a->apic_base = rdmsr(MSR_IA32_APIC_BASE);
+	/*
+	 * The guest starts with the APIC as firmware left it (enabled,
+	 * xAPIC).  An INIT keeps its mode (SDM Vol. 3A 11.12.5): this runs
+	 * again at each STARTUP, when the physical APIC may be in the x2APIC
+	 * mode the guest has since left (apic_base_write()).
+	 */
+	if (!a->apic_base)
+		a->apic_base = rdmsr(MSR_IA32_APIC_BASE);
 	cpuid_count(1, 0, &eax, &ebx, &ecx, &edx);
 	a->has_x2apic = ecx & CPUID_1_ECX_X2APIC;
 	a->has_tsc_deadline = ecx & CPUID_1_ECX_TSC_DEADLINE;

@@ -9,8 +9,13 @@ Under `apic: passthrough` and `apic: intercept-icr` the physical APIC
 stays in x2APIC mode once the guest has put it there (Bochs 2.7's APIC
 dies otherwise), and the second xAPIC mode is emulated on its MSRs: the
 xAPIC page is then not mapped, and its reads exit as EPT violations
-too.  Under `apic: virtual` the model does it all.  One boot per
-profile, two at a time."""
+too.  Under `apic: virtual` the model does it all.
+
+The SMP guest with `apic-cycle` on 2 vCPUs: every CPU's APIC goes
+xAPIC -> x2APIC -> disabled -> xAPIC before its setup, then every IPI
+shape (physical, flat logical, shorthands, NMI, INIT and STARTUP) is
+sent and taken between such APICs.  One boot per profile and guest, two
+at a time."""
 import pytest
 import yaml
 
@@ -31,6 +36,25 @@ CHECKS = [
     "apic-mode-xapic-again-physical-ipi", "apic-mode-xapic-again-logical-ipi",
     "apic-mode-x2apic-again", "apic-mode-x2apic-again-self-ipi",
 ]
+
+
+SMP_CHECKS = ["ipi-physical-each-ap", "ipi-self", "ipi-all-excluding-self",
+              "ipi-all-including-self", "ipi-physical-broadcast", "ipi-logical",
+              "nmi-wakes-cli-hlt", "init-stops-running-ap", "init-sipi-restarts-ap",
+              "ipi-after-restart"]
+
+
+@pytest.fixture(scope="module")
+def smp_runs(boot_out):
+    guest = bootlib.build_guest("smp")
+    out = boot_out / "vmx-apic-modes"
+    jobs = []
+    for prof in PROFILES:
+        iso = bootlib.build_iso(bootlib.build_hv(prof), guest, out / f"smp-{prof}.iso",
+                                guest_args="apic-cycle")
+        jobs.append(lambda i=iso, s=out / f"smp-{prof}.serial":
+                    bootlib.run_bochs(i, SKYLAKE, s, ncpu=2))
+    return dict(zip(PROFILES, bootlib.run_parallel(jobs, max_workers=2)))
 
 
 @pytest.fixture(scope="module")
@@ -59,4 +83,17 @@ def test_apic_mode_cycle(runs, profile):
     for check in CHECKS:
         r.expect(rf"^PASS: {check}$")
     r.expect(rf"^guest handlers: {len(CHECKS)} passed, 0 failed$")
+    r.expect_clean_exit(1)
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_smp_ipis_after_the_cycle(smp_runs, profile):
+    r = smp_runs[profile]
+    assert not r.find(r"^FAIL"), r.describe()
+    assert not r.find(r"^SKIP: apic-cycle"), r.describe()
+    r.expect(r"^smp: 2 CPUs in the MADT, fw_cfg says 2, xAPIC mode$")
+    for check in SMP_CHECKS:
+        r.expect(rf"^PASS: {check}$")
+    r.expect(r"^guest smp: \d+ passed, 0 failed$")
+    r.expect(r"^exitplan: guest exit status 1$")
     r.expect_clean_exit(1)

@@ -24,7 +24,9 @@
  * init-self (end by sending INIT to itself: under exitplan with one vCPU
  * the machine stops, reported; on hardware the CPU resets), ap-deaf (the
  * last AP ends spinning with its APIC software-disabled, deaf to the
- * hypervisor's kick: the machine must stop all the same).
+ * hypervisor's kick: the machine must stop all the same), apic-cycle
+ * (each CPU's APIC goes xAPIC -> x2APIC -> disabled -> xAPIC before it
+ * is set up; exitplan only).
  * Runs unmodified on bare Bochs and under QEMU -smp n.
  */
 #include "acpi.h"
@@ -124,9 +126,28 @@ static void ipi_irq(struct trap_frame *f)
 	lapic_eoi();
 }
 
+/*
+ * apic-cycle: each CPU first takes its APIC xAPIC -> x2APIC -> disabled
+ * -> xAPIC (SDM Vol. 3A 11.12.5), so that every IPI below reaches and
+ * leaves an xAPIC that was in x2APIC mode (exitplan only: bare Bochs's
+ * APIC is dead after the disable).
+ */
+static bool smp_apic_cycle;
+
+static void lapic_cycle(void)
+{
+	uint64_t base = rdmsr(MSR_APIC_BASE);
+
+	wrmsr(MSR_APIC_BASE, base | APIC_BASE_EXTD_BIT);
+	wrmsr(MSR_APIC_BASE, base & ~(uint64_t)(APIC_BASE_EXTD_BIT | APIC_BASE_EN));
+	wrmsr(MSR_APIC_BASE, base);
+}
+
 /* This CPU's APIC: enabled, flat logical model, x2APIC if asked. */
 static void lapic_setup(unsigned int i)
 {
+	if (smp_apic_cycle)
+		lapic_cycle();
 	if (smp_x2apic)
 		wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | APIC_BASE_EXTD_BIT);
 	lapic_write(XAPIC_REG_SVR, APIC_SVR_ENABLE | APIC_SPURIOUS_VECTOR);
@@ -436,6 +457,13 @@ void guest_main(void)
 	if (smp_x2apic && !(cpuid(1).ecx & (1u << 21))) {
 		skip("x2apic", "CPUID.1:ECX.x2APIC is 0");
 		smp_x2apic = false;
+	}
+	smp_apic_cycle = cmdline_has("apic-cycle");
+	if (smp_apic_cycle && (smp_x2apic || !(cpuid(1).ecx & (1u << 21)) || !exitplan_detected())) {
+		skip("apic-cycle", "%s", smp_x2apic ? "the CPUs stay in x2APIC mode (x2apic)" :
+		     !(cpuid(1).ecx & (1u << 21)) ? "CPUID.1:ECX.x2APIC is 0" :
+		     "not under exitplan: bare Bochs 2.7's APIC is dead after a global disable");
+		smp_apic_cycle = false;
 	}
 	ncpus = smp_madt_apic_ids(ids, MAX_CPUS);
 	fw_cpus = (uint32_t)fw_cfg_read_le(0x05, 2);
