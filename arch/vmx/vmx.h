@@ -35,6 +35,9 @@ enum vcpu_stop_kind {
 	VCPU_STOP_VM,		/* another vCPU stopped the machine */
 };
 
+/* How many MSRs msr.c's vmx_resident_msrs[] lists. */
+#define VMX_RESIDENT_MSRS	8
+
 /*
  * The VT-x state of one vCPU that the generated code does not touch.
  * Reached through vcpu->arch.
@@ -128,6 +131,20 @@ struct vcpu_arch_state {
 	 */
 	void *fpu_area;
 	bool fpu_saved;
+	/*
+	 * The rest of what a shared vCPU leaves in the CPU (vcpu_switch.c):
+	 * DR0-DR3 and DR6 (DR7 is in the VMCS), and the MSRs the runtime
+	 * executes for the guest without switching them (msr.c,
+	 * vmx_resident_msrs[]: SYSCALL MSRs, KERNEL_GS_BASE, TSC_AUX,
+	 * SPEC_CTRL, XSS), each present on this CPU and not switched by the
+	 * profile (resident_msrs, a bit per entry).  regs_saved: they hold
+	 * the guest's values (its reset values from setup, then each
+	 * switch-out's) and the next switch-in loads them.
+	 */
+	bool regs_saved;
+	uint64_t dr[4], dr6;
+	uint64_t resident_msr[VMX_RESIDENT_MSRS];
+	uint32_t resident_msrs;
 	/* Halted in root operation, interrupts off: vmm_kick() sends an NMI. */
 	bool waiting_in_root;
 
@@ -335,6 +352,13 @@ void vmx_set_intr_window(struct vcpu *vcpu, bool on);
 
 /* msr.c */
 void vcpu_setup_msrs(struct vcpu *vcpu);
+/*
+ * The guest MSRs that live in the CPU while the guest runs (msr.c):
+ * saved when a shared vCPU is switched out, loaded when it is switched in.
+ */
+void vmx_resident_msrs_setup(struct vcpu *vcpu);
+void vmx_resident_msrs_save(struct vcpu *vcpu);
+void vmx_resident_msrs_load(struct vcpu *vcpu);
 /*
  * The guest's IA32_EFER wherever it lives: the VMCS guest field when VM
  * entry loads it, else the manual-switch slot (vcpu->msrs).
