@@ -97,6 +97,19 @@ bool vmx_sched_wake_due(unsigned int cpu, struct vcpu *self)
 	return woke;
 }
 
+uint64_t vmx_sched_timer_due(unsigned int cpu)
+{
+	uint64_t due = 0;
+
+	for_each_vcpu_on(id, cpu) {
+		uint64_t d = sibling_due(id, NULL);
+
+		if (d && (!due || d < due))
+			due = d;
+	}
+	return due;
+}
+
 /* When this CPU must next decide: the slice's end, or a blocked sibling's timer if earlier. */
 static uint64_t next_deadline(struct vcpu *vcpu, uint64_t now)
 {
