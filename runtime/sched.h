@@ -82,6 +82,8 @@ struct sched_cpu {
 	/* For the report: a switch loads another vCPU's VMCS than the last one. */
 	uint64_t switches;
 	uint64_t ple_yields, pause_yields;
+	/* Idle (every vCPU blocked): halted until a kick, or polled for a blocked vCPU's timer. */
+	uint64_t idle_halts, idle_polls;
 };
 
 struct sched {
@@ -145,6 +147,18 @@ static inline bool sched_blocked(struct sched *s, unsigned int id)
 static inline bool sched_has_queued(struct sched *s, unsigned int cpu)
 {
 	return __atomic_load_n(&s->cpu[cpu].nr_queued, __ATOMIC_ACQUIRE) != 0;
+}
+
+/*
+ * An idle CPU (no vCPU runnable there) halts until a poster kicks it,
+ * unless it must watch a timer: @timer_due is the earliest deadline of
+ * its blocked vCPUs' timers (0 = none), which only polling sees come
+ * (no host timer wakes the CPU yet).  With one CPU nobody else can post:
+ * it polls, as the machine's end is noticed there too.
+ */
+static inline bool sched_idle_may_halt(const struct sched *s, uint64_t timer_due)
+{
+	return s->nr_cpus >= 2 && !timer_due;
 }
 
 /*

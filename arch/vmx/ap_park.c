@@ -9,10 +9,13 @@
 #include "arch_bits.h"
 #include "compiler.h"
 #include "console.h"
+#include "cpu.h"
 #include "layout.h"
 #include "panic.h"
 #include "percpu.h"
 #include "traps.h"
+#include "apic.h"
+#include "vmm.h"
 
 /* The CPUs whose NMIs in root operation are kicks (or stray): dropped. */
 static bool cpu_kickable[HV_MAX_CPUS];
@@ -26,13 +29,73 @@ static bool cpu_kickable[HV_MAX_CPUS];
  * Anywhere else (no guest on the CPU) it goes to nmi_host(), which
  * reports it.
  */
+/*
+ * Per CPU, for vmx_idle_*(): halting idle (prepare .. done); an NMI came
+ * since the prepare; an idle kick's NMI was sent (or the CPU closed the
+ * door on them, vmx_idle_done()).
+ */
+static bool cpu_idle[HV_MAX_CPUS];
+static uint8_t cpu_idle_kicked[HV_MAX_CPUS];
+static uint8_t cpu_idle_nmi_sent[HV_MAX_CPUS];
+
+extern const char vmx_idle_window[], vmx_idle_window_end[];
+
 static void ap_park_nmi(struct interrupt_frame *f)
 {
 	unsigned int cpu = this_cpu_id();
 
-	if (cpu < HV_MAX_CPUS && READ_ONCE(cpu_kickable[cpu]))
+	if (cpu < HV_MAX_CPUS && READ_ONCE(cpu_kickable[cpu])) {
+		WRITE_ONCE(cpu_idle_kicked[cpu], 1);
+		/* vmx_idle_halt() tests the flag before its HLT; already past the test, skip the HLT. */
+		if (READ_ONCE(cpu_idle[cpu]) && f->rip >= (uintptr_t)vmx_idle_window &&
+		    f->rip < (uintptr_t)vmx_idle_window_end)
+			f->rip = (uintptr_t)vmx_idle_window_end;
 		return;
+	}
 	nmi_host(f);
+}
+
+void vmx_idle_prepare(unsigned int cpu)
+{
+	WRITE_ONCE(cpu_idle_kicked[cpu], 0);
+	WRITE_ONCE(cpu_idle_nmi_sent[cpu], 0);
+	WRITE_ONCE(cpu_idle[cpu], true);
+	/* Pairs with vmx_idle_kick(): the poster enqueues, then reads cpu_idle. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+void __attribute__((__noinline__)) vmx_idle_halt(unsigned int cpu)
+{
+	/* One copy of the window: the NMI handler knows its bounds. */
+	asm volatile(".globl vmx_idle_window\n"
+		     "vmx_idle_window:\n\t"
+		     "cmpb $0, %0\n\t"
+		     "jne vmx_idle_window_end\n\t"
+		     "hlt\n"
+		     ".globl vmx_idle_window_end\n"
+		     "vmx_idle_window_end:"
+		     : : "m"(cpu_idle_kicked[cpu]) : "memory");
+}
+
+/*
+ * No kick's NMI may reach the vCPU the CPU runs next (it would be taken
+ * for the guest's, vmm_nmi_in_root()): take the last word on sending
+ * one, and if a poster had it, wait for its NMI to arrive.
+ */
+void vmx_idle_done(unsigned int cpu)
+{
+	WRITE_ONCE(cpu_idle[cpu], false);
+	if (__atomic_exchange_n(&cpu_idle_nmi_sent[cpu], 1, __ATOMIC_SEQ_CST))
+		while (!READ_ONCE(cpu_idle_kicked[cpu]))
+			cpu_relax();
+}
+
+void vmx_idle_kick(unsigned int cpu)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (cpu < HV_MAX_CPUS && cpu != this_cpu_id() && READ_ONCE(cpu_idle[cpu]) &&
+	    !__atomic_exchange_n(&cpu_idle_nmi_sent[cpu], 1, __ATOMIC_SEQ_CST))
+		vmx_kick_nmi(cpu);
 }
 
 void vmx_ap_park_init(unsigned int n)

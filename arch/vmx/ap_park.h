@@ -27,4 +27,19 @@ void vmx_ap_park_init(unsigned int n);
 /* Halt this CPU for good, interrupts off, NMIs dropped. */
 void __attribute__((noreturn)) vmx_park_this_cpu(void);
 
+/*
+ * An idle CPU (every vCPU on it blocked, vmx_run.c) halts here, interrupts
+ * off, until vmx_idle_kick()'s NMI.  Race-free: vmx_idle_prepare() first,
+ * then the caller's last check for work, then vmx_idle_halt(); an NMI at
+ * any point after the prepare makes the halt return at once (the NMI
+ * handler marks the CPU kicked and steps a RIP still before the HLT past
+ * it).  Only with two CPUs or more (vmx_ap_park_init() installs the NMI
+ * handler then; on one CPU nobody else can post).
+ */
+void vmx_idle_prepare(unsigned int cpu);
+void vmx_idle_halt(unsigned int cpu);
+void vmx_idle_done(unsigned int cpu);
+/* After posting to a vCPU of @cpu: wake @cpu if it is halted idle. */
+void vmx_idle_kick(unsigned int cpu);
+
 #endif /* EXITPLAN_AP_PARK_H */

@@ -238,9 +238,14 @@ static void ioapic_root_irq(struct interrupt_frame *f)
 		ioapic_post(ioapic_vm, VM_MAX_VCPUS, vector);
 }
 
-void vmx_ioapic_idle(void)
+bool vmx_ioapic_idle_polls(unsigned int cpu)
 {
-	if (!PROFILE_APIC_VIRTUAL || !READ_ONCE(vm_ioapic_ready))
+	return PROFILE_APIC_VIRTUAL && cpu == 0 && READ_ONCE(vm_ioapic_ready);
+}
+
+void vmx_ioapic_idle(unsigned int cpu)
+{
+	if (!vmx_ioapic_idle_polls(cpu))
 		return;
 	/* One instruction with interrupts on: each pending one is taken there. */
 	asm volatile("sti; nop; cli" : : : "memory");

@@ -54,10 +54,13 @@ bool vmx_hide_device_pages(struct ept *ept);
  */
 enum vmx_exit_action vmx_ioapic_deliver(struct vcpu *vcpu, uint8_t vector);
 /*
- * apic: virtual, a CPU with no vCPU runnable (vmx.c): take the
+ * apic: virtual, a CPU with no vCPU runnable (vmx_run.c): take the
  * interrupts the hardware has for it in root operation, each posted
- * to its targets; returns at once before the guest set up its I/O APIC.
+ * to its targets.  Only CPU 0 gets them (the hardware's entries name
+ * it), and only once the guest set up its I/O APIC: then that CPU
+ * polls (vmx_ioapic_idle_polls()) instead of halting until a kick.
  */
-void vmx_ioapic_idle(void);
+bool vmx_ioapic_idle_polls(unsigned int cpu);
+void vmx_ioapic_idle(unsigned int cpu);
 
 #endif /* EXITPLAN_VMX_MMIO_H */

@@ -139,54 +139,6 @@ static const struct msr_allow msr_allow[] = {
 	{ MSR_IA32_MC_BANKS_FIRST, MSR_IA32_MC_BANKS_LAST, MSR_READ_ONLY, 0 },
 };
 
-/*
- * The MSR_EXECUTE MSRs above that hold state: the guest's WRMSR leaves
- * its value in the CPU itself (and SWAPGS swaps IA32_KERNEL_GS_BASE
- * with no exit at all), where the next vCPU on the same CPU would find
- * it.  A vCPU that shares its CPU takes them with it
- * (vmx_held_msrs_save/restore(), from vcpu_switch.c); without that, a
- * Linux vCPU switched in while another was in user mode SWAPGSes to the
- * other's per-CPU area on its next kernel entry.  A profile that
- * switches one of them by the MSR lists or by hand has the host's value
- * in the CPU at a switch; carrying that across is harmless, the VM
- * entry (or profile_msrs_before_entry()) loads the guest's.
- */
-static const uint32_t msr_cpu_held[VMX_HELD_MSRS] = {
-	MSR_IA32_STAR, MSR_IA32_LSTAR, MSR_IA32_CSTAR, MSR_IA32_FMASK,
-	MSR_IA32_KERNEL_GS_BASE, MSR_IA32_TSC_AUX, MSR_IA32_SPEC_CTRL,
-};
-
-void vmx_held_msrs_save(struct vcpu *vcpu)
-{
-	struct vcpu_arch_state *a = vcpu->arch;
-
-	for (unsigned int i = 0; i < VMX_HELD_MSRS; i++)
-		if (a->held_msr_present & (1u << i))
-			a->held_msr[i] = rdmsr(msr_cpu_held[i]);
-}
-
-void vmx_held_msrs_restore(struct vcpu *vcpu)
-{
-	struct vcpu_arch_state *a = vcpu->arch;
-
-	for (unsigned int i = 0; i < VMX_HELD_MSRS; i++)
-		if (a->held_msr_present & (1u << i))
-			wrmsr(msr_cpu_held[i], a->held_msr[i]);
-}
-
-/* Which of them this CPU has (TSC_AUX and SPEC_CTRL are optional); each starts at its reset value, 0. */
-static void held_msrs_setup(struct vcpu_arch_state *a)
-{
-	a->held_msr_present = 0;
-	for (unsigned int i = 0; i < VMX_HELD_MSRS; i++) {
-		uint64_t v;
-
-		a->held_msr[i] = 0;
-		if (msr_access_safe(msr_cpu_held[i], &v, false))
-			a->held_msr_present |= (uint8_t)(1u << i);
-	}
-}
-
 static const struct msr_allow *msr_allowed(uint32_t msr)
 {
 	for (unsigned int i = 0; i < ARRAY_SIZE(msr_allow); i++) {
@@ -893,6 +845,72 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 	return VMX_EXIT_RESUME;
 }
 
+/*
+ * The MSRs whose guest value stays in the CPU while the guest runs and
+ * in root operation: the runtime executes trapped accesses to them
+ * (msr_allow[] MSR_EXECUTE, IA32_XSS) and a profile may pass them
+ * through, with `switch: none` the CPU is their only copy.  When vCPUs
+ * share a CPU each must take its own back at a switch
+ * (vmx_resident_msrs_save()/_load(), vcpu_switch.c).  The host uses none
+ * of them (no SYSCALL, no SWAPGS, no RDTSCP, no XSAVES).  The write-only
+ * commands (PRED_CMD, FLUSH_CMD) hold nothing; the x2APIC range is the
+ * virtual APIC's under apic: virtual, the only model shared vCPUs have.
+ */
+static const uint32_t vmx_resident_msrs[VMX_RESIDENT_MSRS] = {
+	MSR_IA32_STAR, MSR_IA32_LSTAR, MSR_IA32_CSTAR, MSR_IA32_FMASK,
+	MSR_IA32_KERNEL_GS_BASE, MSR_IA32_TSC_AUX, MSR_IA32_SPEC_CTRL, MSR_IA32_XSS,
+};
+
+/* Switched by the profile (the VM-entry load list, or by hand): its copy is per vCPU already. */
+static bool msr_switched_by_profile(const struct vcpu *vcpu, uint32_t msr)
+{
+	for (unsigned int i = 0; i < profile_msr_load_list_count; i++)
+		if (profile_msr_load_list[i] == msr)
+			return true;
+	return profile_msr_manual_slot(vcpu, msr) >= 0;
+}
+
+/*
+ * Which of them this CPU has (a RDMSR that does not fault) and the guest
+ * can reach, with their values now (the guest's start values: the CPU's
+ * at setup, as a vCPU alone on its CPU sees them).  Once, when the vCPU
+ * is set up: INIT leaves them as they are (SDM Vol. 3A Table 10-1), so
+ * a STARTUP keeps the saved values.
+ */
+void vmx_resident_msrs_setup(struct vcpu *vcpu)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+
+	a->resident_msrs = 0;
+	for (unsigned int i = 0; i < VMX_RESIDENT_MSRS; i++) {
+		uint32_t msr = vmx_resident_msrs[i];
+
+		if ((msr == MSR_IA32_XSS && !xss_shown(vcpu)) || msr_switched_by_profile(vcpu, msr))
+			continue;
+		if (msr_access_safe(msr, &a->resident_msr[i], false))
+			a->resident_msrs |= 1u << i;
+	}
+}
+
+void vmx_resident_msrs_save(struct vcpu *vcpu)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+
+	for (unsigned int i = 0; i < VMX_RESIDENT_MSRS; i++)
+		if (a->resident_msrs & (1u << i))
+			a->resident_msr[i] = rdmsr(vmx_resident_msrs[i]);
+}
+
+void vmx_resident_msrs_load(struct vcpu *vcpu)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+
+	/* Values the CPU took before (from the guest's WRMSR or at setup): no fault. */
+	for (unsigned int i = 0; i < VMX_RESIDENT_MSRS; i++)
+		if (a->resident_msrs & (1u << i))
+			wrmsr(vmx_resident_msrs[i], a->resident_msr[i]);
+}
+
 /* Initial guest-visible MSR state. */
 void vcpu_setup_msrs(struct vcpu *vcpu)
 {
@@ -947,8 +965,6 @@ void vcpu_setup_msrs(struct vcpu *vcpu)
 	vmx_program_preemption_timer(vcpu);
 	if (PROFILE_APIC_VIRTUAL)
 		vmx_vlapic_setup(vcpu);		/* the APIC's reset state (vlapic_exits.c) */
-	if (a->shared)
-		held_msrs_setup(a);
 
 	/* MSRs switched by hand: the host's now, the guest's reset values. */
 	profile_msrs_save_host(vcpu);

@@ -12,9 +12,13 @@
 struct vcpu;
 
 void vcpu_setup_msrs(struct vcpu *vcpu);
-/* A vCPU that shares its CPU: its CPU-held MSRs out of the CPU, and back in (vcpu_switch.c). */
-void vmx_held_msrs_save(struct vcpu *vcpu);
-void vmx_held_msrs_restore(struct vcpu *vcpu);
+/*
+ * The guest MSRs that live in the CPU while the guest runs: saved when a
+ * shared vCPU is switched out, loaded when it is switched in.
+ */
+void vmx_resident_msrs_setup(struct vcpu *vcpu);
+void vmx_resident_msrs_save(struct vcpu *vcpu);
+void vmx_resident_msrs_load(struct vcpu *vcpu);
 /*
  * The guest's IA32_EFER wherever it lives: the VMCS guest field when VM
  * entry loads it, else the manual-switch slot (vcpu->msrs).

@@ -28,8 +28,8 @@ enum vcpu_stop_kind {
 	VCPU_STOP_VM,		/* another vCPU stopped the machine */
 };
 
-/* The MSRs a shared vCPU takes with it when switched out (msr.c msr_cpu_held[]). */
-#define VMX_HELD_MSRS		7
+/* How many MSRs msr.c's vmx_resident_msrs[] lists. */
+#define VMX_RESIDENT_MSRS	8
 
 /*
  * The VT-x state of one vCPU that the generated code does not touch.
@@ -125,13 +125,19 @@ struct vcpu_arch_state {
 	void *fpu_area;
 	bool fpu_saved;
 	/*
-	 * The MSRs the guest's own accesses leave in the CPU (msr.c
-	 * vmx_held_msrs_save()), saved while it is switched out: the
-	 * SYSCALL MSRs, IA32_KERNEL_GS_BASE (SWAPGS swaps it, no exit),
-	 * TSC_AUX, SPEC_CTRL.  held_msr_present: bit i, the CPU has MSR i.
+	 * The rest of what a shared vCPU leaves in the CPU (vcpu_switch.c):
+	 * DR0-DR3 and DR6 (DR7 is in the VMCS), and the MSRs the runtime
+	 * executes for the guest without switching them (msr.c,
+	 * vmx_resident_msrs[]: SYSCALL MSRs, KERNEL_GS_BASE, TSC_AUX,
+	 * SPEC_CTRL, XSS), each present on this CPU and not switched by the
+	 * profile (resident_msrs, a bit per entry).  regs_saved: they hold
+	 * the guest's values (its reset values from setup, then each
+	 * switch-out's) and the next switch-in loads them.
 	 */
-	uint64_t held_msr[VMX_HELD_MSRS];
-	uint8_t held_msr_present;
+	bool regs_saved;
+	uint64_t dr[4], dr6;
+	uint64_t resident_msr[VMX_RESIDENT_MSRS];
+	uint32_t resident_msrs;
 	/* Halted in root operation, interrupts off: vmm_kick() sends an NMI. */
 	bool waiting_in_root;
 

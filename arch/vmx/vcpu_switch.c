@@ -29,9 +29,15 @@
  *
  * What the CPU holds of a guest outside the VMCS is saved and restored
  * here: the x87/SSE/AVX state (XSAVE with the guest's XCR0, or FXSAVE),
- * XCR0 itself, CR2, and the MSRs its WRMSRs (and SWAPGS) leave in the
- * CPU: SYSCALL's, KERNEL_GS_BASE, TSC_AUX, SPEC_CTRL (msr.c).  The host uses none of them (-mgeneral-regs-only, no
- * host page faults).
+ * XCR0 itself, CR2, DR0-DR3 and DR6 (DR7 is in the VMCS; with or without
+ * MOV-DR exiting -- only vmexit-bench sets it -- the guest's values are
+ * in the registers, handle_dr_access() reads and writes them there), and
+ * the MSRs the runtime executes for the guest without switching them
+ * (msr.c, vmx_resident_msrs[]: the SYSCALL MSRs, KERNEL_GS_BASE, TSC_AUX,
+ * SPEC_CTRL, XSS -- the `switch: none` ones, trapped or passed through;
+ * an MSR the profile switches has its per-vCPU copy already).  The host
+ * uses none of them (-mgeneral-regs-only, no host page faults, no
+ * breakpoints, no SYSCALL/SWAPGS/RDTSCP/XSAVES).
  *
  * None of this is on the exit path of a vCPU alone on its CPU: the HLT
  * and PAUSE handlers test `shared`, the preemption-timer exit of
@@ -91,6 +97,19 @@ bool vmx_sched_wake_due(unsigned int cpu, struct vcpu *self)
 		}
 	}
 	return woke;
+}
+
+uint64_t vmx_sched_timer_due(unsigned int cpu)
+{
+	uint64_t due = 0;
+
+	for_each_vcpu_on(id, cpu) {
+		uint64_t d = sibling_due(id, NULL);
+
+		if (d && (!due || d < due))
+			due = d;
+	}
+	return due;
 }
 
 /* When this CPU must next decide: the slice's end, or a blocked sibling's timer if earlier. */
@@ -184,12 +203,33 @@ static bool host_osxsave(void)
 	return read_cr4() & X86_CR4_OSXSAVE;
 }
 
+/* DR0-DR3 and DR6: VMX switches only DR7 (SDM Vol. 3C 27.3.1.1, 28.5.1). */
+static void debug_regs_save(struct vcpu_arch_state *a)
+{
+	asm volatile("mov %%db0, %0" : "=r"(a->dr[0]));
+	asm volatile("mov %%db1, %0" : "=r"(a->dr[1]));
+	asm volatile("mov %%db2, %0" : "=r"(a->dr[2]));
+	asm volatile("mov %%db3, %0" : "=r"(a->dr[3]));
+	asm volatile("mov %%db6, %0" : "=r"(a->dr6));
+}
+
+static void debug_regs_load(const struct vcpu_arch_state *a)
+{
+	asm volatile("mov %0, %%db0" : : "r"(a->dr[0]));
+	asm volatile("mov %0, %%db1" : : "r"(a->dr[1]));
+	asm volatile("mov %0, %%db2" : : "r"(a->dr[2]));
+	asm volatile("mov %0, %%db3" : : "r"(a->dr[3]));
+	asm volatile("mov %0, %%db6" : : "r"(a->dr6));
+}
+
 void vmx_sched_switch_out(struct vcpu *vcpu)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 
+	debug_regs_save(a);
+	vmx_resident_msrs_save(vcpu);
+	a->regs_saved = true;
 	vcpu->regs.cr2 = read_cr2();
-	vmx_held_msrs_save(vcpu);
 	a->fpu_saved = true;
 	if (!a->fpu_area)
 		return;
@@ -208,8 +248,12 @@ void vmx_sched_switch_in(struct vcpu *vcpu)
 
 	a->sched_deadline = next_deadline(vcpu, rdtsc());
 	vmx_program_preemption_timer(vcpu);
-	/* Every turn, the first too: its reset values, not the last vCPU's. */
-	vmx_held_msrs_restore(vcpu);
+	/* Not after a turn's INIT (no switch-out since): the CPU holds its values then. */
+	if (a->regs_saved) {
+		a->regs_saved = false;
+		debug_regs_load(a);
+		vmx_resident_msrs_load(vcpu);
+	}
 	if (!a->fpu_saved)
 		return;
 	a->fpu_saved = false;

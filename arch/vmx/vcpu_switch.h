@@ -24,6 +24,8 @@ void vmx_sched_switch_in(struct vcpu *vcpu);
 void vmx_sched_switch_out(struct vcpu *vcpu);
 /* Wake the vCPUs of @cpu blocked in HLT whose timer is due; true when one was. */
 bool vmx_sched_wake_due(unsigned int cpu, struct vcpu *self);
+/* The earliest timer deadline of the vCPUs of @cpu blocked in HLT, 0 = none. */
+uint64_t vmx_sched_timer_due(unsigned int cpu);
 extern struct sched vmx_sched;
 
 #endif /* EXITPLAN_VCPU_SWITCH_H */

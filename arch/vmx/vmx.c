@@ -587,6 +587,11 @@ bool vmx_setup_vcpu(struct vcpu *vcpu, struct vmx_cpu *vc)
 	vcpu->arch->eptp = vmx_vm_eptp;
 	vcpu->arch->ept = vmx_vm_ept;
 	vcpu_setup_msrs(vcpu);
+	vmx_resident_msrs_setup(vcpu);
+	/* DR0-DR3 and DR6 at reset (SDM Vol. 3A Table 10-1), for a shared vCPU's first turn. */
+	vcpu->arch->dr[0] = vcpu->arch->dr[1] = vcpu->arch->dr[2] = vcpu->arch->dr[3] = 0;
+	vcpu->arch->dr6 = X86_DR6_INIT;
+	vcpu->arch->regs_saved = true;
 	vmx_flush_tlbs(vcpu, vc);
 	return true;
 }

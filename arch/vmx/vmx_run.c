@@ -289,13 +289,55 @@ static bool vmx_cpu_done(unsigned int cpu)
 	return true;
 }
 
+/* Nothing runnable on @cpu: idle, under the scheduler's lock-free peeks. */
+static bool vmx_cpu_has_work(unsigned int cpu)
+{
+	return sched_has_queued(&vmx_sched, cpu) || vmx_sched_wake_due(cpu, NULL);
+}
+
+/*
+ * Wait until a vCPU of @cpu is runnable: halted (interrupts off) until
+ * vmm_kick()'s NMI when no blocked vCPU has a timer armed, else polling
+ * for its deadline (sched_idle_may_halt()).  No NMI that comes is taken
+ * for a guest's: the CPU has no current vCPU meanwhile.
+ */
+static void vmx_cpu_idle(unsigned int cpu)
+{
+	struct sched_cpu *sc = &vmx_sched.cpu[cpu];
+
+	this_cpu()->vcpu = NULL;
+	/*
+	 * The CPU the hardware's I/O APIC entries name (apic: virtual) polls
+	 * with interrupts open for an instant: a device's interrupt for a
+	 * blocked vCPU would otherwise wait in its APIC for a kick.
+	 */
+	if (vmx_ioapic_idle_polls(cpu) ||
+	    !sched_idle_may_halt(&vmx_sched, vmx_sched_timer_due(cpu))) {
+		sc->idle_polls++;
+		while (!vmx_cpu_has_work(cpu)) {
+			vmx_ioapic_idle(cpu);
+			cpu_relax();
+		}
+		return;
+	}
+	sc->idle_halts++;
+	for (;;) {
+		vmx_idle_prepare(cpu);
+		/* A timer armed meanwhile is a vCPU's woken and blocked again: this CPU's own doing. */
+		if (vmx_cpu_has_work(cpu) || vmx_sched_timer_due(cpu))
+			break;
+		vmx_idle_halt(cpu);
+	}
+	vmx_idle_done(cpu);
+}
+
 /*
  * A CPU's life: run the vCPU the scheduler picks, one turn at a time,
  * until all of its vCPUs are gone.  The VMCS of the one picked is made
  * current (VMPTRLD) when it is another than the last one; with none
- * runnable the CPU waits in root operation, polling for a wake-up (a
- * vCPU posted to, or a blocked one's timer coming due: no host timer
- * is needed for it).
+ * runnable the CPU waits in root operation (vmx_cpu_idle()): halted
+ * until a kick, or polling while a blocked vCPU's timer is armed (no
+ * host timer wakes it yet).
  */
 static void vmx_cpu_run(unsigned int cpu)
 {
@@ -307,11 +349,7 @@ static void vmx_cpu_run(unsigned int cpu)
 		if (id == SCHED_NONE) {
 			if (vmx_cpu_done(cpu))
 				return;
-			while (!sched_has_queued(&vmx_sched, cpu) && !vmx_sched_wake_due(cpu, NULL)) {
-				/* A device's interrupt for a blocked vCPU would wait for an entry here. */
-				vmx_ioapic_idle();
-				cpu_relax();
-			}
+			vmx_cpu_idle(cpu);
 			continue;
 		}
 		vcpu = vmx_vcpus[id];
@@ -344,6 +382,8 @@ void vmm_kick(unsigned int vcpu_id)
 		sched_wake(&vmx_sched, vcpu_id);
 		if (cpu != this_cpu_id() && sched_current(&vmx_sched, cpu) == (int)vcpu_id)
 			vmx_kick_ipi(cpu);
+		else
+			vmx_idle_kick(cpu);	/* halted idle: an NMI (ap_park.c) */
 		return;
 	}
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);

@@ -175,12 +175,15 @@ def test_scheduler_shares_the_cpus(runs, name):
 def test_smp_guest_on_shared_cpus(runs, name):
     """The SMP guest's checks with vCPUs sharing CPUs: its MADT and fw_cfg
     say the vCPU count, each AP its own APIC ID (CPUID too), IPIs of every
-    shape wake halted vCPUs wherever they are."""
+    shape wake halted vCPUs wherever they are, each keeps its debug
+    registers and unswitched MSRs."""
     r = runs[name]
     ncpu, nvcpu, _ = SMP_RUNS[name]
     r.expect(r"^smp: %d CPUs in the MADT, fw_cfg says %d" % (nvcpu, nvcpu))
     r.expect(r"^PASS: madt-matches-fw_cfg$")
     assert len(r.findall(r"^PASS: ap-apic-id$")) == nvcpu - 1, r.describe()
+    # DR0-DR3, DR6 and the executed MSRs are each vCPU's own (vcpu_switch.c).
+    assert len(r.findall(r"^PASS: cpu-state-kept$")) == nvcpu, r.describe()
     assert not r.find(r"^FAIL"), r.describe()
     r.expect(r"^guest smp: \d+ passed, 0 failed$")
     r.expect_clean_exit(1)

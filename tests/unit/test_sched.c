@@ -300,6 +300,24 @@ static void test_queue_wraps(void **state)
 	}
 }
 
+/*
+ * An idle CPU halts until a kick unless a blocked vCPU's timer is armed
+ * (only polling sees it come); on one CPU nobody can kick: it polls.
+ */
+static void test_idle_halts_only_without_a_timer(void **state)
+{
+	(void)state;
+	sched_init(&s, 2, 4, 1);
+	assert_true(sched_idle_may_halt(&s, 0));
+	assert_false(sched_idle_may_halt(&s, 12345));
+	sched_init(&s, 1, 3, 1);
+	assert_false(sched_idle_may_halt(&s, 0));
+	assert_false(sched_idle_may_halt(&s, 12345));
+	/* A new machine's counters start at 0. */
+	assert_int_equal(s.cpu[0].idle_halts, 0);
+	assert_int_equal(s.cpu[0].idle_polls, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_spin_alone_keeps_cpu),
 		cmocka_unit_test(test_pause_exits_yield_after_n),
 		cmocka_unit_test(test_queue_wraps),
+		cmocka_unit_test(test_idle_halts_only_without_a_timer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -203,6 +203,7 @@ $(UNIT_OUT)/vmexit-bench/test_msr_io_fast: $(call UNIT_OBJ,vmexit-bench,$(UNIT_S
 		$(call UNIT_OBJ,vmexit-bench,arch/vmx/msr.c) \
 		$(call UNIT_OBJ,vmexit-bench,arch/vmx/io.c) \
 		$(call UNIT_OBJ,vmexit-bench,generated/vmexit-bench/msr_io_fast.c) \
+		$(call UNIT_OBJ,vmexit-bench,generated/vmexit-bench/msr_policy.c) \
 		$(call UNIT_OBJ,vmexit-bench,$(UNIT_SRC)/fakes/fake_msr_io_fast.c) \
 		$(foreach f,runtime/platform.c runtime/pci.c runtime/vpic.c runtime/vpit.c runtime/vrtc.c \
 			$(UNIT_SRC)/fakes/fake_runtime.c $(UNIT_SRC)/fakes/fake_cpu.c \

@@ -19,6 +19,11 @@
  * second): a byte write to the APIC page (dropped), moving the APIC
  * window with IA32_APIC_BASE (#GP).
  *
+ * Last, every CPU checks that its DR0-DR3, DR6 and the MSRs the
+ * hypervisor executes for it (SYSCALL, KERNEL_GS_BASE, TSC_AUX, XSS)
+ * keep its own values while the others write theirs (cpu-state-kept:
+ * with vCPUs sharing a CPU, what VMX does not switch must be).
+ *
  * Options: start=each, x2apic (every CPU switches to x2APIC mode and
  * the IPIs go through MSR 0x830; skipped where CPUID has no x2APIC),
  * init-self (end by sending INIT to itself: under exitplan with one vCPU
@@ -66,7 +71,38 @@ static struct cpu_slot slots[MAX_CPUS];
 static unsigned int ncpus;
 static volatile uint32_t ap_lock;
 
-enum { CMD_NONE, CMD_NMI_HALT, CMD_DEAF };
+/* In the order the BSP sends them: each AP's cmd_done only grows. */
+enum { CMD_NONE, CMD_NMI_HALT, CMD_STATE, CMD_DEAF };
+
+/*
+ * The state a CPU keeps outside what VMX switches (issue 11): DR0-DR3,
+ * DR6 and the MSRs the hypervisor executes for the guest.  Each CPU
+ * writes values of its own, waits (spinning on PAUSE: with vCPUs
+ * sharing a CPU the others run meanwhile), then reads them back.
+ */
+#define STATE_MSRS	6
+static const uint32_t state_msr[STATE_MSRS] = {
+	0xc0000081u,	/* IA32_STAR */
+	0xc0000082u,	/* IA32_LSTAR */
+	0xc0000084u,	/* IA32_FMASK */
+	0xc0000102u,	/* IA32_KERNEL_GS_BASE */
+	0xc0000103u,	/* IA32_TSC_AUX: where CPUID.80000001H:EDX.RDTSCP */
+	0xda0u,		/* IA32_XSS: where CPUID.(0DH,1):EAX.XSAVES and a supervisor component */
+};
+static const char *const state_msr_name[STATE_MSRS] = {
+	"STAR", "LSTAR", "FMASK", "KERNEL_GS_BASE", "TSC_AUX", "XSS",
+};
+static const char *const state_dr_name[5] = { "DR0", "DR1", "DR2", "DR3", "DR6" };
+
+struct cpu_state {
+	uint32_t dr[5];			/* DR0-DR3, DR6 as read back after the write */
+	uint64_t msr[STATE_MSRS];
+	uint32_t msrs;			/* the MSRs written (a bit each) */
+	uint32_t dr_bad, msr_bad;	/* what read back otherwise after the wait */
+};
+
+static struct cpu_state states[MAX_CPUS];
+static volatile uint32_t states_written, states_checked;
 
 static void lock(void)
 {
@@ -178,6 +214,106 @@ static void ap_checks(struct cpu_slot *s)
 	s->exception_ok = fault_happened();
 }
 
+static void dr_write(unsigned int n, uint32_t v)
+{
+	switch (n) {
+	case 0: asm volatile("mov %0, %%db0" : : "r"(v)); break;
+	case 1: asm volatile("mov %0, %%db1" : : "r"(v)); break;
+	case 2: asm volatile("mov %0, %%db2" : : "r"(v)); break;
+	case 3: asm volatile("mov %0, %%db3" : : "r"(v)); break;
+	default: asm volatile("mov %0, %%db6" : : "r"(v)); break;
+	}
+}
+
+static uint32_t dr_read(unsigned int n)
+{
+	uint32_t v;
+
+	switch (n) {
+	case 0: asm volatile("mov %%db0, %0" : "=r"(v)); break;
+	case 1: asm volatile("mov %%db1, %0" : "=r"(v)); break;
+	case 2: asm volatile("mov %%db2, %0" : "=r"(v)); break;
+	case 3: asm volatile("mov %%db3, %0" : "=r"(v)); break;
+	default: asm volatile("mov %%db6, %0" : "=r"(v)); break;
+	}
+	return v;
+}
+
+/* The value CPU @i writes to state MSR @k, or false where it has no such MSR. */
+static bool state_msr_value(unsigned int i, unsigned int k, uint64_t *v)
+{
+	switch (k) {
+	case 2:
+		*v = 0x100u + i;		/* FMASK: bits 63:32 reserved */
+		return true;
+	case 4:
+		if (cpuid(0x80000000u).eax < 0x80000001u || !(cpuid(0x80000001u).edx & (1u << 27)))
+			return false;
+		*v = 0x100u + i;		/* TSC_AUX: bits 63:32 reserved */
+		return true;
+	case 5: {
+		uint64_t comps;
+
+		if (cpuid(0).eax < 0xd || !(cpuid_count(0xd, 1).eax & (1u << 3)))
+			return false;
+		comps = cpuid_count(0xd, 1).ecx | ((uint64_t)cpuid_count(0xd, 1).edx << 32);
+		if (!comps)
+			return false;		/* XSS can only be 0 */
+		*v = (i & 1) ? comps & -comps : 0;
+		return true;
+	}
+	default:
+		*v = (0x10000000ull * (k + 1)) + ((uint64_t)i << 12);
+		return true;
+	}
+}
+
+/*
+ * CPU @i's part of the state check: write, wait until every CPU has
+ * written (each vCPU sharing a CPU has been switched out and in by then,
+ * but for the last one there), read back.  MSR faults are caught under
+ * ap_lock (one fault recovery for all CPUs).
+ */
+static void state_check(unsigned int i)
+{
+	struct cpu_state *st = &states[i];
+
+	for (unsigned int n = 0; n < 5; n++) {
+		dr_write(n, n == 4 ? 0xffff0ff0u | (i & 0xf) : 0x01000000u * (n + 1) + (i << 12));
+		st->dr[n] = dr_read(n);
+	}
+	lock();
+	st->msrs = 0;
+	for (unsigned int k = 0; k < STATE_MSRS; k++) {
+		uint64_t v;
+
+		if (state_msr_value(i, k, &v) && wrmsr_safe(state_msr[k], v) == NO_FAULT &&
+		    rdmsr_safe(state_msr[k], &st->msr[k]) == NO_FAULT)
+			st->msrs |= 1u << k;
+	}
+	unlock();
+	__atomic_fetch_add(&states_written, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&states_written, __ATOMIC_ACQUIRE) < ncpus)
+		pause();
+	st->dr_bad = st->msr_bad = 0;
+	for (unsigned int n = 0; n < 5; n++)
+		if (dr_read(n) != st->dr[n])
+			st->dr_bad |= 1u << n;
+	lock();
+	for (unsigned int k = 0; k < STATE_MSRS; k++) {
+		uint64_t v;
+
+		if ((st->msrs & (1u << k)) &&
+		    (rdmsr_safe(state_msr[k], &v) != NO_FAULT || v != st->msr[k]))
+			st->msr_bad |= 1u << k;
+	}
+	unlock();
+	/* Back to 0: DR0-DR3 mean nothing while DR7 disables them, but leave nothing behind. */
+	for (unsigned int n = 0; n < 4; n++)
+		dr_write(n, 0);
+	__atomic_fetch_add(&states_checked, 1, __ATOMIC_RELEASE);
+}
+
 /* Halt with interrupts off until an NMI (recovered like a fault) ends it. */
 static void ap_nmi_halt(struct cpu_slot *s)
 {
@@ -219,6 +355,8 @@ void ap_main(void)
 		if (cmd != s->cmd_done) {
 			if (cmd == CMD_NMI_HALT)
 				ap_nmi_halt(s);
+			if (cmd == CMD_STATE)
+				state_check((unsigned int)i);
 			if (cmd == CMD_DEAF) {
 				/* APIC software-disabled: no fixed interrupt reaches it now. */
 				lapic_write(XAPIC_REG_SVR, APIC_SPURIOUS_VECTOR);
@@ -338,6 +476,37 @@ static void nmi_check(void)
 	wait_until(&s->cmd_done, CMD_NMI_HALT);
 	check("nmi-wakes-cli-hlt", s->nmis == 1 && s->cmd_done == CMD_NMI_HALT,
 	      "NMIs taken %u, command done %u", s->nmis, s->cmd_done);
+}
+
+/* Every CPU's DR0-DR3, DR6 and executed MSRs are its own after the others ran (issue 11). */
+static void state_checks(void)
+{
+	for (unsigned int i = 1; i < ncpus; i++) {
+		slots[i].cmd = CMD_STATE;
+		smp_send_ipi(slots[i].apic_id, IPI_VECTOR);	/* wake it for the command */
+	}
+	state_check(0);
+	wait_until(&states_checked, ncpus);
+	for (unsigned int i = 0; i < ncpus; i++) {
+		struct cpu_state *st = &states[i];
+		char bad[96] = "";
+		unsigned int len = 0;
+
+		/* At most 5 DRs and 6 MSRs of at most 15 characters: it fits. */
+		for (unsigned int n = 0; n < 5; n++)
+			if (st->dr_bad & (1u << n))
+				len += (unsigned int)snprintf(bad + len, sizeof(bad) - len, " %s",
+							      state_dr_name[n]);
+		for (unsigned int k = 0; k < STATE_MSRS; k++)
+			if (st->msr_bad & (1u << k))
+				len += (unsigned int)snprintf(bad + len, sizeof(bad) - len, " %s",
+							      state_msr_name[k]);
+		check("cpu-state-kept", states_checked == ncpus && !st->dr_bad && !st->msr_bad,
+		      "APIC ID %u: changed:%s (%u of %u CPUs checked; MSRs written 0x%x)",
+		      slots[i].apic_id, bad[0] ? bad : " -", states_checked, ncpus, st->msrs);
+	}
+	for (unsigned int i = 1; i < ncpus; i++)
+		wait_until(&slots[i].cmd_done, CMD_STATE);
 }
 
 static void init_sipi_checks(void)
@@ -520,6 +689,7 @@ void guest_main(void)
 	ipi_checks();
 	nmi_check();
 	init_sipi_checks();
+	state_checks();
 	if (cmdline_has("ap-deaf")) {
 		/* The last AP ends spinning with its APIC off: the machine must still stop. */
 		struct cpu_slot *s = &slots[ncpus - 1];

@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""An idle CPU halts (issue 11; arch/vmx/vmx_run.c vmx_cpu_idle(),
+ap_park.c vmx_idle_*()).
+
+When every vCPU on a CPU is blocked and none has a timer armed, the CPU
+halts in root operation with interrupts off until vmm_kick()'s NMI,
+instead of spinning; with a blocked vCPU's timer armed it polls for the
+deadline.  The scheduler's report says how often each CPU did which:
+
+    exitplan: scheduler: CPU 1 idle: 12 halts until a kick, 0 polls for a blocked vCPU's timer
+
+The overcommit guest's sleeping lock (lock=sleep: waiters halt, the
+unlocker wakes the next with an IPI) at 4 vCPUs on 2 CPUs leaves CPUs
+idle: they must halt, and the guest must still complete, fair and
+exclusive; so must the spinning lock.  3 vCPUs on 1 CPU: nobody else can
+kick the CPU, it never halts idle."""
+import re
+
+import pytest
+
+import bootlib
+
+ACQUISITIONS = 50
+IDLE_RE = re.compile(r"^exitplan: scheduler: CPU (\d+) idle: (\d+) halts until a kick, "
+                     r"(\d+) polls for a blocked vCPU's timer$", re.M)
+# name: (CPUs, vCPUs, guest arguments)
+RUNS = {
+    "sleep-4on2": (2, 4, f"k={ACQUISITIONS} lock=sleep"),
+    "spin-4on2": (2, 4, f"k={ACQUISITIONS}"),
+    "sleep-3on1": (1, 3, f"k={ACQUISITIONS} lock=sleep"),
+}
+
+
+@pytest.fixture(scope="module")
+def runs(boot_out):
+    guest = bootlib.build_guest("overcommit")
+    hv = bootlib.build_hv("overcommit")
+    out = boot_out / "vmx-sched-idle"
+    jobs = []
+    for name, (ncpu, nvcpu, args) in RUNS.items():
+        iso = bootlib.build_iso(hv, guest, out / f"{name}.iso", hv_args=f"vcpus={nvcpu}",
+                                guest_args=args)
+        jobs.append(lambda i=iso, n=ncpu, s=out / f"{name}.serial":
+                    bootlib.run_bochs(i, "corei7_skylake_x", s, ncpu=n))
+    return dict(zip(RUNS, bootlib.run_parallel(jobs, max_workers=2)))
+
+
+def idle_of(r):
+    return [tuple(map(int, m)) for m in IDLE_RE.findall(r.serial)]
+
+
+@pytest.mark.parametrize("name", RUNS)
+def test_guest_completes(runs, name):
+    r = runs[name]
+    _, nvcpu, _ = RUNS[name]
+    r.expect(r"^PASS: mutual-exclusion$")
+    assert len(r.findall(r"^PASS: vcpu-got-its-share$")) == nvcpu, r.describe()
+    assert not r.find(r"^FAIL"), r.describe()
+    r.expect_clean_exit(1)
+
+
+def test_idle_cpus_halt(runs):
+    r = runs["sleep-4on2"]
+    idle = idle_of(r)
+    assert [c[0] for c in idle] == [0, 1], r.describe()
+    assert sum(c[1] for c in idle) > 0, idle
+
+
+def test_one_cpu_never_halts_idle(runs):
+    idle = idle_of(runs["sleep-3on1"])
+    assert [c[0] for c in idle] == [0], idle
+    assert idle[0][1] == 0, idle
