@@ -95,11 +95,11 @@ static bool in_image(uint64_t len, uint64_t off, uint64_t size)
 /* --- placing things in guest RAM ------------------------------------------ */
 
 struct guest_layout {
-	struct guest_ram_range ram[GUEST_MAX_RANGES];
+	struct phys_range ram[GUEST_MAX_RANGES];
 	unsigned int n_ram;
 	uint64_t hv_start, hv_end;	/* the hole, for messages */
 	/* What is taken: the kernel's segments, then what the loader placed. */
-	struct guest_ram_range used[32];
+	struct phys_range used[32];
 	unsigned int n_used;
 };
 
@@ -125,7 +125,7 @@ static bool mark_used(struct guest_layout *g, uint64_t start, uint64_t end)
 {
 	if (g->n_used == ARRAY_SIZE(g->used))
 		return false;
-	g->used[g->n_used++] = (struct guest_ram_range){ start, end };
+	g->used[g->n_used++] = (struct phys_range){ start, end };
 	return true;
 }
 

@@ -19,7 +19,7 @@
  * needs a slot of its own and none is left, it is dropped (the EPT and the
  * guest's map are built from this one function, so they still agree).
  */
-static unsigned int ram_add(struct guest_ram_range *r, unsigned int n, unsigned int max,
+static unsigned int ram_add(struct phys_range *r, unsigned int n, unsigned int max,
 			    uint64_t start, uint64_t end)
 {
 	unsigned int i = 0, j;
@@ -38,15 +38,15 @@ static unsigned int ram_add(struct guest_ram_range *r, unsigned int n, unsigned 
 		if (n == max)
 			return n;
 		memmove(&r[i + 1], &r[i], (n - i) * sizeof(*r));
-		r[i] = (struct guest_ram_range){ start, end };
+		r[i] = (struct phys_range){ start, end };
 		return n + 1;
 	}
-	r[i] = (struct guest_ram_range){ start, end };
+	r[i] = (struct phys_range){ start, end };
 	memmove(&r[i + 1], &r[j], (n - j) * sizeof(*r));
 	return n - (j - i - 1);
 }
 
-unsigned int guest_ram_ranges(const struct boot_info *bi, struct guest_ram_range *r,
+unsigned int guest_ram_ranges(const struct boot_info *bi, struct phys_range *r,
 			      unsigned int max)
 {
 	unsigned int n = 0;

@@ -9,22 +9,19 @@
 
 #include <stdint.h>
 
+#include "phys_range.h"
+
 struct boot_info;
 
 /* The most memory ranges a guest's view of memory has. */
 #define GUEST_MAX_RANGES	(2 * 64 + 8)
-
-/* A range of guest RAM: available memory-map entries minus the hypervisor. */
-struct guest_ram_range {
-	uint64_t start, end;		/* [start, end) */
-};
 
 /*
  * The guest's RAM: every available range of the boot memory map, minus
  * the hypervisor's region [bi->hv_start, bi->hv_end), sorted, whole
  * pages.  Returns the count.
  */
-unsigned int guest_ram_ranges(const struct boot_info *bi, struct guest_ram_range *r,
+unsigned int guest_ram_ranges(const struct boot_info *bi, struct phys_range *r,
 			      unsigned int max);
 
 #endif /* EXITPLAN_GUEST_RAM_H */

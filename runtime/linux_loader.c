@@ -99,7 +99,7 @@ struct taken {
 	unsigned int n;
 };
 
-static bool in_ram(const struct guest_ram_range *ram, unsigned int n, uint64_t s, uint64_t e)
+static bool in_ram(const struct phys_range *ram, unsigned int n, uint64_t s, uint64_t e)
 {
 	for (unsigned int i = 0; i < n; i++)
 		if (s >= ram[i].start && e <= ram[i].end)
@@ -120,7 +120,7 @@ static void take(struct taken *t, uint64_t s, uint64_t e)
  * down, as GRUB places an initrd: the kernel's decompression room at the
  * bottom stays free.
  */
-static uint64_t place_high(const struct guest_ram_range *ram, unsigned int n,
+static uint64_t place_high(const struct phys_range *ram, unsigned int n,
 			   const struct taken *t, uint64_t size, uint64_t limit)
 {
 	size = ALIGN_UP(size ? size : 1, (uint64_t)PAGE_SIZE);
@@ -149,9 +149,9 @@ static uint64_t place_high(const struct guest_ram_range *ram, unsigned int n,
 
 /* --- the e820 map ----------------------------------------------------------- */
 
-static unsigned int build_e820(uint8_t *zp, const struct guest_ram_range *ram, unsigned int n_ram,
+static unsigned int build_e820(uint8_t *zp, const struct phys_range *ram, unsigned int n_ram,
 			       const struct linux_e820_in *res, unsigned int n_res,
-			       const struct guest_ram_range *hv, uint64_t *ram_bytes)
+			       const struct phys_range *hv, uint64_t *ram_bytes)
 {
 	struct boot_e820_entry *e = (struct boot_e820_entry *)(zp + ZP_E820_TABLE);
 	unsigned int n = 0, r = 0, i = 0;
@@ -184,9 +184,9 @@ static unsigned int build_e820(uint8_t *zp, const struct guest_ram_range *ram, u
 
 bool linux_plan(const uint8_t *image, uint64_t len, const char *cmdline,
 		bool have_initrd, uint64_t initrd_len,
-		const struct guest_ram_range *ram, unsigned int n_ram,
+		const struct phys_range *ram, unsigned int n_ram,
 		const struct linux_e820_in *reserved, unsigned int n_reserved,
-		const struct guest_ram_range *hv, struct linux_plan *p)
+		const struct phys_range *hv, struct linux_plan *p)
 {
 	struct taken t = { .n = 0 };
 	unsigned int setup_sects, hdr_end, n_e820;
@@ -326,7 +326,7 @@ bool linux_plan(const uint8_t *image, uint64_t len, const char *cmdline,
 
 bool linux_load(const struct boot_info *bi, struct guest_start *start)
 {
-	static struct guest_ram_range ram[GUEST_MAX_RANGES];
+	static struct phys_range ram[GUEST_MAX_RANGES];
 	static struct linux_e820_in res[BOOT_MMAP_MAX];
 	static struct linux_plan plan;	/* 4 KiB and more: not on the stack */
 	const uint8_t *image = phys_to_virt(bi->modules[0].start);
@@ -346,7 +346,7 @@ bool linux_load(const struct boot_info *bi, struct guest_start *start)
 		initrd_len = bi->modules[1].end - bi->modules[1].start;
 	if (!linux_plan(image, len, bi->modules[0].cmdline, have_initrd, initrd_len,
 			ram, n_ram, res, n_res,
-			&(struct guest_ram_range){ bi->hv_start, bi->hv_end }, &plan))
+			&(struct phys_range){ bi->hv_start, bi->hv_end }, &plan))
 		return false;
 
 	memcpy(phys_to_virt(plan.kernel_addr), image + plan.kernel_file_off, plan.kernel_file_len);

@@ -63,9 +63,9 @@ bool linux_is_bzimage(const uint8_t *image, uint64_t len);
  */
 bool linux_plan(const uint8_t *image, uint64_t len, const char *cmdline,
 		bool have_initrd, uint64_t initrd_len,
-		const struct guest_ram_range *ram, unsigned int n_ram,
+		const struct phys_range *ram, unsigned int n_ram,
 		const struct linux_e820_in *reserved, unsigned int n_reserved,
-		const struct guest_ram_range *hv, struct linux_plan *plan);
+		const struct phys_range *hv, struct linux_plan *plan);
 
 /* Load module 0 (a bzImage) and module 1 (the initrd); start->mbi is the zero page. */
 bool linux_load(const struct boot_info *bi, struct guest_start *start);

@@ -34,8 +34,8 @@ uint64_t region_size(uint64_t image_bytes, uint64_t module_bytes, uint64_t ram_b
  * The highest fit in [lo, hi), up to hi, which moves down below every
  * range of `avoid` the region [s, hi) would overlap.
  */
-static bool fit_in(uint64_t lo, uint64_t hi, const struct region_range *avoid,
-		   unsigned int n_avoid, uint64_t size, struct region_range *r)
+static bool fit_in(uint64_t lo, uint64_t hi, const struct phys_range *avoid,
+		   unsigned int n_avoid, uint64_t size, struct phys_range *r)
 {
 	for (;;) {
 		uint64_t s, lowest = hi;
@@ -51,7 +51,7 @@ static bool fit_in(uint64_t lo, uint64_t hi, const struct region_range *avoid,
 				lowest = avoid[i].start;
 		if (lowest == hi) {
 			/* Up to hi: no sliver of RAM left above the region. */
-			*r = (struct region_range){ s, hi };
+			*r = (struct phys_range){ s, hi };
 			return true;
 		}
 		hi = ALIGN_DOWN(lowest, (uint64_t)PAGE_SIZE);
@@ -59,8 +59,8 @@ static bool fit_in(uint64_t lo, uint64_t hi, const struct region_range *avoid,
 }
 
 bool region_choose(const struct boot_mmap_entry *map, unsigned int n,
-		   const struct region_range *avoid, unsigned int n_avoid,
-		   uint64_t size, struct region_range *region)
+		   const struct phys_range *avoid, unsigned int n_avoid,
+		   uint64_t size, struct phys_range *region)
 {
 	bool found = false;
 
@@ -68,7 +68,7 @@ bool region_choose(const struct boot_mmap_entry *map, unsigned int n,
 		return false;
 	for (unsigned int i = 0; i < n; i++) {
 		uint64_t lo = map[i].addr, hi = map[i].addr + map[i].len;
-		struct region_range r;
+		struct phys_range r;
 
 		if (map[i].type != BOOT_MEM_AVAILABLE || hi <= lo || lo >= HV_IDENTITY_MAP_END)
 			continue;

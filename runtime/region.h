@@ -13,10 +13,7 @@
 #include <stdint.h>
 
 #include "boot_info.h"
-
-struct region_range {
-	uint64_t start, end;		/* [start, end) */
-};
+#include "phys_range.h"
 
 /* The bytes of RAM the map lists as available (for the pool's size). */
 uint64_t region_ram_bytes(const struct boot_mmap_entry *map, unsigned int n);
@@ -37,7 +34,7 @@ uint64_t region_size(uint64_t image_bytes, uint64_t module_bytes, uint64_t ram_b
  * RAM is left above it.  False when nothing fits.
  */
 bool region_choose(const struct boot_mmap_entry *map, unsigned int n,
-		   const struct region_range *avoid, unsigned int n_avoid,
-		   uint64_t size, struct region_range *region);
+		   const struct phys_range *avoid, unsigned int n_avoid,
+		   uint64_t size, struct phys_range *region);
 
 #endif /* EXITPLAN_REGION_H */

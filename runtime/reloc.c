@@ -49,7 +49,7 @@ static uint64_t str_end(uint32_t pa)
 int64_t boot_relocate(uint32_t mb_magic, uint32_t mb_info_pa)
 {
 	static struct boot_mmap_entry map[BOOT_MMAP_MAX];
-	struct region_range avoid[AVOID_MAX], r;
+	struct phys_range avoid[AVOID_MAX], r;
 	const struct multiboot_info *mbi = phys(mb_info_pa);
 	uint64_t image = (uintptr_t)__image_start, image_bytes = __image_end - __image_start;
 	uint64_t module_bytes = 0, size;
@@ -74,22 +74,22 @@ int64_t boot_relocate(uint32_t mb_magic, uint32_t mb_info_pa)
 	}
 
 	/* What the copy must not overwrite: everything boot_info_init() reads. */
-	avoid[na++] = (struct region_range){ image, image + image_bytes };
-	avoid[na++] = (struct region_range){ mb_info_pa, mb_info_pa + sizeof(*mbi) };
-	avoid[na++] = (struct region_range){ mbi->mmap_addr, mbi->mmap_addr + mbi->mmap_length };
+	avoid[na++] = (struct phys_range){ image, image + image_bytes };
+	avoid[na++] = (struct phys_range){ mb_info_pa, mb_info_pa + sizeof(*mbi) };
+	avoid[na++] = (struct phys_range){ mbi->mmap_addr, mbi->mmap_addr + mbi->mmap_length };
 	if (mbi->flags & MULTIBOOT_INFO_CMDLINE)
-		avoid[na++] = (struct region_range){ mbi->cmdline, str_end(mbi->cmdline) };
+		avoid[na++] = (struct phys_range){ mbi->cmdline, str_end(mbi->cmdline) };
 	if (mbi->flags & MULTIBOOT_INFO_BOOT_LOADER_NAME)
-		avoid[na++] = (struct region_range){ mbi->boot_loader_name,
+		avoid[na++] = (struct phys_range){ mbi->boot_loader_name,
 						     str_end(mbi->boot_loader_name) };
 	if ((mbi->flags & MULTIBOOT_INFO_MODS) && mbi->mods_count <= BOOT_MODULES_MAX) {
 		const struct multiboot_module *m = phys(mbi->mods_addr);
 
-		avoid[na++] = (struct region_range){ mbi->mods_addr,
+		avoid[na++] = (struct phys_range){ mbi->mods_addr,
 						     mbi->mods_addr + mbi->mods_count * sizeof(*m) };
 		for (uint32_t i = 0; i < mbi->mods_count; i++) {
-			avoid[na++] = (struct region_range){ m[i].mod_start, m[i].mod_end };
-			avoid[na++] = (struct region_range){ m[i].cmdline, str_end(m[i].cmdline) };
+			avoid[na++] = (struct phys_range){ m[i].mod_start, m[i].mod_end };
+			avoid[na++] = (struct phys_range){ m[i].cmdline, str_end(m[i].cmdline) };
 			if (m[i].mod_end > m[i].mod_start)
 				module_bytes += ALIGN_UP((uint64_t)(m[i].mod_end - m[i].mod_start),
 							 (uint64_t)PAGE_SIZE);

@@ -181,7 +181,7 @@ static bool firmware_entry(const struct boot_mmap_entry *e, uint64_t *lo, uint64
 /* What the boot memory map, the grants and the fixed tables make of @a, in priority order. */
 struct ept_sources {
 	const struct boot_info *bi;
-	const struct guest_ram_range *ram;
+	const struct phys_range *ram;
 	unsigned int n_ram;
 	const struct ept_range *grants;
 	unsigned int n_grants;
@@ -256,7 +256,7 @@ unsigned int ept_identity_ranges(const struct boot_info *bi, const struct ept_ra
 				 unsigned int n_grants, struct ept_range *out, unsigned int max)
 {
 	/* Static: too large for the boot stack; built once, on the boot CPU. */
-	static struct guest_ram_range ram[GUEST_MAX_RANGES];
+	static struct phys_range ram[GUEST_MAX_RANGES];
 	struct ept_sources src = { bi, ram, 0, grants, n_grants };
 	uint64_t limit = HV_IDENTITY_MAP_END, a = 0;
 	unsigned int n = 0;

@@ -142,7 +142,7 @@ static enum ept_range_kind expected_kind(uint64_t a)
 
 /* --- the identity ranges, from ept.c ------------------------------------- */
 
-static struct guest_ram_range ram[GUEST_MAX_RANGES];
+static struct phys_range ram[GUEST_MAX_RANGES];
 static unsigned int n_ram;
 static struct ept_range ranges[EPT_IDENTITY_MAX_RANGES];
 static unsigned int n_ranges;

@@ -641,7 +641,7 @@ static void test_refuses_malformed(void **state)
 
 static void test_guest_ram_ranges(void **state)
 {
-	struct guest_ram_range r[GUEST_MAX_RANGES];
+	struct phys_range r[GUEST_MAX_RANGES];
 	unsigned int n;
 
 	(void)state;
@@ -690,7 +690,7 @@ static void test_guest_ram_ranges_region_at_top(void **state)
 		{ 0x100000, 160 * MiB - 0x100000, BOOT_MEM_AVAILABLE },
 		{ 0x100000000ull, 256 * MiB, BOOT_MEM_AVAILABLE },
 	};
-	struct guest_ram_range r[GUEST_MAX_RANGES];
+	struct phys_range r[GUEST_MAX_RANGES];
 	unsigned int n;
 
 	(void)state;
@@ -1029,7 +1029,7 @@ static void test_ram_ranges_merge(void **state)
 		/* Over everything from 200 MiB to 264 MiB, and touching 256 MiB's. */
 		{ 0xc800000, 0x4000000, BOOT_MEM_AVAILABLE },
 	};
-	struct guest_ram_range r[GUEST_MAX_RANGES];
+	struct phys_range r[GUEST_MAX_RANGES];
 	unsigned int n;
 
 	(void)state;

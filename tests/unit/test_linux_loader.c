@@ -61,7 +61,7 @@ static uint8_t *make_image(size_t len)
 }
 
 /* 256 MiB of Bochs RAM as guest_ram_ranges() gives it: the hypervisor's hole cut out. */
-static const struct guest_ram_range ram[] = {
+static const struct phys_range ram[] = {
 	{ 0, 0x9f000 }, { MiB, TEST_HV_START }, { TEST_HV_END, 0xfff0000 },
 };
 static const struct linux_e820_in reserved[] = {
@@ -73,12 +73,12 @@ static const struct linux_e820_in reserved[] = {
 static struct linux_plan plan;
 
 static bool plan_for(const uint8_t *img, size_t len, const char *cmd, bool initrd,
-		     uint64_t initrd_len, const struct guest_ram_range *r, unsigned int n)
+		     uint64_t initrd_len, const struct phys_range *r, unsigned int n)
 {
 	fake_printk_reset();
 	return linux_plan(img, len, cmd, initrd, initrd_len, r, n, reserved,
 			  sizeof(reserved) / sizeof(reserved[0]),
-			  &(struct guest_ram_range){ TEST_HV_START, TEST_HV_END }, &plan);
+			  &(struct phys_range){ TEST_HV_START, TEST_HV_END }, &plan);
 }
 
 static bool overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
@@ -237,7 +237,7 @@ static void test_bad_header_length(void **state)
 
 static void test_kernel_not_in_ram(void **state)
 {
-	static const struct guest_ram_range small[] = { { 0, 0x9f000 }, { MiB, 20 * MiB } };
+	static const struct phys_range small[] = { { 0, 0x9f000 }, { MiB, 20 * MiB } };
 	uint8_t *img = make_image(IMAGE_BYTES);
 
 	(void)state;

@@ -29,7 +29,7 @@ static const struct boot_mmap_entry bochs_256m[] = {
 
 static void test_top_of_ram_up_to_its_end(void **state)
 {
-	struct region_range r;
+	struct phys_range r;
 
 	(void)state;
 	assert_true(region_choose(bochs_256m, N(bochs_256m), NULL, 0, 10 * MiB, &r));
@@ -54,7 +54,7 @@ static void test_two_gib_and_above_4g(void **state)
 	static const struct boot_mmap_entry across[] = {
 		{ MiB, 5 * GiB, AVAIL },
 	};
-	struct region_range r;
+	struct phys_range r;
 
 	(void)state;
 	assert_true(region_choose(two_g, N(two_g), NULL, 0, 16 * MiB, &r));
@@ -71,11 +71,11 @@ static void test_two_gib_and_above_4g(void **state)
 static void test_avoids_the_boot_loaders_data(void **state)
 {
 	/* A module near the top, the image being copied just below it. */
-	static const struct region_range avoid[] = {
+	static const struct phys_range avoid[] = {
 		{ 0xff00000, 0xff80000 },		/* a module */
 		{ 0xf800000, 0xf8a5000 },		/* the running image */
 	};
-	struct region_range r;
+	struct phys_range r;
 
 	(void)state;
 	assert_true(region_choose(bochs_256m, N(bochs_256m), avoid, N(avoid), 8 * MiB, &r));
@@ -90,7 +90,7 @@ static void test_avoids_the_boot_loaders_data(void **state)
 	assert_int_equal(r.start, 0xf600000);
 }
 
-static bool overlaps_any(const struct region_range *r, const struct region_range *avoid,
+static bool overlaps_any(const struct phys_range *r, const struct phys_range *avoid,
 			 unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
@@ -109,7 +109,7 @@ static bool overlaps_any(const struct region_range *r, const struct region_range
  */
 static void test_modules_near_the_top_of_ram(void **state)
 {
-	static const struct region_range avoid[] = {
+	static const struct phys_range avoid[] = {
 		{ 0x4000000, 0x40a5000 },	/* the image where the loader put it */
 		{ 0x9000, 0x9100 },		/* multiboot information, memory map */
 		{ 0xfc00000, 0xfe80000 },	/* module 0: 2.5 MiB */
@@ -118,7 +118,7 @@ static void test_modules_near_the_top_of_ram(void **state)
 	};
 	uint64_t modules = 0x280000 + 0x100000;
 	uint64_t size = region_size(0xa5000, modules, region_ram_bytes(bochs_256m, N(bochs_256m)));
-	struct region_range r;
+	struct phys_range r;
 
 	(void)state;
 	assert_true(size >= 0xa5000 + modules);
@@ -131,7 +131,7 @@ static void test_modules_near_the_top_of_ram(void **state)
 
 	/* One module at the top ending with RAM: the same, below it. */
 	{
-		static const struct region_range top[] = { { 0xffe0000, 0xfff0000 } };
+		static const struct phys_range top[] = { { 0xffe0000, 0xfff0000 } };
 
 		assert_true(region_choose(bochs_256m, N(bochs_256m), top, N(top), 8 * MiB, &r));
 		assert_int_equal(r.end, 0xffe0000);
@@ -143,7 +143,7 @@ static void test_modules_near_the_top_of_ram(void **state)
 	 * available RAM below 4 GiB holds it"), never placed over it.
 	 */
 	{
-		static const struct region_range big[] = { { 0x2000000, 0xf000000 } };
+		static const struct phys_range big[] = { { 0x2000000, 0xf000000 } };
 
 		size = region_size(0xa5000, 0xd000000, region_ram_bytes(bochs_256m, N(bochs_256m)));
 		assert_true(size > 0xd000000);
@@ -160,7 +160,7 @@ static void test_nothing_fits(void **state)
 	static const struct boot_mmap_entry low_only[] = {
 		{ 0, 0x9f000, AVAIL }, { 0x9f000, 0x61000, BOOT_MEM_RESERVED },
 	};
-	struct region_range r;
+	struct phys_range r;
 
 	(void)state;
 	assert_false(region_choose(small, N(small), NULL, 0, 8 * MiB, &r));
