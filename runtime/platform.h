@@ -130,7 +130,6 @@
 
 /* One guest's devices. */
 struct platform_state {
-	uint16_t fw_cfg_key;
 	uint32_t fw_cfg_offset;
 	/*
 	 * Every item by key, built at platform_init(), and one empty item
@@ -195,7 +194,6 @@ enum platform_io_result {
  */
 static inline void platform_fw_cfg_select(struct platform_state *p, uint16_t key)
 {
-	p->fw_cfg_key = key;
 	p->fw_cfg_offset = 0;
 	p->fw_cfg_sel = &p->fw_cfg_items[key < PLATFORM_FW_CFG_KEYS ? key : PLATFORM_FW_CFG_KEYS];
 }

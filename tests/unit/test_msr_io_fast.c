@@ -38,7 +38,7 @@ static struct platform_state platform;
 struct result {
 	uint64_t rax, rdx, rip, intr, deadline;
 	bool deadline_written;
-	uint16_t key;
+	const struct platform_fw_cfg_item *sel;	/* the fw_cfg item selected */
 	uint32_t offset;
 	enum vmx_exit_action action;
 };
@@ -82,7 +82,7 @@ static struct result run(enum vmx_exit_action (*h)(struct vcpu *), uint64_t rax,
 	s.deadline = 0;
 	fake_msr_get(MSR_IA32_TSC_DEADLINE, &s.deadline);
 	s.deadline_written = fake_msr_count(FAKE_WRMSR, MSR_IA32_TSC_DEADLINE) != 0;
-	s.key = platform.fw_cfg_key;
+	s.sel = platform.fw_cfg_sel;
 	s.offset = platform.fw_cfg_offset;
 	return s;
 }
@@ -96,7 +96,7 @@ static void assert_same(const struct result *a, const struct result *b)
 	assert_int_equal(a->intr, b->intr);
 	assert_int_equal(a->deadline_written, b->deadline_written);
 	assert_int_equal(a->deadline, b->deadline);
-	assert_int_equal(a->key, b->key);
+	assert_ptr_equal(a->sel, b->sel);
 	assert_int_equal(a->offset, b->offset);
 }
 
@@ -205,7 +205,8 @@ static void test_fw_cfg(void **state)
 		g = run(handle_io_instruction, 0xabcd0000u | keys[k], 0, 0,
 			QUAL(0x510, 0, 2, k & 1 ? EXIT_QUAL_IO_IMM : 0), 1, GUEST_INTR_STATE_STI);
 		assert_same(&f, &g);
-		assert_int_equal(f.key, keys[k]);
+		assert_ptr_equal(f.sel, &platform.fw_cfg_items[keys[k] < PLATFORM_FW_CFG_KEYS ?
+								   keys[k] : PLATFORM_FW_CFG_KEYS]);
 		for (unsigned int i = 0; i < 10; i++) {
 			struct platform_state saved = platform;
 
