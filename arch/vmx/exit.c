@@ -109,7 +109,8 @@ static void print_breakdown(const char *name, bool hex, const struct stats_range
 		}
 	}
 	for (unsigned int i = 0; i < EXIT_STATS_KEYS; i++) {
-		if (!t->key[i])
+		/* A slot claimed for a fast handler's key (profile.h) may be unused. */
+		if (!t->key[i] || !t->count[i])
 			continue;
 		printk(hex ? "%s0x%llx: %llu" : "%s%llu: %llu", sep,
 		       (unsigned long long)(t->key[i] - 1), (unsigned long long)t->count[i]);

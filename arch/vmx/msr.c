@@ -373,7 +373,7 @@ static bool tsc_deadline_write(struct vcpu *vcpu, uint64_t v)
 	if (!a->has_tsc_deadline)
 		return false;
 	/* To the CPU's MSR (hrtimer's hot path): the fast handler's answer too. */
-	if (msr_fast_write_ia32_tsc_deadline(vcpu, v))
+	if (msr_fast_write_ia32_tsc_deadline(vcpu, (uint32_t)v, (uint32_t)(v >> 32)))
 		return true;
 	/* The guest's deadline is in its own TSC's terms; the emulated one in the host's. */
 	if (v)
@@ -930,7 +930,7 @@ void vcpu_setup_msrs(struct vcpu *vcpu)
 	a->has_x2apic = ecx & CPUID_1_ECX_X2APIC;
 	a->has_tsc_deadline = ecx & CPUID_1_ECX_TSC_DEADLINE;
 	/* After vmx_setup_controls(), which decided tsc_deadline_emulated. */
-	a->tsc_deadline_to_cpu = a->has_tsc_deadline && !a->tsc_deadline_emulated;
+	vcpu->tsc_deadline_to_cpu = a->has_tsc_deadline && !a->tsc_deadline_emulated;
 	cpuid_count(0, 0, &eax, &ebx, &ecx, &edx);
 	a->has_tsc_adjust = false;
 	if (eax >= CPUID_LEAF_EXT_STRUCT_FEATURES) {

@@ -34,18 +34,22 @@ static inline bool msr_fast_read_ia32_apic_base(struct vcpu *vcpu, uint64_t *v)
  * WRMSR IA32_TSC_DEADLINE when it goes to the CPU's own MSR (not
  * emulated with the preemption timer): any value is valid, in host TSC
  * terms.  No TSC-deadline mode (the MSR does not exist) and the emulated
- * deadline are the general handler's.
+ * deadline are the general handler's.  The value comes as WRMSR's halves
+ * (EDX:EAX) and goes to the CPU as halves: 0 (disarm, the common write)
+ * is written as it came, with no 64-bit value built and split again.
  */
-static inline bool msr_fast_write_ia32_tsc_deadline(struct vcpu *vcpu, uint64_t v)
+static inline bool msr_fast_write_ia32_tsc_deadline(struct vcpu *vcpu, uint32_t lo, uint32_t hi)
 {
-	struct vcpu_arch_state *a = vcpu->arch;
-
-	if (!a->tsc_deadline_to_cpu)	/* has_tsc_deadline && !tsc_deadline_emulated */
+	if (!vcpu->tsc_deadline_to_cpu)	/* has_tsc_deadline && !tsc_deadline_emulated */
 		return false;
 	/* The guest's deadline is in its own TSC's terms; the CPU's in the host's. */
-	if (v)
-		v -= a->tsc.offset;
-	wrmsr(MSR_IA32_TSC_DEADLINE, v);
+	if (lo | hi) {
+		uint64_t v = ((uint64_t)hi << 32 | lo) - vcpu->arch->tsc.offset;
+
+		lo = (uint32_t)v;
+		hi = (uint32_t)(v >> 32);
+	}
+	wrmsr(MSR_IA32_TSC_DEADLINE, (uint64_t)hi << 32 | lo);
 	return true;
 }
 

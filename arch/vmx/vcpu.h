@@ -62,6 +62,13 @@ struct vcpu {
 	 * the dispatch itself.
 	 */
 	bool exit_hooks;
+	/*
+	 * Derived once (vcpu_setup_msrs()): has_tsc_deadline &&
+	 * !tsc_deadline_emulated, so a WRMSR IA32_TSC_DEADLINE goes to the
+	 * CPU's MSR.  Here, not in vcpu_arch_state, so that the fast handler's
+	 * common write (0, the disarm) loads no arch pointer.
+	 */
+	bool tsc_deadline_to_cpu;
 	unsigned int id;
 	struct vm *vm;			/* the machine it belongs to (runtime/vm.h) */
 	struct vm_vcpu *vv;		/* its run state and posted events there */

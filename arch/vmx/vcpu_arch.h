@@ -162,8 +162,6 @@ struct vcpu_arch_state {
 	 * would slip, so the write goes to the real MSR instead.
 	 */
 	bool tsc_deadline_emulated;
-	/* Derived once (vcpu_setup_msrs()): has_tsc_deadline && !tsc_deadline_emulated. */
-	bool tsc_deadline_to_cpu;
 
 	uint16_t vpid;
 	uint64_t eptp;

@@ -208,6 +208,11 @@ static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
 	}
 	/* The profile's table of CPUID answers, from the controls just set. */
 	cpuid_fast_init(vcpu);
+	/*
+	 * The breakdown slots the fast handlers count in (profile.h), before
+	 * the first exit: the stats are zero until then.
+	 */
+	PROFILE_STATS_CLAIM_FAST_KEYS(&vcpu->stats);
 	if (proc2 & SECONDARY_EXEC_PAUSE_LOOP_EXITING) {
 		VMCS_WRITES(ple, { PLE_GAP, PROFILE_PLE_GAP }, { PLE_WINDOW, PROFILE_PLE_WINDOW });
 		if (!vmcs_write_all(ple, ARRAY_SIZE(ple)))

@@ -125,6 +125,7 @@ def _fast(plan, p, spec):
     plan.msr_fast_read = [e for e in p.msr_fast if e.read]
     plan.msr_fast_write = [e for e in p.msr_fast if e.write]
     plan.io_fast = p.io_fast
+    _fast_stats_slots(plan)
     for reason, lst, fn, what in (
             ("MSR_READ", plan.msr_fast_read, "handle_msr_read_fast", "RDMSR"),
             ("MSR_WRITE", plan.msr_fast_write, "handle_msr_write_fast", "WRMSR")):
@@ -147,6 +148,43 @@ def _fast(plan, p, spec):
                                    "the general handler"))
 
 
+# The slots of struct exit_stats_table (arch/vmx/exit_stats.h): EXIT_STATS_KEYS
+# of them, a key's home slot its low bits, linear probing; the generated
+# code asserts the size (profile.h).
+EXIT_STATS_KEYS = 32
+X2APIC_FIRST, X2APIC_LAST = 0x800, 0x8ff	# direct-indexed in exit_stats.h, no table slot
+
+
+def _claim(keys):
+    """{key: slot}: the slots the keys take, in this order, in an empty table,
+    as exit_stats_table_count_slow() would claim them."""
+    used, slots = set(), {}
+    for key in keys:
+        i = key & (EXIT_STATS_KEYS - 1)
+        while i in used:
+            i = (i + 1) & (EXIT_STATS_KEYS - 1)
+        used.add(i)
+        slots[key] = i
+    return slots
+
+
+def _fast_stats_slots(plan):
+    """The breakdown slot of each listed MSR (not x2APIC: those are counted
+    in a direct array) and port, claimed at boot and after a statistics
+    reset (PROFILE_STATS_CLAIM_FAST_KEYS), so that the fast handler counts
+    its constant key with one increment of a constant slot."""
+    plan.stats_table_keys = EXIT_STATS_KEYS
+    plan.stats_claims = []
+    plan.stats_slot = {}	# table -> {key: slot}
+    for table, keys in (("msr_read", [e.msr.index for e in plan.msr_fast_read]),
+                        ("msr_write", [e.msr.index for e in plan.msr_fast_write]),
+                        ("io", [e.port for e in plan.io_fast])):
+        keys = [k for k in dict.fromkeys(keys) if not X2APIC_FIRST <= k <= X2APIC_LAST]
+        slots = _claim(keys)
+        plan.stats_slot[table] = slots
+        plan.stats_claims += [Obj(table=table, key=k, slot=s) for k, s in slots.items()]
+
+
 # --- dispatch --------------------------------------------------------------
 def _dispatch(plan, p, spec):
     handled = [m for m in p.mix if m.reason.name in spec.handlers]
@@ -164,15 +202,15 @@ def _dispatch(plan, p, spec):
                 if acc + 1e-9 >= p.direct_value:
                     break
         elif p.direct_mode == "auto":
-            n, costs = costmodel.optimal_length([m.exact for m in handled], p.direct_value)
+            n, costs = costmodel.optimal_length([m.exact for m in handled], p.direct_value,
+                                                p.stats)
             direct = handled[:n]
             plan.model = Obj(n=n, costs=costs, cap=p.direct_value, candidates=handled,
-                             prefix=costmodel.STATS_PREFIX[p.stats],
-                             marginal=[costmodel.marginal([m.exact for m in handled], k)
+                             stats=p.stats,
+                             marginal=[costmodel.marginal([m.exact for m in handled], k, p.stats)
                                        for k in range(1, len(handled) + 1)])
-            pre = plan.model.prefix
-            plan.model.expected = f"{float(costs[n]) + pre:.1f}"
-            plan.model.table = f"{float(costs[0]) + pre:.1f}"
+            plan.model.expected = f"{float(costs[n]):.1f}"
+            plan.model.table = f"{float(costs[0]):.1f}"
         else:
             by_name = {m.reason.name: m for m in p.mix}
             direct = [by_name[n] for n in p.direct_value]

@@ -19,15 +19,16 @@ def _explain_auto(w, plan):
     n = m.n
     if not plan.direct:
         w(_wrap("  (none: the table alone is cheapest under this mix)"))
-    pre = m.prefix
+    st = m.stats
 
     def ins(x):
-        return f"{float(x) + pre:.1f}"
+        return f"{float(x):.1f}"
 
     w(_wrap(f"Cost model (gen/exitplan_gen/costmodel.py, instructions from the entry "
             f"of vmx_dispatch_exit() to the handler's jump): link k costs "
-            f"{costmodel.COMPARE}k + {costmodel.DIRECT + pre}, the table behind a chain of n "
-            f"{costmodel.COMPARE}n + {costmodel.TABLE + pre}. Expected per exit: "
+            f"{costmodel.COMPARE}k + {costmodel.DIRECT + costmodel.STATS_LINK[st]}, the table "
+            f"behind a chain of n {costmodel.COMPARE}n + {costmodel.TABLE + costmodel.STATS_TABLE[st]}"
+            f"{' (the exit counted in both)' if st != 'off' else ''}. Expected per exit: "
             f"{ins(m.costs[n])} with this chain of {n}, {ins(m.costs[0])} with the table alone."))
     w(_wrap("Expected per exit by chain length: " +
             ", ".join(f"{k}: {ins(c)}" for k, c in enumerate(m.costs)) + "."))
@@ -35,8 +36,8 @@ def _explain_auto(w, plan):
         if c.exact == 0:
             why = "out: not seen in the mix, a link would only cost the exits that pass it"
         elif k <= n:
-            why = (f"in at #{k}: {costmodel.link_cost(k) + pre} instructions to its handler "
-                   f"(the table alone: {costmodel.table_cost(0) + pre}); a chain of {k} "
+            why = (f"in at #{k}: {costmodel.link_cost(k, st)} instructions to its handler "
+                   f"(the table alone: {costmodel.table_cost(0, st)}); a chain of {k} "
                    f"expects {ins(m.costs[k])} per exit, of {k - 1} {ins(m.costs[k - 1])}")
             if m.marginal[k - 1] <= 0:
                 why += ("; on its own it does not pay, but the links after it "
@@ -47,7 +48,7 @@ def _explain_auto(w, plan):
             best = min(m.costs[k:]) if k < len(m.costs) else None
             why = (f"out: the best chain reaching it (length {k} or more) costs {ins(best)} "
                    f"per exit against {ins(m.costs[n])}; a link saves it "
-                   f"{costmodel.TABLE - costmodel.DIRECT - costmodel.COMPARE} but adds "
+                   f"{costmodel.table_cost(0, st) - costmodel.link_cost(1, st)} but adds "
                    f"{costmodel.COMPARE} to every exit that passes it")
         w(_wrap(f"{c.reason.name} {pct(c.share)}: {why}.", indent="    "))
 

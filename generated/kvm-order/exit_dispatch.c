@@ -21,23 +21,39 @@
 
 enum vmx_exit_action vmx_dispatch_exit(struct vcpu *vcpu, uint16_t basic_reason)
 {
-	vcpu->stats.count[exit_stats_slot(basic_reason)]++;
-
+	/*
+	 * Each exit counted once: where the reason is a constant (a chain
+	 * link, a case), in its own slot with one increment; the rest with
+	 * the reason clamped to the OTHER slot before the table.
+	 */
 	/* Direct calls, most frequent first: 64.0% of this workload's exits. */
-	if (basic_reason == EXIT_REASON_MSR_WRITE)			/* 18.0% */
+	if (basic_reason == EXIT_REASON_MSR_WRITE) {			/* 18.0% */
+		vcpu->stats.count[EXIT_REASON_MSR_WRITE]++;
 		return handle_msr_write(vcpu);
-	if (basic_reason == EXIT_REASON_PREEMPTION_TIMER)		/* 5.0% */
+	}
+	if (basic_reason == EXIT_REASON_PREEMPTION_TIMER) {		/* 5.0% */
+		vcpu->stats.count[EXIT_REASON_PREEMPTION_TIMER]++;
 		return handle_preemption_timer(vcpu);
-	if (basic_reason == EXIT_REASON_INTERRUPT_WINDOW)		/* 7.0% */
+	}
+	if (basic_reason == EXIT_REASON_INTERRUPT_WINDOW) {		/* 7.0% */
+		vcpu->stats.count[EXIT_REASON_INTERRUPT_WINDOW]++;
 		return handle_interrupt_window(vcpu);
-	if (basic_reason == EXIT_REASON_EXTERNAL_INTERRUPT)		/* 20.0% */
+	}
+	if (basic_reason == EXIT_REASON_EXTERNAL_INTERRUPT) {		/* 20.0% */
+		vcpu->stats.count[EXIT_REASON_EXTERNAL_INTERRUPT]++;
 		return handle_external_interrupt(vcpu);
-	if (basic_reason == EXIT_REASON_HLT)				/* 14.0% */
+	}
+	if (basic_reason == EXIT_REASON_HLT) {				/* 14.0% */
+		vcpu->stats.count[EXIT_REASON_HLT]++;
 		return handle_hlt(vcpu);
-	if (basic_reason == EXIT_REASON_EPT_MISCONFIG)			/* 0.0% */
+	}
+	if (basic_reason == EXIT_REASON_EPT_MISCONFIG) {		/* 0.0% */
+		vcpu->stats.count[EXIT_REASON_EPT_MISCONFIG]++;
 		return handle_ept_misconfig(vcpu);
+	}
 
 	/* The rest through the table; the index is clamped under speculation. */
+	vcpu->stats.count[exit_stats_slot(basic_reason)]++;
 	if (basic_reason <= VMX_EXIT_REASON_MAX) {
 		vmx_exit_handler_t handler =
 			vmx_exit_table[array_index_nospec(basic_reason, VMX_EXIT_REASON_MAX + 1)];

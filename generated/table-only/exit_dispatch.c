@@ -21,9 +21,13 @@
 
 enum vmx_exit_action vmx_dispatch_exit(struct vcpu *vcpu, uint16_t basic_reason)
 {
-	vcpu->stats.count[exit_stats_slot(basic_reason)]++;
-
+	/*
+	 * Each exit counted once: where the reason is a constant (a chain
+	 * link, a case), in its own slot with one increment; the rest with
+	 * the reason clamped to the OTHER slot before the table.
+	 */
 	/* Every reason through the table; the index is clamped under speculation. */
+	vcpu->stats.count[exit_stats_slot(basic_reason)]++;
 	if (basic_reason <= VMX_EXIT_REASON_MAX) {
 		vmx_exit_handler_t handler =
 			vmx_exit_table[array_index_nospec(basic_reason, VMX_EXIT_REASON_MAX + 1)];

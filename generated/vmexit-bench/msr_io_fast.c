@@ -36,9 +36,8 @@ enum vmx_exit_action handle_msr_read_fast(struct vcpu *vcpu)
 	case MSR_IA32_APIC_BASE:			/* the guest's copy, read from struct vcpu */
 		if (!msr_fast_read_ia32_apic_base(vcpu, &v))
 			return handle_msr_read(vcpu);
-		if (VCPU_STATS_COUNTING)	/* the key a constant: its slot too */
-			exit_stats_count_msr(vcpu->stats.msr_read_x2apic, &vcpu->stats.msr_read,
-					     MSR_IA32_APIC_BASE);
+		if (VCPU_STATS_COUNTING)	/* its slot claimed at boot (profile.h) */
+			vcpu->stats.msr_read.count[27]++;
 		break;
 	default:
 		return handle_msr_read(vcpu);
@@ -52,15 +51,13 @@ enum vmx_exit_action handle_msr_read_fast(struct vcpu *vcpu)
 enum vmx_exit_action handle_msr_write_fast(struct vcpu *vcpu)
 {
 	struct guest_regs *r = &vcpu->regs;
-	uint64_t v = ((r->rdx & 0xffffffffull) << 32) | (r->rax & 0xffffffffull);
 
 	switch ((uint32_t)r->rcx) {
 	case MSR_IA32_TSC_DEADLINE:			/* written to the CPU's MSR in host TSC terms (the emulated deadline goes to msr.c) */
-		if (!msr_fast_write_ia32_tsc_deadline(vcpu, v))
+		if (!msr_fast_write_ia32_tsc_deadline(vcpu, (uint32_t)r->rax, (uint32_t)r->rdx))
 			return handle_msr_write(vcpu);
-		if (VCPU_STATS_COUNTING)	/* the key a constant: its slot too */
-			exit_stats_count_msr(vcpu->stats.msr_write_x2apic, &vcpu->stats.msr_write,
-					     MSR_IA32_TSC_DEADLINE);
+		if (VCPU_STATS_COUNTING)	/* its slot claimed at boot (profile.h) */
+			vcpu->stats.msr_write.count[0]++;
 		break;
 	default:
 		return handle_msr_write(vcpu);
@@ -77,14 +74,14 @@ enum vmx_exit_action handle_io_instruction_fast(struct vcpu *vcpu)
 	switch (q & IO_FAST_QUAL_MASK) {
 	case IO_FAST_QUAL(0x510, 0, 2):		/* fw_cfg selector (QEMU docs/specs/fw_cfg.rst) */
 		io_fast_out_0x510(vcpu, (uint32_t)r->rax);
-		if (VCPU_STATS_COUNTING)	/* the key a constant: its slot too */
-			exit_stats_table_count(&vcpu->stats.io, 0x510);
+		if (VCPU_STATS_COUNTING)	/* its slot claimed at boot (profile.h) */
+			vcpu->stats.io.count[16]++;
 		break;
 	case IO_FAST_QUAL(0x511, 1, 1):		/* fw_cfg data, one byte of the selected item */
 		/* IN to AL/AX keeps the rest of RAX. */
 		r->rax = (r->rax & ~0xffull) | io_fast_in_0x511(vcpu);
-		if (VCPU_STATS_COUNTING)	/* the key a constant: its slot too */
-			exit_stats_table_count(&vcpu->stats.io, 0x511);
+		if (VCPU_STATS_COUNTING)	/* its slot claimed at boot (profile.h) */
+			vcpu->stats.io.count[17]++;
 		break;
 	default:
 		return handle_io_instruction(vcpu);

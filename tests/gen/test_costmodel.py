@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """dispatch.direct.auto and the cost model behind it (costmodel.py): the
 optimum for hand-made mixes, that a chain of 0 still generates valid C,
-determinism, and that COMPARE, DIRECT, TABLE and STATS_PREFIX are what the
+determinism, and that COMPARE, DIRECT, TABLE and STATS_LINK, STATS_TABLE are what the
 compiled dispatch executes: generated exit_dispatch.c compiled with the
 hypervisor's own flags (runtime/runtime.mk HV_CFLAGS), vmx_dispatch_exit
 disassembled with objdump and walked instruction by instruction along the
@@ -26,20 +26,21 @@ def chain(generator, path):
     return [d.reason.name for d in plan.direct], plan
 
 
-def brute_force(shares, cap=None):
+def brute_force(shares, cap=None, stats="off"):
     """The optimum by the model's definition, written out separately:
     every length, every reason's cost summed, the shortest of the cheapest."""
+    link, table = costmodel.STATS_LINK[stats], costmodel.STATS_TABLE[stats]
     best = None
     last = len(shares) if cap is None else min(cap, len(shares))
     for n in range(last + 1):
         cost = Fraction(0)
         for k, s in enumerate(shares, 1):
             if k <= n:
-                cost += s * (costmodel.COMPARE * k + costmodel.DIRECT)
+                cost += s * (costmodel.COMPARE * k + costmodel.DIRECT + link)
             else:
-                cost += s * (costmodel.COMPARE * n + costmodel.TABLE)
+                cost += s * (costmodel.COMPARE * n + costmodel.TABLE + table)
         # Reasons outside `shares` (no handler, not in the mix) take the table.
-        cost += (1 - sum(shares, Fraction(0))) * (costmodel.COMPARE * n + costmodel.TABLE)
+        cost += (1 - sum(shares, Fraction(0))) * (costmodel.COMPARE * n + costmodel.TABLE + table)
         if best is None or cost < best[1]:
             best = (n, cost)
     return best
@@ -120,9 +121,11 @@ def test_counts_are_exact(generator, write_profile):
     exits save 11 each (22/22) and the 11 unhandled exits pay 2 more each
     (22/22).  In exact arithmetic that is a tie, and the shorter chain wins;
     floats could tip it either way."""
-    text = write_profile("t", "HLT: 9, CPUID: 2, APIC_ACCESS: 11", DIRECT_AUTO).read_text()
+    # Statistics off: the counters' costs (STATS_LINK, STATS_TABLE) would move the tie.
+    text = write_profile("t", "HLT: 9, CPUID: 2, APIC_ACCESS: 11",
+                         DIRECT_AUTO + "statistics: off\n").read_text()
     path = write_profile("t", "HLT: 9, CPUID: 2, APIC_ACCESS: 11",
-                         DIRECT_AUTO)
+                         DIRECT_AUTO + "statistics: off\n")
     path.write_text(text.replace("unit: share", "unit: count"))
     names, plan = chain(generator, path)
     assert plan.model.costs[1] == plan.model.costs[2]
@@ -136,8 +139,9 @@ def test_shipped_mixes_against_brute_force(generator, profile):
     """For every shipped mix, auto's choice equals the brute-force optimum."""
     plan, = generator.plans([profile])
     handled = [m for m in plan.profile.mix if m.reason.name in generator.spec.handlers]
-    n, costs = costmodel.optimal_length([m.exact for m in handled])
-    bn, bcost = brute_force([m.exact for m in handled])
+    stats = plan.profile.stats
+    n, costs = costmodel.optimal_length([m.exact for m in handled], stats=stats)
+    bn, bcost = brute_force([m.exact for m in handled], stats=stats)
     assert (n, costs[n]) == (bn, bcost)
 
 
@@ -160,10 +164,12 @@ def test_explain_says_why(write_profile):
     assert r.returncode == 0, r.stderr
     text = " ".join(r.stdout.split())
     assert "Dispatch: policy direct, direct auto." in text
-    assert "MSR_WRITE 30.0%: in at #2: 10 instructions to its handler (the table alone: 19)" in text
-    assert "HLT 2.0%: out: the best chain reaching it (length 3 or more) costs 11.7 per exit " \
-           "against 11.6" in text
-    assert "Expected per exit by chain length: 0: 19.0, 1: 14.5, 2: 11.6, 3: 11.7, 4: 12.0." in text
+    # Statistics counts (the default): a link counts its exit with one
+    # increment (2k + 1 + 1), the table path with five (14 + 5).
+    assert "MSR_WRITE 30.0%: in at #2: 6 instructions to its handler (the table alone: 19)" in text
+    assert "HLT 2.0%: out: the best chain reaching it (length 3 or more) costs 8.5 per exit " \
+           "against 8.4" in text
+    assert "Expected per exit by chain length: 0: 19.0, 1: 12.5, 2: 8.4, 3: 8.5, 4: 8.7." in text
 
 
 # --- the constants against the compiled code ---------------------------------------
@@ -283,20 +289,19 @@ def test_constants_match_compiled_code(generator, write_profile, tmp_path, stats
     insns = _disassemble(obj)
     num = {n: generator.spec.reason[n].number for n in CHAIN + ["VMCALL", "CPUID"]}
     handler = generator.spec.handlers
-    pre = costmodel.STATS_PREFIX[stats]
     order, _ = chain(generator, path)		# equal shares: by exit-reason number
     assert sorted(order) == sorted(CHAIN)
     n = len(order)
     for k, name in ((1, order[0]), (3, order[2]), (n, order[-1])):
         got, how = _path_length(insns, num[name])
         assert how == handler[name], f"{name} ended at {how}"
-        assert abs(got - (pre + costmodel.link_cost(k))) <= 1, \
-            f"{name} at #{k}: {got} instructions, the model says {pre + costmodel.link_cost(k)}"
+        assert abs(got - costmodel.link_cost(k, stats)) <= 1, \
+            f"{name} at #{k}: {got} instructions, the model says {costmodel.link_cost(k, stats)}"
     for name in ("VMCALL", "CPUID"):
         got, how = _path_length(insns, num[name])
         assert how == "indirect", f"{name} ended at {how}"
-        assert abs(got - (pre + costmodel.table_cost(n))) <= 1, \
-            f"{name} through the table after {n}: {got}, the model says {pre + costmodel.table_cost(n)}"
+        assert abs(got - costmodel.table_cost(n, stats)) <= 1, \
+            f"{name} through the table after {n}: {got}, the model says {costmodel.table_cost(n, stats)}"
 
 
 # --- the CPUID fast handler against its compiled code ------------------------------

@@ -51,7 +51,7 @@ static void boot(bool has_deadline, bool emulated, uint64_t tsc_offset)
 	arch.apic_base = 0xfee00000ull | APIC_BASE_EN | APIC_BASE_BSP;
 	arch.has_tsc_deadline = has_deadline;
 	arch.tsc_deadline_emulated = emulated;
-	arch.tsc_deadline_to_cpu = has_deadline && !emulated;	/* as vcpu_setup_msrs() */
+	vcpu.tsc_deadline_to_cpu = has_deadline && !emulated;	/* as vcpu_setup_msrs() */
 	arch.tsc.offset = tsc_offset;
 	platform_init(&platform, 64ull << 20, 2, 0);
 	arch.platform = &platform;
@@ -126,10 +126,14 @@ static void test_wrmsr_tsc_deadline(void **state)
 {
 	static const uint64_t values[][2] = {	/* EDX:EAX as the guest leaves them */
 		{ 0, 0 }, { 0xffffffff00000123ull, 0xaaaaaaaa00000004ull }, { 0x80000000, 0 },
+		/* Halves zero under dirty upper bits: 0, the disarm, as WRMSR reads it. */
+		{ 0xffffffff00000000ull, 0x1234567800000000ull },
+		/* Below the offset: wraps in host terms, as msr.c computes it. */
+		{ 0x10, 0 }, { 0, 1 },
 	};
 
 	(void)state;
-	for (unsigned int i = 0; i < 3; i++) {
+	for (unsigned int i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
 		for (unsigned int j = 0; j < 3; j++) {
 			struct result f, g;
 
