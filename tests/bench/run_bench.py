@@ -13,7 +13,9 @@ and the hrtimer guest under each on Bochs, two at a time, then the
 workloads (workloads.py: pipe ping-pong on 2 and 4 CPUs) on bare Bochs
 and under the same builds, the overcommit workload (overcommit.py: a
 ticket spinlock at 1:1, 2:1 and 3:1 vCPUs per CPU, each with PAUSE-loop,
-plain or no PAUSE exiting), parses what the guests print, and writes to
+plain or no PAUSE exiting), the Linux workloads (linux.py: the initramfs
+programs under their linux-* profiles and on bare Bochs), parses what the
+guests print, and writes to
 --out:
 
   results.md      ticks per exit kind per profile; each profile's weighted
@@ -23,12 +25,14 @@ plain or no PAUSE exiting), parses what the guests print, and writes to
   weighted.csv    the weighted means, one row per (profile, mix)
   workloads.csv   the workloads' round trips, one row per (setting, case)
   overcommit.csv  the overcommit workload's totals, one row per (v:p, PAUSE handling)
+  linux.csv       the Linux workloads, one row per (workload, setting)
                   (results.md also includes host.md, the host microbenchmark's
                   report, when `make bench-host` left one in --out)
   exit-costs.png  the ticks table as grouped bars
   runs/LABEL/GUEST.{iso,serial,bochs.log}   what each run printed
   workloads/SETTING/CASE.serial            what each workload run printed
   overcommit/RATIO-MODE.serial             what each overcommit run printed
+  linux/WORKLOAD-SETTING.serial            what each Linux run printed
 
 Bochs ticks are retired-instruction counts (the emulated TSC advances one
 tick per instruction): deterministic path lengths, not cycles.  docs/BENCH.md
@@ -54,6 +58,7 @@ sys.path.insert(0, str(REPO / "tests" / "bench"))
 import dispatchcmp  # noqa: E402
 import exitmix  # noqa: E402
 import exitpath  # noqa: E402
+import linux  # noqa: E402
 import overcommit  # noqa: E402
 import workloads  # noqa: E402
 
@@ -432,6 +437,21 @@ def run_overcommit(args, out: Path) -> List[overcommit.Result]:
                                   args.timeout)
     except (dispatchcmp.VariantError, bootlib.BootError) as e:
         print(f"run_bench: no overcommit workload: {e}", file=sys.stderr)
+        return []
+
+
+def run_linux(args, out: Path) -> List[linux.Result]:
+    """The Linux workloads (linux.py): each program under its linux-* profile
+    (the ELF this run built, OUT/elf/PROFILE.elf) and on bare Bochs."""
+    import bootlib
+
+    def elf_of(profile: str) -> Path:
+        elf = out / "elf" / f"{profile}.elf"
+        return elf if elf.is_file() else build_hv(bootlib, profile)
+    try:
+        return linux.run_all(bootlib, BUILD_ROOT, out, elf_of, args.cpu, args.jobs, args.timeout)
+    except (bootlib.BootError, OSError) as e:
+        print(f"run_bench: no Linux workloads: {e}", file=sys.stderr)
         return []
 
 
@@ -1512,6 +1532,8 @@ def main(argv=None) -> int:
                     help="skip the central comparison's P~table, P~kvm and timing variants")
     ap.add_argument("--no-workloads", dest="workloads", action="store_false",
                     help="skip the workloads (pipe ping-pong on bare Bochs and every build)")
+    ap.add_argument("--no-linux", dest="linux", action="store_false",
+                    help="skip the Linux workloads (linux.py: under exitplan and bare Bochs)")
     ap.add_argument("--tree", choices=("head", "worktree"), default="head",
                     help="build from a snapshot of HEAD (default: one consistent tree while "
                          "others edit) or from the working tree")
@@ -1562,6 +1584,15 @@ def main(argv=None) -> int:
     res.workloads += overcommit.render(oc)
     if oc:
         overcommit.write_csv(oc, out / "overcommit.csv")
+    lx: List[linux.Result] = []
+    if args.from_serial:
+        lx = linux.from_serial(args.from_serial.parent)
+    elif args.workloads and args.linux and all(w.profile in args.profiles
+                                                for w in linux.WORKLOADS):
+        lx = run_linux(args, out)
+    res.workloads += linux.render(lx)
+    if lx:
+        linux.write_csv(lx, out / "linux.csv")
     host_md = out / "host.md"
     if host_md.exists():
         res.host_md = host_md.read_text()
@@ -1570,6 +1601,7 @@ def main(argv=None) -> int:
     bad = [f"{r.variant.label}/{r.guest}: {r.status}" for r in runs if r.status != "ok"]
     bad += [f"workload {r.setting}/{r.case.name}: {r.status}" for r in wl if r.status != "ok"]
     bad += [f"overcommit {r.ratio}/{r.mode}: {r.status}" for r in oc if r.status != "ok"]
+    bad += [f"linux {r.workload.name}/{r.setting}: {r.status}" for r in lx if r.status != "ok"]
     if bad:
         print("run_bench: runs without their numbers: " + ", ".join(bad), file=sys.stderr)
         return 1
