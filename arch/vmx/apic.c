@@ -26,6 +26,7 @@
 #include "msr_policy.h"
 #include "page_alloc.h"
 #include "percpu.h"
+#include "phys_apic.h"
 #include "policy.h"
 #include "profile.h"
 #include "vlapic.h"
@@ -417,4 +418,17 @@ enum vmx_exit_action vmx_xapic_write(struct vcpu *vcpu, unsigned int offset, uin
 	}
 	*xapic_reg(offset) = value;
 	return VMX_EXIT_RESUME;
+}
+
+/* --- the physical local APIC (phys_apic.h) ----------------------------- */
+
+bool vmx_apic_irr_pending_edge(uint8_t vector)
+{
+	return phys_apic_vector_bit(XAPIC_REG_IRR, vector) &&
+	       !phys_apic_vector_bit(XAPIC_REG_TMR, vector);
+}
+
+void vmx_apic_eoi(void)
+{
+	phys_apic_write(XAPIC_REG_EOI, 0);
 }

@@ -32,7 +32,6 @@
 #include "vmm.h"
 #include "vcpu_arch.h"
 #include "vcpu_stop.h"
-#include "msr.h"
 #include "legacy_irq.h"
 #include "apic.h"
 #include "vlapic_exits.h"

@@ -35,7 +35,6 @@
 #include "vm.h"
 #include "vmcs_fields.h"
 #include "apic.h"
-#include "msr.h"
 #include "vcpu_arch.h"
 #include "vcpu_stop.h"
 #include "vlapic_exits.h"

@@ -28,6 +28,7 @@
 #include "msr_switch.h"
 #include "page_alloc.h"
 #include "panic.h"
+#include "phys_apic.h"
 #include "profile.h"
 #include "traps.h"
 #include "vm.h"
@@ -150,42 +151,6 @@ static const struct msr_allow *msr_allowed(uint32_t msr)
 
 /* --- the local APIC ----------------------------------------------------- */
 
-static bool apic_x2apic_mode(void)
-{
-	return rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_EXTD;
-}
-
-static uint32_t apic_read(unsigned int reg)
-{
-	if (apic_x2apic_mode())
-		return (uint32_t)rdmsr(MSR_IA32_X2APIC_FIRST + (reg >> 4));
-	return *(volatile uint32_t *)phys_to_virt((rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_ADDR_MASK) + reg);
-}
-
-static void apic_write(unsigned int reg, uint32_t v)
-{
-	if (apic_x2apic_mode())
-		wrmsr(MSR_IA32_X2APIC_FIRST + (reg >> 4), v);
-	else
-		*(volatile uint32_t *)phys_to_virt((rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_ADDR_MASK) + reg) = v;
-}
-
-/* One bit of the IRR, ISR or TMR (@reg the first of its eight registers). */
-static bool apic_vector_bit(unsigned int reg, uint8_t vector)
-{
-	return apic_read(reg + (vector / 32) * 0x10) & (1u << (vector % 32));
-}
-
-bool vmx_apic_irr_pending_edge(uint8_t vector)
-{
-	return apic_vector_bit(XAPIC_REG_IRR, vector) && !apic_vector_bit(XAPIC_REG_TMR, vector);
-}
-
-void vmx_apic_eoi(void)
-{
-	apic_write(XAPIC_REG_EOI, 0);
-}
-
 /*
  * What a global disable and re-enable would leave behind (SDM Vol. 3A
  * 11.4.3, 11.4.7.1): the APIC software-disabled with the spurious vector
@@ -199,11 +164,11 @@ static void apic_reset_by_hand(void)
 		XAPIC_REG_LVT_LINT1, XAPIC_REG_LVT_ERROR,
 	};
 
-	apic_write(XAPIC_REG_SVR, APIC_SVR_VECTOR_MASK);
+	phys_apic_write(XAPIC_REG_SVR, APIC_SVR_VECTOR_MASK);
 	for (unsigned int i = 0; i < ARRAY_SIZE(lvt); i++)
-		apic_write(lvt[i], APIC_LVT_MASKED);
-	apic_write(XAPIC_REG_TIMER_INIT_COUNT, 0);
-	apic_write(XAPIC_REG_TPR, 0);
+		phys_apic_write(lvt[i], APIC_LVT_MASKED);
+	phys_apic_write(XAPIC_REG_TIMER_INIT_COUNT, 0);
+	phys_apic_write(XAPIC_REG_TPR, 0);
 }
 
 /*
@@ -244,18 +209,18 @@ static bool apic_base_write(struct vcpu *vcpu, uint64_t v)
 	v = (v & ~APIC_BASE_BSP) | (old & APIC_BASE_BSP);
 	if (to == APIC_MODE_DISABLED) {
 		if (from != APIC_MODE_DISABLED)
-			apic_write(XAPIC_REG_SVR, apic_read(XAPIC_REG_SVR) & ~APIC_SVR_ENABLE);
+			phys_apic_write(XAPIC_REG_SVR, phys_apic_read(XAPIC_REG_SVR) & ~APIC_SVR_ENABLE);
 	} else if (from == APIC_MODE_DISABLED) {
 		/* Enabled again: the registers as a reset leaves them (SDM 11.4.7.1). */
 		apic_reset_by_hand();
-		if (!apic_x2apic_mode()) {
-			apic_write(XAPIC_REG_DFR, 0xffffffffu);
-			apic_write(XAPIC_REG_LDR, 0);
+		if (!phys_apic_x2apic_mode()) {
+			phys_apic_write(XAPIC_REG_DFR, 0xffffffffu);
+			phys_apic_write(XAPIC_REG_LDR, 0);
 		}
 		WRITE_ONCE(vcpu->vv->xapic_ldr, 0);
 		WRITE_ONCE(vcpu->vv->xapic_dfr, 0xffffffffu);
 		a->xapic_icr_high = 0;
-	} else if (to == APIC_MODE_X2APIC && from == APIC_MODE_XAPIC && !apic_x2apic_mode()) {
+	} else if (to == APIC_MODE_X2APIC && from == APIC_MODE_XAPIC && !phys_apic_x2apic_mode()) {
 		uint64_t phys = rdmsr(MSR_IA32_APIC_BASE);
 
 		if (!msr_access_safe(MSR_IA32_APIC_BASE, &(uint64_t){
@@ -340,7 +305,7 @@ enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 
 	/* The virtual APIC's timer is its own (vlapic_exits.c). */
 	if (!PROFILE_APIC_VIRTUAL && a->tsc_deadline && rdtsc() >= a->tsc_deadline) {
-		uint32_t lvt = apic_read(XAPIC_REG_LVT_TIMER);
+		uint32_t lvt = phys_apic_read(XAPIC_REG_LVT_TIMER);
 		uint8_t vector = lvt & APIC_LVT_VECTOR_MASK;
 
 		a->tsc_deadline = 0;
@@ -379,7 +344,7 @@ static bool tsc_deadline_write(struct vcpu *vcpu, uint64_t v)
 	if (v)
 		v -= a->tsc.offset;
 	/* Outside TSC-deadline mode writes are ignored (SDM Vol. 3A 11.5.4.1). */
-	a->tsc_deadline = lvt_tsc_deadline_mode(apic_read(XAPIC_REG_LVT_TIMER)) ? v : 0;
+	a->tsc_deadline = lvt_tsc_deadline_mode(phys_apic_read(XAPIC_REG_LVT_TIMER)) ? v : 0;
 	vmx_program_preemption_timer(vcpu);
 	return true;
 }

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * msr.c: the guest's MSRs as the exits and the VMCS setup use them, and
- * the physical local APIC's IRR/TMR and EOI.
+ * msr.c: the guest's MSRs as the exits and the VMCS setup use them.
  */
 #ifndef EXITPLAN_VMX_MSR_H
 #define EXITPLAN_VMX_MSR_H
@@ -28,12 +27,5 @@ void vcpu_set_guest_efer(struct vcpu *vcpu, uint64_t efer);
 void vmx_program_preemption_timer(struct vcpu *vcpu);
 /* RDMSR or WRMSR on this CPU; false when it raised #GP. */
 bool vmx_msr_access_safe(uint32_t msr, uint64_t *value, bool write);
-
-/*
- * The physical local APIC: @vector is requested again (IRR) and
- * edge-triggered (TMR clear); an EOI for the interrupt in service.
- */
-bool vmx_apic_irr_pending_edge(uint8_t vector);
-void vmx_apic_eoi(void);
 
 #endif /* EXITPLAN_VMX_MSR_H */

@@ -16,6 +16,7 @@
 #include "vcpu_switch.h"
 #include "vmx_setup.h"
 #include "vmx_ctls.h"
+#include "vmcs_init.h"
 #include "mmio.h"
 #include "vmx_controls_bits.h"
 #include "console.h"
@@ -31,11 +32,6 @@
  */
 #define GUEST_BOOT_CS_SELECTOR	0x10
 #define GUEST_BOOT_DS_SELECTOR	0x18
-
-void *vmx_alloc_pages(unsigned int n)
-{
-	return n == 1 ? page_alloc() : page_alloc_contig(n);
-}
 
 /* --- memory ------------------------------------------------------------ */
 
@@ -63,8 +59,10 @@ static bool vmx_enable(struct vmx_cpu *vc)
 	write_cr0((read_cr0() | caps->cr0_fixed0) & caps->cr0_fixed1);
 
 	region = vmx_alloc_pages(1);
-	if (!region)
+	if (!region) {
+		printk("exitplan: CPU %u: out of memory for the VMXON region\n", this_cpu_id());
 		return false;
+	}
 	/* The VMXON region starts with the VMCS revision identifier (A.1). */
 	region[0] = (uint32_t)(caps->basic & VMX_BASIC_REVISION_ID_MASK);
 	vc->vmxon_region = region;
@@ -78,25 +76,11 @@ static bool vmx_enable(struct vmx_cpu *vc)
 
 /* --- VMCS: controls ---------------------------------------------------- */
 
-/* One VMWRITE of a setup table. */
-struct vmcs_init {
-	enum vmcs_field f;
-	uint64_t v;
-};
-
-static bool vmcs_write_all(const struct vmcs_init *w, unsigned int n)
+/* A control field through its cache (vmx_ctls.h); a failure reported (vmcs_init.h). */
+static bool ctls_init(struct vcpu *vcpu, enum vmx_ctl_field f, uint32_t value)
 {
-	for (unsigned int i = 0; i < n; i++) {
-		if (!vmcs_write_checked(w[i].f, w[i].v)) {
-			printk("exitplan: VMWRITE of VMCS field %#x failed (error %u)\n",
-				  (unsigned int)w[i].f, vmcs_read32(VM_INSTRUCTION_ERROR));
-			return false;
-		}
-	}
-	return true;
+	return vcpu_ctls_init(vcpu, f, value) || vmcs_setup_failed(vcpu->id, vmx_ctl_encoding(f));
 }
-
-#define VMCS_WRITES(name, ...)	const struct vmcs_init name[] = { __VA_ARGS__ }
 
 static bool vmx_setup_msr_lists(struct vcpu *vcpu)
 {
@@ -104,8 +88,8 @@ static bool vmx_setup_msr_lists(struct vcpu *vcpu)
 	unsigned int n = profile_msr_load_list_count;
 
 	if (n) {
-		a->entry_load = vmx_alloc_pages(1);
-		a->exit_load = vmx_alloc_pages(1);
+		a->entry_load = vmcs_setup_alloc(vcpu->id, "VM-entry MSR-load area", 1);
+		a->exit_load = vmcs_setup_alloc(vcpu->id, "VM-exit MSR-load area", 1);
 		a->exit_store = a->entry_load;
 		if (!a->entry_load || !a->exit_load)
 			return false;
@@ -131,7 +115,7 @@ static bool vmx_setup_msr_lists(struct vcpu *vcpu)
 		{ VM_EXIT_MSR_LOAD_ADDR, n ? pa_of(a->exit_load) : 0 },
 		{ VM_EXIT_MSR_STORE_ADDR, n ? pa_of(a->exit_store) : 0 },
 	);
-	return vmcs_write_all(w, ARRAY_SIZE(w));
+	return vmcs_setup_write_all(vcpu->id, w, ARRAY_SIZE(w));
 }
 
 static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
@@ -141,9 +125,9 @@ static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
 	const struct vmx_caps *caps = &vc->caps;
 	uint32_t proc2 = ctl->field[VMX_PROC_BASED2];
 
-	a->msr_bitmap = vmx_alloc_pages(1);
-	a->io_bitmap_a = vmx_alloc_pages(1);
-	a->io_bitmap_b = vmx_alloc_pages(1);
+	a->msr_bitmap = vmcs_setup_alloc(vcpu->id, "MSR bitmap", 1);
+	a->io_bitmap_a = vmcs_setup_alloc(vcpu->id, "I/O bitmap A", 1);
+	a->io_bitmap_b = vmcs_setup_alloc(vcpu->id, "I/O bitmap B", 1);
 	if (!a->msr_bitmap || !a->io_bitmap_a || !a->io_bitmap_b)
 		return false;
 	msr_bitmap_build(a->msr_bitmap, profile_msr_bitmap_rules, profile_msr_bitmap_rule_count);
@@ -180,10 +164,10 @@ static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
 		vmx_feature_supported(caps, VMX_FEATURE_SAVE_PREEMPTION_TIMER);
 
 	/* The control fields through their cache's owner (vmx_ctls.h). */
-	if (!vcpu_ctls_init(vcpu, VMX_PIN_BASED, ctl->field[VMX_PIN_BASED]) ||
-	    !vcpu_ctls_init(vcpu, VMX_PROC_BASED, ctl->field[VMX_PROC_BASED]) ||
-	    !vcpu_ctls_init(vcpu, VMX_EXIT, ctl->field[VMX_EXIT]) ||
-	    !vcpu_ctls_init(vcpu, VMX_ENTRY, ctl->field[VMX_ENTRY]))
+	if (!ctls_init(vcpu, VMX_PIN_BASED, ctl->field[VMX_PIN_BASED]) ||
+	    !ctls_init(vcpu, VMX_PROC_BASED, ctl->field[VMX_PROC_BASED]) ||
+	    !ctls_init(vcpu, VMX_EXIT, ctl->field[VMX_EXIT]) ||
+	    !ctls_init(vcpu, VMX_ENTRY, ctl->field[VMX_ENTRY]))
 		return false;
 	vcpu->ctls[VMX_PROC_BASED2] = 0;
 	VMCS_WRITES(w,
@@ -200,10 +184,10 @@ static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
 		{ CR4_GUEST_HOST_MASK, a->cr4_mask },
 		{ VMCS_LINK_POINTER, ~0ull },
 	);
-	if (!vmcs_write_all(w, ARRAY_SIZE(w)))
+	if (!vmcs_setup_write_all(vcpu->id, w, ARRAY_SIZE(w)))
 		return false;
 	if (ctl->field[VMX_PROC_BASED] & CPU_BASED_ACTIVATE_SECONDARY_CONTROLS) {
-		if (!vcpu_ctls_init(vcpu, VMX_PROC_BASED2, proc2))
+		if (!ctls_init(vcpu, VMX_PROC_BASED2, proc2))
 			return false;
 	}
 	/* The profile's table of CPUID answers, from the controls just set. */
@@ -215,32 +199,32 @@ static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
 	PROFILE_STATS_CLAIM_FAST_KEYS(&vcpu->stats);
 	if (proc2 & SECONDARY_EXEC_PAUSE_LOOP_EXITING) {
 		VMCS_WRITES(ple, { PLE_GAP, PROFILE_PLE_GAP }, { PLE_WINDOW, PROFILE_PLE_WINDOW });
-		if (!vmcs_write_all(ple, ARRAY_SIZE(ple)))
+		if (!vmcs_setup_write_all(vcpu->id, ple, ARRAY_SIZE(ple)))
 			return false;
 	}
 	/*
 	 * "Enable XSAVES/XRSTORS" (spec/runtime.yaml) makes them consult the
 	 * XSS-exiting bitmap (SDM Vol. 3C 26.1.3): all zero, they never exit.
 	 */
-	if ((proc2 & SECONDARY_EXEC_ENABLE_XSAVES) && !vmcs_write_checked(XSS_EXIT_BITMAP, 0))
+	if ((proc2 & SECONDARY_EXEC_ENABLE_XSAVES) && !vmcs_setup_write(vcpu->id, XSS_EXIT_BITMAP, 0))
 		return false;
 	if (a->preemption_timer_on &&
-	    !vmcs_write_checked(VMX_PREEMPTION_TIMER_VALUE, PROFILE_PREEMPTION_TIMER_VALUE))
+	    !vmcs_setup_write(vcpu->id, VMX_PREEMPTION_TIMER_VALUE, PROFILE_PREEMPTION_TIMER_VALUE))
 		return false;
 	if (ctl->field[VMX_PROC_BASED] & CPU_BASED_TPR_SHADOW) {
 		/* The virtual-APIC page; threshold 0 never exceeds the TPR shadow. */
-		void *vapic = vmx_alloc_pages(1);
+		void *vapic = vmcs_setup_alloc(vcpu->id, "virtual-APIC page", 1);
 
 		if (!vapic)
 			return false;
 		VMCS_WRITES(tpr, { VIRTUAL_APIC_PAGE_ADDR, pa_of(vapic) }, { TPR_THRESHOLD, 0 });
-		if (!vmcs_write_all(tpr, ARRAY_SIZE(tpr)))
+		if (!vmcs_setup_write_all(vcpu->id, tpr, ARRAY_SIZE(tpr)))
 			return false;
 	}
 	if (proc2 & SECONDARY_EXEC_ENABLE_VPID) {
 		/* VPID 0 is the host's; each vCPU gets its own (id + 1). */
 		a->vpid = (uint16_t)(vcpu->id + 1);
-		if (!vmcs_write_checked(VIRTUAL_PROCESSOR_ID, a->vpid))
+		if (!vmcs_setup_write(vcpu->id, VIRTUAL_PROCESSOR_ID, a->vpid))
 			return false;
 	}
 	return vmx_setup_msr_lists(vcpu);
@@ -307,13 +291,13 @@ static bool vmx_setup_host_state(struct vmx_cpu *vc, const struct vcpu *vcpu)
 		{ HOST_RIP, (uint64_t)(uintptr_t)(vcpu->exit_hooks ? vmx_exit_stub_hooks
 								  : vmx_exit_stub) },
 	);
-	if (!vmcs_write_all(w, ARRAY_SIZE(w)))
+	if (!vmcs_setup_write_all(vcpu->id, w, ARRAY_SIZE(w)))
 		return false;
 	if ((ctl->field[VMX_EXIT] & VM_EXIT_LOAD_IA32_EFER) &&
-	    !vmcs_write_checked(HOST_IA32_EFER, rdmsr(MSR_IA32_EFER)))
+	    !vmcs_setup_write(vcpu->id, HOST_IA32_EFER, rdmsr(MSR_IA32_EFER)))
 		return false;
 	if ((ctl->field[VMX_EXIT] & VM_EXIT_LOAD_IA32_PAT) &&
-	    !vmcs_write_checked(HOST_IA32_PAT, rdmsr(MSR_IA32_PAT)))
+	    !vmcs_setup_write(vcpu->id, HOST_IA32_PAT, rdmsr(MSR_IA32_PAT)))
 		return false;
 	return true;
 }
@@ -377,13 +361,13 @@ bool vmx_setup_guest_state(struct vcpu *vcpu, struct vmx_cpu *vc, uint32_t entry
 		{ GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_ACTIVE },
 		{ GUEST_PENDING_DBG_EXCEPTIONS, 0 },
 	);
-	if (!vmcs_write_all(w, ARRAY_SIZE(w)))
+	if (!vmcs_setup_write_all(vcpu->id, w, ARRAY_SIZE(w)))
 		return false;
 	if ((ctl->field[VMX_ENTRY] & VM_ENTRY_LOAD_IA32_EFER) &&
-	    !vmcs_write_checked(GUEST_IA32_EFER, 0))
+	    !vmcs_setup_write(vcpu->id, GUEST_IA32_EFER, 0))
 		return false;
 	if ((ctl->field[VMX_ENTRY] & VM_ENTRY_LOAD_IA32_PAT) &&
-	    !vmcs_write_checked(GUEST_IA32_PAT, rdmsr(MSR_IA32_PAT)))
+	    !vmcs_setup_write(vcpu->id, GUEST_IA32_PAT, rdmsr(MSR_IA32_PAT)))
 		return false;
 	return true;
 }
@@ -534,15 +518,16 @@ static bool vmx_exit_needs_hooks(const struct vmx_controls *ctl)
  */
 struct vcpu *vmx_alloc_vcpu(struct vm *vm, unsigned int id, struct vmx_cpu *vc)
 {
-	uint8_t *stack = vmx_alloc_pages(VMX_EXIT_STACK_PAGES +
-					 (sizeof(struct vcpu) + PAGE_SIZE - 1) / PAGE_SIZE);
+	uint8_t *stack = vmcs_setup_alloc(id, "exit stack", VMX_EXIT_STACK_PAGES +
+					  (sizeof(struct vcpu) + PAGE_SIZE - 1) / PAGE_SIZE);
 	struct vcpu *vcpu;
 
 	if (!stack)
 		return NULL;
 	vcpu = (struct vcpu *)(stack + VMX_EXIT_STACK_PAGES * PAGE_SIZE);
-	vcpu->arch = vmx_alloc_pages((sizeof(struct vcpu_arch_state) + PAGE_SIZE - 1) / PAGE_SIZE);
-	vcpu->vmcs = vmx_alloc_pages(1);
+	vcpu->arch = vmcs_setup_alloc(id, "VT-x state",
+				      (sizeof(struct vcpu_arch_state) + PAGE_SIZE - 1) / PAGE_SIZE);
+	vcpu->vmcs = vmcs_setup_alloc(id, "VMCS", 1);
 	if (!vcpu->arch || !vcpu->vmcs)
 		return NULL;
 	vcpu->id = id;
@@ -554,7 +539,8 @@ struct vcpu *vmx_alloc_vcpu(struct vm *vm, unsigned int id, struct vmx_cpu *vc)
 	vcpu->arch->platform = &vm->platform;
 	/* Its CPU carries other vCPUs: room for the state a switch saves (vcpu_switch.c). */
 	vcpu->arch->shared = sched_cpu_vcpus(&vmx_sched, sched_vcpu_cpu(&vmx_sched, id)) > 1;
-	if (vcpu->arch->shared && !(vcpu->arch->fpu_area = vmx_alloc_pages(1)))
+	if (vcpu->arch->shared &&
+	    !(vcpu->arch->fpu_area = vmcs_setup_alloc(id, "x87/SSE/AVX save area", 1)))
 		return NULL;
 	vc->vcpu = vcpu;
 	return vcpu;
@@ -579,13 +565,14 @@ bool vmx_setup_vcpu(struct vcpu *vcpu, struct vmx_cpu *vc)
 	vcpu->cpu = this_cpu();
 	*(uint32_t *)vcpu->vmcs = (uint32_t)(vc->caps.basic & VMX_BASIC_REVISION_ID_MASK);
 	if (!vmclear(vcpu->vmcs_pa) || !vmptrld(vcpu->vmcs_pa)) {
-		printk("exitplan: CPU %u: VMCLEAR/VMPTRLD failed\n", this_cpu_id());
+		printk("exitplan: CPU %u: vCPU %u: VMCLEAR/VMPTRLD of its VMCS failed\n",
+		       this_cpu_id(), vcpu->id);
 		vmxoff();
 		return false;
 	}
 	vcpu->exit_hooks = vmx_exit_needs_hooks(&vc->controls);
 	if (!vmx_setup_controls(vcpu, vc) || !vmx_setup_host_state(vc, vcpu) ||
-	    !vmcs_write_checked(EPT_POINTER, vmx_vm_eptp)) {
+	    !vmcs_setup_write(vcpu->id, EPT_POINTER, vmx_vm_eptp)) {
 		vmxoff();
 		return false;
 	}
@@ -661,14 +648,14 @@ bool vmx_setup_guest_startup(struct vcpu *vcpu, uint8_t vector)
 		{ GUEST_PENDING_DBG_EXCEPTIONS, 0 },
 		{ VM_ENTRY_INTR_INFO_FIELD, 0 },
 	);
-	if (!vmcs_write_all(w, ARRAY_SIZE(w)))
+	if (!vmcs_setup_write_all(vcpu->id, w, ARRAY_SIZE(w)))
 		return false;
 	/* Out of IA-32e mode, no interrupt window open (vmx_ctls.h). */
-	if (!vcpu_ctls_init(vcpu, VMX_ENTRY, ctl->field[VMX_ENTRY]) ||
-	    !vcpu_ctls_init(vcpu, VMX_PROC_BASED, ctl->field[VMX_PROC_BASED]))
+	if (!ctls_init(vcpu, VMX_ENTRY, ctl->field[VMX_ENTRY]) ||
+	    !ctls_init(vcpu, VMX_PROC_BASED, ctl->field[VMX_PROC_BASED]))
 		return false;
 	if ((ctl->field[VMX_ENTRY] & VM_ENTRY_LOAD_IA32_EFER) &&
-	    !vmcs_write_checked(GUEST_IA32_EFER, 0))
+	    !vmcs_setup_write(vcpu->id, GUEST_IA32_EFER, 0))
 		return false;
 	for (unsigned int i = 0; i < PROFILE_MANUAL_MSR_SLOTS; i++)
 		vcpu->msrs.guest[i] = 0;

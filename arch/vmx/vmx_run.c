@@ -461,10 +461,8 @@ static bool vmx_alloc_vcpus(struct vmx_cpu **vcs, unsigned int nr_cpus, unsigned
 	}
 	for (unsigned int id = 0; id < nr_vcpus; id++) {
 		vmx_vcpus[id] = vmx_alloc_vcpu(&vmx_vm, id, vcs[sched_vcpu_cpu(&vmx_sched, id)]);
-		if (!vmx_vcpus[id]) {
-			printk("exitplan: vCPU %u: out of memory\n", id);
-			return false;
-		}
+		if (!vmx_vcpus[id])
+			return false;	/* reported by vmx_alloc_vcpu() */
 	}
 	return true;
 }

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "vmcs_init.h"	/* vmx_alloc_pages() */
+
 struct boot_info;
 struct vcpu;
 struct vm;
@@ -23,7 +25,6 @@ void vmx_print_gates(const struct vmx_controls *ctl);
 bool vmx_runtime_controls_ok(const struct vmx_controls *ctl);
 
 /* vmx.c: VMXON and the VMCS. */
-void *vmx_alloc_pages(unsigned int n);
 bool vmx_build_vm_ept(struct vmx_cpu *vc, const struct boot_info *bi);
 struct vcpu *vmx_alloc_vcpu(struct vm *vm, unsigned int id, struct vmx_cpu *vc);
 bool vmx_setup_cpu(struct vmx_cpu *vc);

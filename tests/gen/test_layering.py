@@ -59,3 +59,25 @@ def test_vmx_setup_h_is_the_bring_up_files_own():
     users = sorted(os.path.basename(p) for d in ("arch/vmx", "runtime")
                    for p in sources(d) if "vmx_setup.h" in includes(p))
     assert users == ["vmx.c", "vmx_caps.c", "vmx_report.c", "vmx_run.c"], users
+
+
+def test_events_and_msrs_do_not_call_each_other():
+    """msr.c reaches events.c (injecting #GP), never the other way: the
+    physical APIC's EOI and IRR that events.c needs are apic.c's, and the
+    register accessors are phys_apic.h's alone."""
+    assert "msr.h" not in includes(os.path.join(ROOT, "arch/vmx/events.c"))
+    accessor = re.compile(r"^static\b[^;{]*\b\w*apic_(read|write)\s*\(unsigned int reg", re.M)
+    defining = []
+    for p in sources("arch/vmx"):
+        with open(p, encoding="utf-8") as f:
+            if accessor.search(f.read()):
+                defining.append(os.path.basename(p))
+    assert defining == ["phys_apic.h"], defining
+
+
+def test_vmcs_setup_writes_are_reported():
+    """Every VMWRITE of the VMCS setup goes through vmcs_init.h, which
+    reports a failure with its vCPU and field (tests/unit/test_vmcs_init.c):
+    none in vmx.c is a bare vmcs_write_checked() whose false is silent."""
+    with open(os.path.join(ROOT, "arch/vmx/vmx.c"), encoding="utf-8") as f:
+        assert "vmcs_write_checked(" not in f.read()

@@ -50,6 +50,8 @@
 #                           vCPUs than the machine has CPUs
 #   test_apic_mode          runtime/apic_mode.c: IA32_APIC_BASE's modes and
 #                           transitions, the xAPIC page on the x2APIC MSRs
+#   test_vmcs_init          arch/vmx/vmcs_init.c: the VMCS setup's VMWRITE and
+#                           allocation failures reported (vCPU, field)
 
 UNIT_OUT      := $(BUILD)/unit
 UNIT_SRC      := tests/unit
@@ -83,7 +85,7 @@ UNIT_LIB_O     = $(foreach f,$(UNIT_LIB_C),$(call UNIT_OBJ,common,$(f)))
 
 UNIT_RUNTIME_TESTS := test_format test_platform test_pci test_ept test_guest_loader test_arch_checks \
 		      test_task_switch test_vm test_ioapic test_sched test_linux_loader test_vpic test_vpit test_vrtc test_vlapic \
-		      test_acpi test_region test_apic_mode
+		      test_acpi test_region test_apic_mode test_vmcs_init
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
 		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs)) \
@@ -153,6 +155,10 @@ UNIT_SRCS_test_vpic          := runtime/vpic.c
 UNIT_SRCS_test_vpit          := runtime/vpit.c
 UNIT_SRCS_test_vrtc          := runtime/vrtc.c
 UNIT_SRCS_test_vlapic        := runtime/vlapic.c runtime/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
+UNIT_SRCS_test_vmcs_init     := arch/vmx/vmcs_init.c $(UNIT_SRC)/fakes/fake_vmcs.c \
+				$(UNIT_SRC)/fakes/fake_runtime.c
+# vmcs_init.c's quoted "vmx_ops.h" would be the real one beside it: the fake goes first.
+$(call UNIT_OBJ,common,arch/vmx/vmcs_init.c): UNIT_CFLAGS += -include $(UNIT_SRC)/fakes/vmx_ops.h
 
 define UNIT_RUNTIME_RULE
 $(UNIT_OUT)/$(1): $(call UNIT_OBJ,common,$(UNIT_SRC)/$(1).c) $$(foreach f,$$(UNIT_SRCS_$(1)),$$(call UNIT_OBJ,common,$$(f)))
