@@ -48,6 +48,16 @@ static void enqueue_tail(struct sched_cpu *c, struct sched_vcpu *v)
 	v->state = SCHED_RUNNABLE;
 }
 
+/* Insert @v at the queue's @pos-th place (0 = head), the ones from there on one back. */
+static void enqueue_at(struct sched_cpu *c, struct sched_vcpu *v, unsigned int pos)
+{
+	enqueue_tail(c, v);
+	for (unsigned int i = c->nr_queued - 1; i > pos; i--)
+		c->queue[(c->head + i) % SCHED_MAX_VCPUS] =
+			c->queue[(c->head + i - 1) % SCHED_MAX_VCPUS];
+	c->queue[(c->head + pos) % SCHED_MAX_VCPUS] = (uint8_t)v->id;
+}
+
 static int dequeue_head(struct sched_cpu *c)
 {
 	int id;
@@ -57,6 +67,8 @@ static int dequeue_head(struct sched_cpu *c)
 	id = c->queue[c->head];
 	c->head = (c->head + 1) % SCHED_MAX_VCPUS;
 	c->nr_queued--;
+	if (c->nr_cut)
+		c->nr_cut--;
 	return id;
 }
 
@@ -79,28 +91,57 @@ static struct sched_vcpu *current_of(struct sched *s, struct sched_cpu *c)
 
 /* --- events --------------------------------------------------------------- */
 
-bool sched_wake(struct sched *s, unsigned int id)
+enum sched_wake_result sched_wake(struct sched *s, unsigned int id)
 {
-	struct sched_vcpu *v;
+	enum sched_wake_result res = SCHED_WAKE_NOTHING;
+	struct sched_vcpu *v, *cur;
 	struct sched_cpu *c;
-	bool idle = false;
 
 	if (id >= s->nr_vcpus)
-		return false;
+		return SCHED_WAKE_NOTHING;
 	v = &s->vcpu[id];
 	c = &s->cpu[v->cpu];
 	spin_lock(&c->lock);
 	if (v->state == SCHED_BLOCKED) {
-		if (c->current == (int)id) {
+		cur = current_of(s, c);
+		if (cur == v) {
 			/* Blocked, but its CPU has not switched away yet: it runs on. */
 			v->state = SCHED_RUNNING;
+		} else if (cur && cur->state == SCHED_RUNNING && !s->no_wake_preempt) {
+			/* Another runs: cut in (sched.h), and have the CPU kicked. */
+			enqueue_at(c, v, c->nr_cut++);
+			c->resched = true;
+			res = SCHED_WAKE_PREEMPT;
 		} else {
-			idle = c->current == SCHED_NONE;
+			/* Idle, or its current blocked or gone (the CPU picks next anyway), or no preemption. */
+			if (!cur)
+				res = SCHED_WAKE_IDLE;
 			enqueue_tail(c, v);
 		}
 	}
 	spin_unlock(&c->lock);
-	return idle;
+	return res;
+}
+
+bool sched_resched(struct sched *s, unsigned int cpu)
+{
+	struct sched_cpu *c = &s->cpu[cpu];
+	struct sched_vcpu *v;
+	bool preempted = false;
+
+	spin_lock(&c->lock);
+	v = current_of(s, c);
+	if (c->resched && v && v->state == SCHED_RUNNING && c->nr_queued) {
+		/* Behind the cut-ins, before the rest: only the woken ones go first. */
+		enqueue_at(c, v, c->nr_cut);
+		v->preempted = true;
+		v->preemptions++;
+		c->wake_preemptions++;
+		preempted = true;
+	}
+	c->resched = false;
+	spin_unlock(&c->lock);
+	return preempted;
 }
 
 void sched_block(struct sched *s, unsigned int cpu)
@@ -218,6 +259,8 @@ int sched_pick_next(struct sched *s, unsigned int cpu, bool *switched)
 	} else {
 		next = dequeue_head(c);
 		c->current = next;
+		/* The current one left: a pending wakeup preemption is served or moot. */
+		c->resched = false;
 		if (next != SCHED_NONE) {
 			v = &s->vcpu[next];
 			v->state = SCHED_RUNNING;

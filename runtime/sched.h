@@ -82,6 +82,15 @@ struct sched_cpu {
 	/* For the report: a switch loads another vCPU's VMCS than the last one. */
 	uint64_t switches;
 	uint64_t ple_yields, pause_yields;
+	/*
+	 * Wakeup preemption (sched_wake(), sched_resched()): resched is set
+	 * when a woken vCPU should take the CPU from its running current
+	 * one, until the CPU acts on it or switches anyway; nr_cut counts
+	 * the woken vCPUs that cut in at the queue's front, in wake order.
+	 */
+	bool resched;
+	unsigned int nr_cut;
+	uint64_t wake_preemptions;
 	/* Idle (every vCPU blocked): halted until a kick, or polled for a blocked vCPU's timer. */
 	uint64_t idle_halts, idle_polls;
 };
@@ -89,6 +98,7 @@ struct sched_cpu {
 struct sched {
 	unsigned int nr_cpus, nr_vcpus;
 	unsigned int pause_yield_after;	/* plain PAUSE exits before a yield (>= 1) */
+	bool no_wake_preempt;		/* wakeup preemption off (for comparison: make bench) */
 	struct sched_cpu cpu[SCHED_MAX_CPUS];
 	struct sched_vcpu vcpu[SCHED_MAX_VCPUS];
 };
@@ -110,14 +120,43 @@ static inline unsigned int sched_vcpu_cpu(const struct sched *s, unsigned int id
 /* How many vCPUs live on CPU @cpu. */
 unsigned int sched_cpu_vcpus(const struct sched *s, unsigned int cpu);
 
+/* What a wake asks of the woken vCPU's CPU. */
+enum sched_wake_result {
+	SCHED_WAKE_NOTHING = 0,	/* nothing: it runs when the CPU next picks */
+	SCHED_WAKE_IDLE,	/* the CPU is idle: wake it to run the vCPU */
+	SCHED_WAKE_PREEMPT,	/* the CPU runs another vCPU: kick it, sched_resched() there */
+};
+
 /*
  * Make vCPU @id runnable: a BLOCKED one joins its CPU's run queue (or,
  * when it is still that CPU's current vCPU -- it blocked but its CPU
- * has not yet switched away -- simply runs on).  True when its CPU is
- * idle and must be woken to run it.  A RUNNING or RUNNABLE vCPU needs
- * nothing (it takes its events when it next enters); a GONE one stays gone.
+ * has not yet switched away -- simply runs on).  SCHED_WAKE_IDLE when
+ * its CPU is idle and must be woken to run it.
+ *
+ * Wakeup preemption (as CFS's for a woken task, which is what KVM's
+ * halted vCPUs get): when the CPU is running another vCPU, the woken
+ * one cuts in at the queue's front (behind earlier cut-ins, in wake
+ * order) and SCHED_WAKE_PREEMPT says to kick the CPU, whose
+ * sched_resched() then gives it the CPU -- instead of waiting up to
+ * the rest of the running vCPU's slice.  The rest of the queue keeps
+ * its order, so a pair of vCPUs waking each other cannot starve it.
+ *
+ * With no_wake_preempt set (the hypervisor's wake_preempt=off) the woken
+ * one queues at the back and waits for the slice's end, as before.
+ *
+ * A RUNNING or RUNNABLE vCPU needs nothing (it takes its events when it
+ * next enters); a GONE one stays gone.
  */
-bool sched_wake(struct sched *s, unsigned int id);
+enum sched_wake_result sched_wake(struct sched *s, unsigned int id);
+
+/*
+ * On @cpu, after a SCHED_WAKE_PREEMPT kick: true when its current vCPU
+ * gives the CPU to the woken one(s) -- it goes right behind them, marked
+ * preempted (it was running: a likely lock holder), and keeps its place
+ * before the rest of the queue; sched_pick_next() then switches.  False
+ * when no preemption is pending (the CPU switched meanwhile).
+ */
+bool sched_resched(struct sched *s, unsigned int cpu);
 
 /*
  * The current vCPU of @cpu halted with nothing to wake it yet: it is

@@ -38,6 +38,7 @@
 #include "msr.h"
 #include "apic.h"
 #include "vlapic_exits.h"
+#include "vcpu_switch.h"
 
 static uint64_t xapic_page_pa;
 /* Some CPU's physical APIC is in x2APIC mode (it stays there: msr.c apic_base_write()). */
@@ -195,8 +196,14 @@ enum vmx_exit_action vmx_take_events(struct vcpu *vcpu)
 enum vmx_exit_action vmx_kicked(struct vcpu *vcpu)
 {
 	/* Acknowledged on exit: the kick is in service in the APIC until this EOI. */
+	enum vmx_exit_action act;
+
 	apic_eoi();
-	return vmx_take_events(vcpu);
+	act = vmx_take_events(vcpu);
+	/* Sent for a sibling woken on this CPU (vmm_kick()): it may take the CPU now. */
+	if (act == VMX_EXIT_RESUME && vcpu->arch->shared)
+		act = vmx_sched_kicked(vcpu);
+	return act;
 }
 
 /* --- the ICR ----------------------------------------------------------------- */

@@ -16,7 +16,10 @@
  *   preempted one first, the likely lock holder);
  * - at the end of its slice (execution.scheduler.slice TSC ticks),
  *   which the VMX-preemption timer measures: vmx_program_preemption_timer()
- *   fires at sched_deadline too.
+ *   fires at sched_deadline too;
+ * - when a blocked sibling is woken (an IPI or interrupt posted to it,
+ *   vmm_kick()): the kick's exit gives it the CPU (vmx_sched_kicked(),
+ *   sched_resched()) instead of letting it wait for the rest of the slice.
  *
  * A handler that gives the CPU up returns VMX_EXIT_SWITCH: the stub
  * saves every guest register and returns from vmx_enter_guest() to the
@@ -181,6 +184,11 @@ enum vmx_exit_action vmx_sched_tick(struct vcpu *vcpu)
 	a->sched_deadline = next_deadline(vcpu, now);
 	vmx_program_preemption_timer(vcpu);
 	return VMX_EXIT_RESUME;
+}
+
+enum vmx_exit_action vmx_sched_kicked(struct vcpu *vcpu)
+{
+	return sched_resched(&vmx_sched, vcpu->cpu->id) ? VMX_EXIT_SWITCH : VMX_EXIT_RESUME;
 }
 
 /* --- around a switch ------------------------------------------------------------ */

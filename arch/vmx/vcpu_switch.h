@@ -19,6 +19,8 @@
 enum vmx_exit_action vmx_sched_block(struct vcpu *vcpu, enum vcpu_block_reason why);
 enum vmx_exit_action vmx_sched_pause(struct vcpu *vcpu);
 enum vmx_exit_action vmx_sched_tick(struct vcpu *vcpu);
+/* A kick's exit: the CPU goes to a vCPU that was woken for it (wakeup preemption, sched.h). */
+enum vmx_exit_action vmx_sched_kicked(struct vcpu *vcpu);
 /* Before a turn of @vcpu on this CPU: the next scheduling deadline; after: save its state. */
 void vmx_sched_switch_in(struct vcpu *vcpu);
 void vmx_sched_switch_out(struct vcpu *vcpu);

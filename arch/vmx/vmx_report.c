@@ -159,6 +159,8 @@ static void vmx_print_sched(const struct sched *s)
 		printk("exitplan: scheduler: CPU %u: %llu VMCS switches, %llu PAUSE-loop yields, "
 		       "%llu plain-PAUSE yields\n", c, (unsigned long long)sc->switches,
 		       (unsigned long long)sc->ple_yields, (unsigned long long)sc->pause_yields);
+		printk("exitplan: scheduler: CPU %u: %llu wakeup preemptions\n", c,
+		       (unsigned long long)sc->wake_preemptions);
 		printk("exitplan: scheduler: CPU %u idle: %llu halts until a kick, %llu polls for a "
 		       "blocked vCPU's timer\n", c, (unsigned long long)sc->idle_halts,
 		       (unsigned long long)sc->idle_polls);

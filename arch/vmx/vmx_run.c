@@ -377,10 +377,14 @@ void vmm_kick(unsigned int vcpu_id)
 		 * Blocked: runnable now.  Queued: it takes its events when it
 		 * is switched in.  Running there: the kick makes it take them
 		 * now (if it is being switched out meanwhile, another vCPU
-		 * gets a spurious kick, which it ignores).
+		 * gets a spurious kick, which it ignores).  Blocked on a CPU
+		 * running a sibling: the kick makes the sibling give it the CPU
+		 * (wakeup preemption, sched.h) -- to this CPU too, when the
+		 * sibling is the poster: its next entry exits on it at once.
 		 */
-		sched_wake(&vmx_sched, vcpu_id);
-		if (cpu != this_cpu_id() && sched_current(&vmx_sched, cpu) == (int)vcpu_id)
+		if (sched_wake(&vmx_sched, vcpu_id) == SCHED_WAKE_PREEMPT)
+			vmx_kick_ipi(cpu);
+		else if (cpu != this_cpu_id() && sched_current(&vmx_sched, cpu) == (int)vcpu_id)
 			vmx_kick_ipi(cpu);
 		else
 			vmx_idle_kick(cpu);	/* halted idle: an NMI (ap_park.c) */
@@ -532,6 +536,25 @@ static void vmx_wait_for_vcpus(unsigned int n)
 }
 
 /*
+ * The hypervisor's `wake_preempt=off` option: a vCPU woken on a CPU
+ * running a sibling waits for the slice's end (runtime/sched.h), for
+ * make bench to compare with wakeup preemption, the default.
+ */
+static void vmx_wake_preempt_option(const struct boot_info *bi)
+{
+	char v[8];
+
+	if (!cmdline_option(bi->cmdline, "wake_preempt", v, sizeof(v)))
+		return;
+	if (!strcmp(v, "off")) {
+		vmx_sched.no_wake_preempt = true;
+		printk("exitplan: scheduler: wakeup preemption off (wake_preempt=off)\n");
+	} else if (strcmp(v, "on")) {
+		printk("exitplan: wake_preempt=%s: not on or off: ignored\n", v);
+	}
+}
+
+/*
  * How many vCPUs: the hypervisor's `vcpus=N` option (1 .. VM_MAX_VCPUS,
  * at least the CPUs: every CPU runs one), else one per CPU.  More than
  * the CPUs needs a virtual local APIC per vCPU (a physical one cannot be
@@ -643,6 +666,7 @@ int vmm_run(const struct boot_info *bi)
 		return VMM_REFUSED;
 	if (!sched_init(&vmx_sched, ncpus, n, PROFILE_SCHED_PAUSE_YIELD_AFTER))
 		return VMM_ERROR;
+	vmx_wake_preempt_option(bi);
 	/*
 	 * One vCPU per CPU: the guest's APIC IDs are the CPUs'.  More: each
 	 * vCPU's virtual APIC has its id as APIC ID, and the guest's MADT

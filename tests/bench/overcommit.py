@@ -12,8 +12,11 @@ cell (k per vCPU, so 2:1 and 3:1 do more in total than 1:1).  Bochs
 ticks are retired instructions (the emulated TSC advances one per
 instruction): deterministic path lengths, not cycles.  The exit mix of
 each run (all vCPUs) and the scheduler's yields are listed below the
-table.  A last column runs the same work with a sleeping lock (the
-guest's lock=sleep) under the PLE profile.  Never a pass/fail test.
+table.  Two last columns run the same work with a sleeping lock (the
+guest's lock=sleep) under the PLE profile, with wakeup preemption (a
+woken waiter takes its CPU from the running sibling at once) and
+without it (the hypervisor's wake_preempt=off: it waits for the slice's
+end).  Never a pass/fail test.
 """
 import os
 import re
@@ -37,6 +40,10 @@ PAUSE_MODES: Tuple[Tuple[str, Optional[str]], ...] = (
 # The sleeping lock (the guest's lock=sleep: waiters halt, the unlocker's IPI
 # wakes the next) under the profile as it is, for comparison with spinning.
 SLEEP_MODE = "sleeping lock (HLT + IPI)"
+# The same with the hypervisor's wake_preempt=off: a woken waiter waits for the
+# running sibling's slice to end instead of taking the CPU at once (runtime/sched.h).
+SLEEP_NO_PREEMPT_MODE = "sleeping lock, no wakeup preemption"
+SLEEP_MODES = (SLEEP_MODE, SLEEP_NO_PREEMPT_MODE)
 # The PLE window sweep at 2:1: ple_window values beside the profile's own (4096).
 SWEEP_RATIO = "2:1"
 SWEEP_WINDOWS: Tuple[int, ...] = (1024, 16384)
@@ -97,7 +104,7 @@ def parse(ratio: str, mode: str, text: str, timed_out: bool = False) -> Result:
 
 def modes_of(ratio: str) -> List[str]:
     """The runs at @ratio: each PAUSE handling, the sleeping lock, the PLE sweep."""
-    return [m for m, _ in PAUSE_MODES] + [SLEEP_MODE] + \
+    return [m for m, _ in PAUSE_MODES] + list(SLEEP_MODES) + \
         ([sweep_mode(w) for w in SWEEP_WINDOWS] if ratio == SWEEP_RATIO else [])
 
 
@@ -109,6 +116,8 @@ def serial_path(out: Path, ratio: str, mode: str) -> Path:
     slug = ratio.replace(":", "to") + "-" + mode.split()[0].lower()
     if "ple_window" in mode:
         slug += "-window-" + mode.rsplit(" ", 1)[1]
+    if mode == SLEEP_NO_PREEMPT_MODE:
+        slug += "-no-wake-preempt"
     return out / "overcommit" / f"{slug}.serial"
 
 
@@ -130,17 +139,20 @@ def run_all(bootlib, root: Path, out: Path, gen_out: Path, build: Callable[[str]
             root, out, name, variant_text(src, name, f"  pause: {{mode: loop, ple_gap: 128, "
                                                     f"ple_window: {w}}}"), gen_out)
         elfs[mode] = build(os.path.relpath(gdir, root / "generated"))
-    elfs[SLEEP_MODE] = elfs[PAUSE_MODES[0][0]]
+    for mode in SLEEP_MODES:
+        elfs[mode] = elfs[PAUSE_MODES[0][0]]
     guest = bootlib.build_guest("overcommit")
     todo, meta = [], []
     for ratio, ncpu, nvcpu in RATIOS:
         for mode in modes_of(ratio):
             serial = serial_path(out, ratio, mode)
             serial.parent.mkdir(parents=True, exist_ok=True)
+            hv_args = " ".join(([f"vcpus={nvcpu}"] if nvcpu != ncpu else []) +
+                               (["wake_preempt=off"] if mode == SLEEP_NO_PREEMPT_MODE else []))
             iso = bootlib.build_iso(elfs[mode], guest, serial.with_suffix(".iso"),
-                                    hv_args=f"vcpus={nvcpu}" if nvcpu != ncpu else "",
+                                    hv_args=hv_args,
                                     guest_args=f"k={K}" +
-                                    (" lock=sleep" if mode == SLEEP_MODE else ""))
+                                    (" lock=sleep" if mode in SLEEP_MODES else ""))
             meta.append((ratio, mode))
             todo.append(workloads.hv_job(bootlib, iso, cpu, serial, timeout, ncpu))
     done = bootlib.run_parallel(todo, max_workers=jobs)
@@ -164,13 +176,15 @@ def render(results: List[Result]) -> List[str]:
     if not results:
         return []
     by = {(r.ratio, r.mode): r for r in results}
-    modes = [m for m, _ in PAUSE_MODES] + [SLEEP_MODE]
+    modes = [m for m, _ in PAUSE_MODES] + list(SLEEP_MODES)
     ple_mode, none_mode = PAUSE_MODES[0][0], PAUSE_MODES[-1][0]
     L = ["## Workloads: overcommit, a ticket spinlock on shared CPUs (Bochs ticks)", "",
          f"The overcommit guest (tests/guest/overcommit, k={K} acquisitions per vCPU) under "
          "profiles/overcommit.yaml (`apic: virtual`) and the same profile with plain PAUSE "
          "exiting or none, and with a sleeping lock (lock=sleep: waiters halt until the "
-         "unlocker's IPI) under the PLE profile, at v:p vCPUs per CPU (1:1 = 2 on 2, 2:1 = 4 on 2, 3:1 = 3 on 1).  "
+         "unlocker's IPI) under the PLE profile, with the scheduler's wakeup preemption (the "
+         "woken waiter takes its CPU from the running sibling at once) and without it "
+         "(wake_preempt=off: it waits for the sibling's slice to end), at v:p vCPUs per CPU (1:1 = 2 on 2, 2:1 = 4 on 2, 3:1 = 3 on 1).  "
          "Each cell: the guest's total ticks until every vCPU finished (ticks per "
          "acquisition).  Bochs ticks are retired instructions: deterministic path lengths, "
          "not cycles.", ""]

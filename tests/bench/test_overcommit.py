@@ -82,12 +82,18 @@ def test_render_and_csv(tmp_path):
                             RUN.replace("200000 ticks, 1000", "800000 ticks, 4000"))
     sleep = overcommit.parse("2:1", overcommit.SLEEP_MODE,
                              RUN.replace("200000 ticks, 1000", "300000 ticks, 1500"))
-    lines = overcommit.render([ok, slow, sleep])
+    late = overcommit.parse("2:1", overcommit.SLEEP_NO_PREEMPT_MODE,
+                            RUN.replace("200000 ticks, 1000", "500000 ticks, 2500"))
+    lines = overcommit.render([ok, slow, sleep, late])
     table = [ln for ln in lines if ln.startswith("| 2:1 |")]
-    assert table == ["| 2:1 | 200000 (1000) |  | 800000 (4000) | 300000 (1500) | 4.0x |"], lines
+    assert table == ["| 2:1 | 200000 (1000) |  | 800000 (4000) | 300000 (1500) | "
+                     "500000 (2500) | 4.0x |"], lines
     assert overcommit.serial_path(tmp_path, "2:1", overcommit.SLEEP_MODE).name == \
         "2to1-sleeping.serial"
+    assert overcommit.serial_path(tmp_path, "2:1", overcommit.SLEEP_NO_PREEMPT_MODE).name == \
+        "2to1-sleeping-no-wake-preempt.serial"
     assert overcommit.SLEEP_MODE in overcommit.modes_of("1:1")
+    assert overcommit.SLEEP_NO_PREEMPT_MODE in overcommit.modes_of("3:1")
     assert any(ln.startswith("| 1:1 |") for ln in lines)
     assert any("Bochs ticks are retired instructions" in ln for ln in lines)
     assert any(ln.startswith("- 2:1, PAUSE-loop exiting: PAUSE_INSTRUCTION 15, HLT 2")

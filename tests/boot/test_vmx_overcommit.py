@@ -119,6 +119,9 @@ def test_sleeping_lock_blocks_and_wakes(runs):
     assert int(m.group(1)) > 0, r.describe()
     vcpus = [tuple(map(int, v)) for v in SCHED_VCPU_RE.findall(r.serial)]
     assert len(vcpus) == 4 and all(v[4] > 0 for v in vcpus), vcpus
+    # A waiter woken while its CPU runs a sibling takes the CPU (wakeup preemption, sched.h).
+    wakes = [int(n) for n in WAKE_PREEMPT_RE.findall(r.serial)]
+    assert len(wakes) == 2 and sum(wakes) > 0, r.describe()
 
 
 def stats_of(r):
@@ -141,6 +144,7 @@ def test_pause_exits_are_each_vcpus_own(runs):
 
 SCHED_VCPU_RE = re.compile(r"^exitplan: scheduler: vCPU (\d+) on CPU (\d+): (\d+) turns, "
                            r"(\d+) preemptions, (\d+) blocks, (\d+) spin yields$", re.M)
+WAKE_PREEMPT_RE = re.compile(r"^exitplan: scheduler: CPU \d+: (\d+) wakeup preemptions$", re.M)
 SCHED_CPU_RE = re.compile(r"^exitplan: scheduler: CPU (\d+): (\d+) VMCS switches, "
                           r"(\d+) PAUSE-loop yields, (\d+) plain-PAUSE yields$", re.M)
 

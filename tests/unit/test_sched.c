@@ -69,8 +69,8 @@ static void test_idle_cpu_picks_nothing(void **state)
 	assert_int_equal(sched_pick_next(&s, 0, &sw), 1);
 	assert_true(sw);
 	assert_int_equal(sched_state(&s, 1), SCHED_RUNNING);
-	/* The CPU is busy now: a wake queues vCPU 0 and needs no kick. */
-	assert_false(sched_wake(&s, 0));
+	/* The CPU is busy now: a wake queues vCPU 0 and asks to kick the CPU (preemption). */
+	assert_int_equal(sched_wake(&s, 0), SCHED_WAKE_PREEMPT);
 	assert_int_equal(sched_state(&s, 0), SCHED_RUNNABLE);
 	/* A RUNNING or RUNNABLE vCPU woken again: nothing changes. */
 	assert_false(sched_wake(&s, 1));
@@ -142,8 +142,8 @@ static void test_block_until_woken(void **state)
 	assert_true(sched_blocked(&s, 0));
 	assert_int_equal(sched_pick_next(&s, 0, &sw), 1);
 	assert_false(sw);
-	/* Woken by a posted event: back in the queue, run at the next slice end. */
-	assert_false(sched_wake(&s, 0));
+	/* Woken by a posted event: back in the queue (the slice end switches too). */
+	assert_int_equal(sched_wake(&s, 0), SCHED_WAKE_PREEMPT);
 	assert_true(sched_has_queued(&s, 0));
 	assert_false(sched_blocked(&s, 0));
 	assert_true(sched_slice_end(&s, 0));
@@ -204,21 +204,23 @@ static void test_spin_prefers_preempted(void **state)
 	start_all();			/* 0 runs; queue 1, 2 */
 	sched_block(&s, 0);		/* 0 halts */
 	assert_int_equal(next(0), 1);
-	assert_false(sched_wake(&s, 0));	/* queue 2, 0 */
-	sched_slice_end(&s, 0);		/* queue 2, 0, 1 (preempted) */
+	/* 0 woken; 1's slice ends before the kick comes: queue 0, 2, 1 (preempted). */
+	assert_int_equal(sched_wake(&s, 0), SCHED_WAKE_PREEMPT);	/* queue 0, 2 */
+	sched_slice_end(&s, 0);
 	assert_true(s.vcpu[1].preempted);
 	assert_false(s.vcpu[0].preempted);
-	assert_int_equal(next(0), 2);
-	/* 2 spins: the preempted 1 is chosen, 2 goes to the back, unmarked. */
+	assert_int_equal(next(0), 0);
+	assert_false(sched_resched(&s, 0));	/* the kick, late: served by the switch */
+	/* 0 spins: the preempted 1 is chosen over 2, 0 goes to the back, unmarked. */
 	assert_true(sched_yield_on_spin(&s, 0));
 	assert_int_equal(next(0), 1);
 	assert_false(s.vcpu[1].preempted);	/* it runs: no longer a candidate */
-	assert_false(s.vcpu[2].preempted);
-	assert_int_equal(s.vcpu[2].spin_yields, 1);
+	assert_false(s.vcpu[0].preempted);
+	assert_int_equal(s.vcpu[0].spin_yields, 1);
 	assert_int_equal(s.cpu[0].ple_yields, 1);
-	/* 1 spins now (queue 0, 2, none preempted): the first in queue order. */
+	/* 1 spins now (queue 2, 0, none preempted): the first in queue order. */
 	assert_true(sched_yield_on_spin(&s, 0));
-	assert_int_equal(next(0), 0);
+	assert_int_equal(next(0), 2);
 }
 
 static void test_spin_prefers_preempted_deep_in_queue(void **state)
@@ -294,10 +296,70 @@ static void test_queue_wraps(void **state)
 		unsigned int prev = (turn - 1) % SCHED_MAX_VCPUS;
 
 		sched_block(&s, 0);
+		/* The one blocked a turn before, woken while the CPU switches: to the back. */
+		if (turn >= 2)
+			assert_int_equal(sched_wake(&s, (prev + SCHED_MAX_VCPUS - 1) % SCHED_MAX_VCPUS),
+					 SCHED_WAKE_NOTHING);
 		assert_int_equal(next(0), turn % SCHED_MAX_VCPUS);
-		assert_false(sched_wake(&s, prev));
-		assert_int_equal(s.cpu[0].nr_queued, SCHED_MAX_VCPUS - 1);
+		assert_int_equal(s.cpu[0].nr_queued, SCHED_MAX_VCPUS - 2);
 	}
+}
+
+/*
+ * Wakeup preemption: a vCPU woken while a sibling runs cuts in at the
+ * queue's front (woken ones in wake order), the running one goes right
+ * behind them on the kick (marked preempted), the rest keep their order.
+ */
+static void test_wake_preempts_running(void **state)
+{
+	(void)state;
+	sched_init(&s, 1, 4, 1);
+	start_all();			/* 0 runs; queue 1, 2, 3 */
+	sched_block(&s, 0);
+	assert_int_equal(next(0), 1);	/* queue 2, 3 */
+	sched_block(&s, 0);
+	assert_int_equal(next(0), 2);	/* queue 3; 0 and 1 blocked */
+	assert_false(sched_resched(&s, 0));	/* nothing pending: no switch */
+	assert_int_equal(sched_wake(&s, 1), SCHED_WAKE_PREEMPT);
+	assert_int_equal(sched_wake(&s, 0), SCHED_WAKE_PREEMPT);	/* queue 1, 0, 3 */
+	assert_true(sched_resched(&s, 0));	/* queue 1, 0, 2, 3 */
+	assert_true(s.vcpu[2].preempted);
+	assert_int_equal(s.vcpu[2].preemptions, 1);
+	assert_int_equal(s.cpu[0].wake_preemptions, 1);
+	assert_false(sched_resched(&s, 0));	/* served: a second kick does nothing */
+	assert_int_equal(next(0), 1);
+	sched_block(&s, 0);
+	assert_int_equal(next(0), 0);
+	sched_block(&s, 0);
+	assert_int_equal(next(0), 2);
+	sched_block(&s, 0);
+	assert_int_equal(next(0), 3);
+	/* Two vCPUs waking each other in turn do not starve a third in the queue. */
+	sched_init(&s, 1, 3, 1);
+	start_all();			/* 0 runs; queue 1, 2 */
+	sched_block(&s, 0);
+	assert_int_equal(next(0), 1);	/* queue 2 */
+	assert_int_equal(sched_wake(&s, 0), SCHED_WAKE_PREEMPT);	/* queue 0, 2 */
+	assert_true(sched_resched(&s, 0));	/* queue 0, 1, 2 */
+	assert_int_equal(next(0), 0);
+	sched_block(&s, 0);		/* 0 halts; 1 is runnable, not woken */
+	assert_int_equal(sched_wake(&s, 1), SCHED_WAKE_NOTHING);
+	assert_int_equal(next(0), 1);
+	sched_block(&s, 0);
+	assert_int_equal(next(0), 2);
+	/* Alone on its CPU a woken vCPU preempts nobody: the CPU was idle. */
+	sched_init(&s, 2, 2, 1);
+	assert_int_equal(sched_wake(&s, 1), SCHED_WAKE_IDLE);
+	/* Off (wake_preempt=off): to the back of the queue, no kick, no preemption. */
+	sched_init(&s, 1, 3, 1);
+	s.no_wake_preempt = true;
+	start_all();			/* 0 runs; queue 1, 2 */
+	sched_block(&s, 0);
+	assert_int_equal(next(0), 1);
+	assert_int_equal(sched_wake(&s, 0), SCHED_WAKE_NOTHING);	/* queue 2, 0 */
+	assert_false(sched_resched(&s, 0));
+	assert_true(sched_slice_end(&s, 0));
+	assert_int_equal(next(0), 2);
 }
 
 /*
@@ -333,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_spin_alone_keeps_cpu),
 		cmocka_unit_test(test_pause_exits_yield_after_n),
 		cmocka_unit_test(test_queue_wraps),
+		cmocka_unit_test(test_wake_preempts_running),
 		cmocka_unit_test(test_idle_halts_only_without_a_timer),
 	};
 
