@@ -44,6 +44,10 @@ BUILD_BUG_ON(offsetof(struct vcpu, regs.r15) != VCPU_R15);
 BUILD_BUG_ON(offsetof(struct vcpu, regs.cr2) != VCPU_CR2);
 BUILD_BUG_ON(offsetof(struct vcpu, host_rsp) != VCPU_HOST_RSP);
 BUILD_BUG_ON(offsetof(struct vcpu, nmi_pending) != VCPU_NMI_PENDING);
+BUILD_BUG_ON(offsetof(struct vcpu, exit_action) != VCPU_EXIT_ACTION);
+/* The stub's CMPQ reads nmi_pending and exit_action as one aligned quadword. */
+BUILD_BUG_ON(VCPU_EXIT_ACTION != VCPU_NMI_PENDING + 4 || VCPU_NMI_PENDING % 8 != 0);
+BUILD_BUG_ON(VMX_EXIT_RESUME != 0);
 /* The stub returns the action as vmx_enter_guest()'s result. */
 BUILD_BUG_ON(VMX_EXIT_STOP != VMX_ENTER_STOPPED);
 BUILD_BUG_ON(VMX_EXIT_SWITCH != VMX_ENTER_SWITCHED);

@@ -158,12 +158,15 @@ vmx_exit_stub:
 	vmread	%rsi, %rsi
 	call	vmx_dispatch_exit
 .Lhandled:
-	test	%eax, %eax
-	jnz	.Lstop
-.Lresume:
+	/*
+	 * The action goes beside vcpu->nmi_pending (vcpu_asm.h), so that the
+	 * one CMPQ below tests both: a MOV here instead of a TEST and a JNZ.
+	 */
+	mov	%eax, VCPU_EXIT_ACTION(%rsp)
 	/*
 	 * RSP is the vcpu again: POP the eight back in the order they were
-	 * pushed; RBP, R10-R15 are live.
+	 * pushed; RBP, R10-R15 are live.  A stop or a switch POPs them too
+	 * and finds them still in vcpu->regs below (.Lnot_resume).
 	 */
 	RESTORE_GUEST_REGS
 	/*
@@ -171,12 +174,14 @@ vmx_exit_stub:
 	 * (runtime/traps.c, vmx_nmi_in_root()): test for it last, with no
 	 * register but RFLAGS touched (VMRESUME loads the guest's RFLAGS).
 	 * An NMI between this CMP and VMRESUME is sent back to the CMP by
-	 * the NMI handler, so none is left behind until the next exit.
+	 * the NMI handler, so none is left behind until the next exit.  The
+	 * same CMPQ tests the action (the upper half): zero is "resume, no
+	 * NMI".
 	 */
 	.globl vmx_nmi_check, vmx_nmi_check_end
 vmx_nmi_check:
-	cmpl	$0, VCPU_NMI_PENDING - VCPU_PUSHED_END(%rsp)
-	jne	.Lnmi
+	cmpq	$0, VCPU_NMI_PENDING - VCPU_PUSHED_END(%rsp)
+	jne	.Lnot_resume
 vmx_nmi_check_end:
 .Lvmresume:
 	vmresume
@@ -198,6 +203,18 @@ vmx_nmi_check_end:
 .Lhooks:
 	call	vmx_handle_exit		/* exit.c: reason, MSRs, timing, dispatch */
 	jmp	.Lhandled
+.Lnot_resume:
+	/*
+	 * A stop or a switch first, as before the NMI check: the action is
+	 * vmx_enter_guest()'s result, every guest register is in vcpu->regs
+	 * still (the POPs only read them), and RSP goes back to the vcpu.
+	 * A waiting NMI stays in nmi_pending for the run loop (vmx_run.c).
+	 */
+	cmpl	$0, VCPU_EXIT_ACTION - VCPU_PUSHED_END(%rsp)
+	je	.Lnmi
+	lea	-VCPU_PUSHED_END(%rsp), %rsp
+	mov	VCPU_EXIT_ACTION(%rsp), %eax
+	jmp	.Lstop
 .Lnmi:
 	/*
 	 * Save the eight again and inject the NMI (events.c).  If the guest

@@ -56,6 +56,14 @@ struct vcpu {
 	 */
 	uint32_t nmi_pending;
 	/*
+	 * The stub's copy of the action the dispatch returned on this exit
+	 * (enum vmx_exit_action), written on every exit.  Beside nmi_pending,
+	 * in the same aligned 8 bytes, so that one CMPQ before VMRESUME tests
+	 * both: resume with no NMI waiting is the only case with all 64 bits
+	 * zero (offset in vcpu_asm.h).
+	 */
+	uint32_t exit_action;
+	/*
 	 * Set when exits need more than the dispatch: manual MSR switching
 	 * active on this CPU, or per-reason timing.  HOST_RIP is then the
 	 * stub that goes through vmx_handle_exit(); otherwise the stub calls

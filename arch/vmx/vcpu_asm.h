@@ -30,6 +30,7 @@
 #define VCPU_CR2	120
 #define VCPU_HOST_RSP	128	/* vmx_enter_guest()'s RSP, for the stop path */
 #define VCPU_NMI_PENDING 136	/* an NMI for the guest arrived in VMX root operation */
+#define VCPU_EXIT_ACTION 140	/* this exit's action, tested with nmi_pending in one CMPQ */
 /* Its bits: arrived since the stub last looked; waiting for the guest to unblock NMIs. */
 #define VCPU_NMI_ARRIVED	1
 #define VCPU_NMI_QUEUED		2

@@ -27,11 +27,11 @@ def test_plain_stub_and_resume():
     p = exitpath.stub_parts(fixture("vmx_exit_stub"))
     # SAVE_GUEST_REGS (eight PUSHes, MOV %rsp,%rdi), the field's MOV, VMREAD, CALL.
     assert p["stub"] == 12
-    # TEST, JNZ, eight POPs, CMPL, JNE (the NMI check), VMRESUME.
-    assert p["resume"] == 13
+    # The action's MOV, eight POPs, CMPQ, JNE (action and NMI in one test), VMRESUME.
+    assert p["resume"] == 12
     # One POP fewer is one instruction fewer: the count follows the code.
     fewer = fixture("vmx_exit_stub").replace("pop    %r9\n", "", 1)
-    assert exitpath.stub_parts(fewer)["resume"] == 12
+    assert exitpath.stub_parts(fewer)["resume"] == 11
     # No CALL of the dispatch: no count.
     assert exitpath.stub_parts(fixture("vmx_exit_stub_hooks")) is None
 
@@ -40,7 +40,7 @@ def test_hooks_stub():
     h = exitpath.hooks_parts(fixture("vmx_exit_stub_hooks"), fixture("vmx_exit_stub"),
                              fixture("vmx_handle_exit"))
     assert h["stub"] == (11, 11)            # SAVE_GUEST_REGS, JMP .Lhooks, CALL
-    assert h["resume"] == (14, 14)          # JMP .Lhandled, then the plain resume
+    assert h["resume"] == (13, 13)          # JMP .Lhandled, then the plain resume
     lo, hi = h["msr switch"]
     # The reason's VMREAD, both EFER compares and the dispatch's action test at least.
     assert 10 < lo < hi
@@ -66,13 +66,13 @@ def test_path_span_diamond_and_loop():
 def test_split_leaves_the_rest_to_the_handler():
     path = exitpath.plain_path(fixture("vmx_exit_stub"))
     sp = exitpath.split("cpuid", "CPUID", 70, 7, path)
-    assert sp.parts["handler"] == (70 - 12 - 7 - 13, 70 - 12 - 7 - 13)
+    assert sp.parts["handler"] == (70 - 12 - 7 - 12, 70 - 12 - 7 - 12)
     assert sp.parts["msr switch"] == (0, 0)
     hooks = exitpath.hooks_parts(fixture("vmx_exit_stub_hooks"), fixture("vmx_exit_stub"),
                                  fixture("vmx_handle_exit"))
     sh = exitpath.split("cpuid", "CPUID", 100, 7, hooks)
     lo, hi = hooks["msr switch"]
-    assert sh.parts["handler"] == (100 - 11 - 7 - 14 - hi, 100 - 11 - 7 - 14 - lo)
+    assert sh.parts["handler"] == (100 - 11 - 7 - 13 - hi, 100 - 11 - 7 - 13 - lo)
     assert sh.words("msr switch") == f"{lo}-{hi}"
 
 
@@ -101,6 +101,6 @@ def test_report_section():
     md = "\n".join(run_bench.render_exit_parts(res))
     assert "## Where the instructions go" in md
     assert "| kind | reason | ticks | stub | dispatch | msr switch | resume | handler |" in md
-    assert "| cpuid | CPUID | 70 | 12 | 7 | 0 | 13 | 38 |" in md
-    assert "| in-fw_cfg | IO_INSTRUCTION | 124 | 12 | 3 | 0 | 13 | 96 |" in md
+    assert "| cpuid | CPUID | 70 | 12 | 7 | 0 | 12 | 39 |" in md
+    assert "| in-fw_cfg | IO_INSTRUCTION | 124 | 12 | 3 | 0 | 12 | 97 |" in md
     assert run_bench.render_exit_parts(SimpleNamespace(exit_parts={})) == []
