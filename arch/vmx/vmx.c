@@ -305,6 +305,32 @@ static bool vmx_setup_host_state(struct vmx_cpu *vc, const struct vcpu *vcpu)
 /* --- VMCS: guest state for a multiboot entry --------------------------- */
 
 /*
+ * What the multiboot entry and the STARTUP state share: a usable TR, which
+ * VM entry requires even in protected and real mode (SDM Vol. 3C
+ * 26.3.1.2), a busy 32-bit TSS; empty descriptor tables, no SYSENTER, no
+ * debug state; active and interruptible; EFER 0 where VM entry loads it.
+ */
+static const struct vmcs_init vmx_guest_common[] = {
+	{ GUEST_TR_SELECTOR, 0 }, { GUEST_TR_BASE, 0 }, { GUEST_TR_LIMIT, 0xffff },
+	{ GUEST_TR_AR_BYTES, VMX_AR_P | VMX_AR_TYPE_TSS_BUSY },
+	{ GUEST_GDTR_BASE, 0 }, { GUEST_GDTR_LIMIT, 0xffff },
+	{ GUEST_IDTR_BASE, 0 }, { GUEST_IDTR_LIMIT, 0xffff },
+	{ GUEST_SYSENTER_CS, 0 }, { GUEST_SYSENTER_ESP, 0 }, { GUEST_SYSENTER_EIP, 0 },
+	{ GUEST_IA32_DEBUGCTL, 0 },
+	{ GUEST_INTERRUPTIBILITY_INFO, 0 },
+	{ GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_ACTIVE },
+	{ GUEST_PENDING_DBG_EXCEPTIONS, 0 },
+};
+
+static bool vmx_setup_guest_common(struct vcpu *vcpu, const struct vmx_controls *ctl)
+{
+	if (!vmcs_setup_write_all(vcpu->id, vmx_guest_common, ARRAY_SIZE(vmx_guest_common)))
+		return false;
+	return !(ctl->field[VMX_ENTRY] & VM_ENTRY_LOAD_IA32_EFER) ||
+	       vmcs_setup_write(vcpu->id, GUEST_IA32_EFER, 0);
+}
+
+/*
  * The machine state the Multiboot Specification (3.2) promises at entry:
  * 32-bit protected mode, paging off, flat 4-GiB code and data segments,
  * EFLAGS.IF and VM clear, EAX = the magic, EBX = the info structure.
@@ -347,24 +373,10 @@ bool vmx_setup_guest_state(struct vcpu *vcpu, struct vmx_cpu *vc, uint32_t entry
 		{ GUEST_FS_BASE, 0 }, { GUEST_FS_LIMIT, 0xffffffff }, { GUEST_FS_AR_BYTES, data_ar },
 		{ GUEST_GS_SELECTOR, GUEST_BOOT_DS_SELECTOR },
 		{ GUEST_GS_BASE, 0 }, { GUEST_GS_LIMIT, 0xffffffff }, { GUEST_GS_AR_BYTES, data_ar },
-		/* A usable TR is required even in protected mode (26.3.1.2): a busy 32-bit TSS. */
-		{ GUEST_TR_SELECTOR, 0 },
-		{ GUEST_TR_BASE, 0 }, { GUEST_TR_LIMIT, 0xffff },
-		{ GUEST_TR_AR_BYTES, VMX_AR_P | VMX_AR_TYPE_TSS_BUSY },
 		{ GUEST_LDTR_SELECTOR, 0 },
 		{ GUEST_LDTR_BASE, 0 }, { GUEST_LDTR_LIMIT, 0 }, { GUEST_LDTR_AR_BYTES, VMX_AR_UNUSABLE },
-		{ GUEST_GDTR_BASE, 0 }, { GUEST_GDTR_LIMIT, 0xffff },
-		{ GUEST_IDTR_BASE, 0 }, { GUEST_IDTR_LIMIT, 0xffff },
-		{ GUEST_SYSENTER_CS, 0 }, { GUEST_SYSENTER_ESP, 0 }, { GUEST_SYSENTER_EIP, 0 },
-		{ GUEST_IA32_DEBUGCTL, 0 },
-		{ GUEST_INTERRUPTIBILITY_INFO, 0 },
-		{ GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_ACTIVE },
-		{ GUEST_PENDING_DBG_EXCEPTIONS, 0 },
 	);
-	if (!vmcs_setup_write_all(vcpu->id, w, ARRAY_SIZE(w)))
-		return false;
-	if ((ctl->field[VMX_ENTRY] & VM_ENTRY_LOAD_IA32_EFER) &&
-	    !vmcs_setup_write(vcpu->id, GUEST_IA32_EFER, 0))
+	if (!vmcs_setup_write_all(vcpu->id, w, ARRAY_SIZE(w)) || !vmx_setup_guest_common(vcpu, ctl))
 		return false;
 	if ((ctl->field[VMX_ENTRY] & VM_ENTRY_LOAD_IA32_PAT) &&
 	    !vmcs_setup_write(vcpu->id, GUEST_IA32_PAT, rdmsr(MSR_IA32_PAT)))
@@ -635,27 +647,15 @@ bool vmx_setup_guest_startup(struct vcpu *vcpu, uint8_t vector)
 		{ GUEST_FS_AR_BYTES, data_ar },
 		{ GUEST_GS_SELECTOR, 0 }, { GUEST_GS_BASE, 0 }, { GUEST_GS_LIMIT, 0xffff },
 		{ GUEST_GS_AR_BYTES, data_ar },
-		{ GUEST_TR_SELECTOR, 0 }, { GUEST_TR_BASE, 0 }, { GUEST_TR_LIMIT, 0xffff },
-		{ GUEST_TR_AR_BYTES, VMX_AR_P | VMX_AR_TYPE_TSS_BUSY },
 		{ GUEST_LDTR_SELECTOR, 0 }, { GUEST_LDTR_BASE, 0 }, { GUEST_LDTR_LIMIT, 0xffff },
 		{ GUEST_LDTR_AR_BYTES, VMX_AR_UNUSABLE },
-		{ GUEST_GDTR_BASE, 0 }, { GUEST_GDTR_LIMIT, 0xffff },
-		{ GUEST_IDTR_BASE, 0 }, { GUEST_IDTR_LIMIT, 0xffff },
-		{ GUEST_SYSENTER_CS, 0 }, { GUEST_SYSENTER_ESP, 0 }, { GUEST_SYSENTER_EIP, 0 },
-		{ GUEST_IA32_DEBUGCTL, 0 },
-		{ GUEST_INTERRUPTIBILITY_INFO, 0 },
-		{ GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_ACTIVE },
-		{ GUEST_PENDING_DBG_EXCEPTIONS, 0 },
 		{ VM_ENTRY_INTR_INFO_FIELD, 0 },
 	);
-	if (!vmcs_setup_write_all(vcpu->id, w, ARRAY_SIZE(w)))
+	if (!vmcs_setup_write_all(vcpu->id, w, ARRAY_SIZE(w)) || !vmx_setup_guest_common(vcpu, ctl))
 		return false;
 	/* Out of IA-32e mode, no interrupt window open (vmx_ctls.h). */
 	if (!ctls_init(vcpu, VMX_ENTRY, ctl->field[VMX_ENTRY]) ||
 	    !ctls_init(vcpu, VMX_PROC_BASED, ctl->field[VMX_PROC_BASED]))
-		return false;
-	if ((ctl->field[VMX_ENTRY] & VM_ENTRY_LOAD_IA32_EFER) &&
-	    !vmcs_setup_write(vcpu->id, GUEST_IA32_EFER, 0))
 		return false;
 	for (unsigned int i = 0; i < PROFILE_MANUAL_MSR_SLOTS; i++)
 		vcpu->msrs.guest[i] = 0;

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compiler.h"		/* ARRAY_SIZE */
 #include "vmx_controls.h"
 #include "vmx_controls_bits.h"	/* generated: CPU_BASED_*, VM_ENTRY_*, ... */
 #include "vmx_features.h"	/* generated: vmx_feature_supported(), names */
@@ -50,8 +51,6 @@ static const struct {
 	{ VM_ENTRY_LOAD_CET_STATE,            VM_EXIT_LOAD_CET_STATE },
 	{ VM_ENTRY_LOAD_IA32_PKRS,            VM_EXIT_LOAD_IA32_PKRS },
 };
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define VMX_GATE_UNDECIDED (~0u)
 

@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "compiler.h"		/* ARRAY_SIZE */
 #include "fake_runtime.h"
 #include "vmcs_init.h"
 #include "vmx_ops.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 /* SDM Vol. 3C 31.4: VMREAD/VMWRITE from/to unsupported VMCS component. */
 #define VMXERR_UNSUPPORTED_COMPONENT	12
 
