@@ -76,8 +76,8 @@ def marginal(shares, n, stats="off"):
 # change with it; these say what a CPUID exit then costs in the handler.
 # tests/gen/test_costmodel.py checks them against objdump too.
 #
-#   a listed leaf, the k-th (1-based): the MOV of the guest's EAX, k
-#       compares, the answer's four loads and four stores, vmx_skip_
+#   a listed leaf, the k-th (1-based): k compares of the guest's EAX
+#       in memory (CMPL, JE), the answer's four loads and four stores, vmx_skip_
 #       instruction() with no interrupt shadow to clear (three encodings,
 #       three VMREADs, ADD, VMWRITE, TEST, Jcc), XOR, RET; every leaf has
 #       its own copy of the answer (cpuid_fast_reply() inlined, so its
@@ -85,7 +85,7 @@ def marginal(shares, n, stats="off"):
 #                   CPUID_FAST_ENTRY + COMPARE * k + CPUID_FAST_ANSWER
 #   any other leaf, behind n listed: n failed compares and the JMP into
 #       handle_cpuid()             CPUID_FAST_ENTRY + COMPARE * n + DIRECT
-CPUID_FAST_ENTRY = 1
+CPUID_FAST_ENTRY = 0
 CPUID_FAST_ANSWER = 20
 
 
