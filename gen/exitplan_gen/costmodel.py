@@ -119,9 +119,9 @@ MSR_FAST_SKIP = 12		# vmx_skip_instruction() with no shadow to clear (10), XOR, 
 MSR_FAST_ANSWER = {"IA32_APIC_BASE": 7}	# the answer, its split and its stores
 
 
-def msr_fast_miss(n, write=False):
-    """Instructions of handle_msr_*_fast() before the general handler, n MSRs listed."""
-    del write	# the same for WRMSR since its answers take the halves
+def msr_fast_miss(n):
+    """Instructions of handle_msr_*_fast() before the general handler, n MSRs
+    listed: the same for RDMSR and WRMSR, whose answers take EAX and EDX as halves."""
     return COMPARE * n + DIRECT
 
 

@@ -66,7 +66,7 @@ def _explain_fast(w, plan):
                 "instructions before handle_msr_read() (gen/exitplan_gen/costmodel.py).", "    "))
     if plan.msr_fast_write:
         w(_wrap(f"WRMSR of an MSR not listed: "
-                f"{costmodel.msr_fast_miss(len(plan.msr_fast_write), write=True)} instructions "
+                f"{costmodel.msr_fast_miss(len(plan.msr_fast_write))} instructions "
                 "before handle_msr_write().", "    "))
     if plan.io_fast:
         w(_wrap(f"An I/O exit not listed: {costmodel.io_fast_miss(len(plan.io_fast))} instructions "
