@@ -427,7 +427,7 @@ static void denied_write(struct platform_state *p, uint16_t port, unsigned int s
 {
 	if (size < 4)
 		value &= (1u << (8 * size)) - 1;	/* what the access carried */
-	for (unsigned int i = 0; i < sizeof(reported_denials) / sizeof(reported_denials[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(reported_denials); i++) {
 		if (port + size - 1 < reported_denials[i].first || port > reported_denials[i].last)
 			continue;
 		if (p->denials_reported & (1u << i))

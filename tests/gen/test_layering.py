@@ -81,3 +81,25 @@ def test_vmcs_setup_writes_are_reported():
     none in vmx.c is a bare vmcs_write_checked() whose false is silent."""
     with open(os.path.join(ROOT, "arch/vmx/vmx.c"), encoding="utf-8") as f:
         assert "vmcs_write_checked(" not in f.read()
+
+
+ARRAY_COUNT = re.compile(r"sizeof\s*\(?\s*(\w+)\s*\)?\s*/\s*sizeof\s*\(?\s*\(?\1\)?\s*\[0\]")
+
+
+def test_one_array_size():
+    """ARRAY_SIZE() is runtime/compiler.h's alone: the runtime, arch/vmx
+    and the unit tests (which include it from the host) neither define
+    their own nor spell the division out."""
+    bad = []
+    for folder in ("runtime", "arch/vmx", "tests/unit", "tests/unit/fakes"):
+        for p in sources(folder):
+            with open(p, encoding="utf-8") as f:
+                text = f.read()
+            rel = os.path.relpath(p, ROOT)
+            if rel == "runtime/compiler.h":
+                continue
+            if re.search(r"^\s*#\s*define\s+\w+(\(\w+\))?\s+\(?" + ARRAY_COUNT.pattern, text, re.M):
+                bad.append(f"{rel}: defines its own")
+            elif ARRAY_COUNT.search(text):
+                bad.append(f"{rel}: spells sizeof(a) / sizeof(a[0]) out")
+    assert not bad, "use ARRAY_SIZE() of compiler.h:\n" + "\n".join(bad)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "compiler.h"
 #include "ioapic.h"
 
 /* The fake I/O APIC: Bochs's 82093AA, ID 1, version 0x11, 24 entries. */
@@ -207,7 +208,7 @@ static void test_bad_access(void **state)
 	(void)state;
 	select_reg(IOAPIC_REG_REDTBL);
 	hw_writes = 0;
-	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(bad); i++) {
 		assert_int_equal(ioapic_guest_write(&g, bad[i].offset, bad[i].size, 2u << 8, &r),
 				 IOAPIC_BAD_ACCESS);
 		assert_int_equal(ioapic_guest_read(&g, bad[i].offset, bad[i].size, &v),

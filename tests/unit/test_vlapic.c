@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "arch_bits.h"
+#include "compiler.h"
 #include "fake_runtime.h"
 #include "msr_index.h"
 #include "vlapic.h"
@@ -300,7 +301,7 @@ static void test_timer_divide_values(void **state)
 
 	(void)state;
 	wr(XAPIC_REG_LVT_TIMER, 0x40, 0);
-	for (unsigned int i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(t); i++) {
 		wr(XAPIC_REG_TIMER_DIV_CONF, t[i].dcr, 0);
 		wr(XAPIC_REG_TIMER_INIT_COUNT, 10, 0);
 		assert_int_equal(vlapic_timer_next(&lapic), 10 * t[i].div);
