@@ -35,7 +35,7 @@
 #include "vmm.h"
 #include "vcpu_arch.h"
 #include "events.h"
-#include "msr.h"
+#include "msr_safe.h"
 #include "apic.h"
 #include "vlapic_exits.h"
 #include "vcpu_switch.h"

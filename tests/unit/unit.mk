@@ -213,7 +213,7 @@ $(UNIT_OUT)/vmexit-bench/test_msr_io_fast: $(call UNIT_OBJ,vmexit-bench,$(UNIT_S
 		$(call UNIT_OBJ,vmexit-bench,$(UNIT_SRC)/fakes/fake_msr_io_fast.c) \
 		$(foreach f,runtime/platform.c runtime/pci.c runtime/vpic.c runtime/vpit.c runtime/vrtc.c \
 			$(UNIT_SRC)/fakes/fake_runtime.c $(UNIT_SRC)/fakes/fake_cpu.c \
-			$(UNIT_SRC)/fakes/fake_vmcs.c arch/vmx/arch_checks.c runtime/apic_mode.c,$(call UNIT_OBJ,common,$(f)))
+			$(UNIT_SRC)/fakes/fake_vmcs.c arch/vmx/arch_checks.c arch/vmx/msr_safe.c runtime/apic_mode.c,$(call UNIT_OBJ,common,$(f)))
 	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
 $(call UNIT_OBJ,vmexit-bench,arch/vmx/msr.c) \
 $(call UNIT_OBJ,vmexit-bench,arch/vmx/io.c) \
