@@ -159,10 +159,12 @@ static bool vmx_vcpu_unblock(struct vcpu *vcpu)
 		a->block = VCPU_BLOCK_NONE;
 		return true;
 	case VCPU_BLOCK_HLT:
-		/* The 8254's IR0 is vCPU 0's (legacy_irq.c); its deadline may be what woke it. */
+		/* vCPU 0 keeps the 8254's deadline (legacy_irq.c); it may be what woke it. */
 		if (a->pit_deadline && rdtsc() >= a->pit_deadline)
 			vmx_legacy_irq_update(vcpu);
-		if (!vm_vcpu_events_pending(vcpu->vv) && !vmx_vlapic_has_interrupt(vcpu)) {
+		/* Woken for nothing it takes (the 8254's request was another vCPU's): block again. */
+		if (!vm_vcpu_events_pending(vcpu->vv) && !vmx_vlapic_has_interrupt(vcpu) &&
+		    !(vmcs_read32(VM_ENTRY_INTR_INFO_FIELD) & INTR_INFO_VALID)) {
 			vmx_vlapic_sync(vcpu);		/* its timer's next deadline, for the siblings */
 			break;
 		}
