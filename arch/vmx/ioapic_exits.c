@@ -19,6 +19,7 @@
  * instruction fetch, an event delivery through the page or an
  * instruction that is not a MOV stop the guest with a report.
  */
+#include "ap_park.h"
 #include "boot_info.h"
 #include "acpi.h"
 #include "arch_bits.h"
@@ -237,6 +238,7 @@ static void ioapic_root_irq(struct interrupt_frame *f)
 	uint8_t vector = (uint8_t)f->vector;
 
 	vmx_apic_eoi();
+	vmx_idle_irq(f);	/* a halted idle CPU's HLT ends (ap_park.c) */
 	if (host_vector(vector) && ioapic_vm)
 		ioapic_post(ioapic_vm, VM_MAX_VCPUS, vector);
 }
