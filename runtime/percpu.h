@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Per-CPU state, reached through the GS base: %gs:0 holds the area's own
- * address, so this_cpu() is one load.  Only the boot CPU (id 0) exists
- * for now; APs will get areas 1..HV_MAX_CPUS-1 when they are started.
+ * address, so this_cpu() is one load.  The boot CPU is id 0; each AP
+ * that smp.c starts gets area 1..HV_MAX_CPUS-1 (percpu_init_ap()).
  *
- * VMX host state: HOST_GS_BASE must be this CPU's struct percpu (the
- * exit path calls this_cpu()), HOST_TR_SELECTOR = GDT_TSS,
+ * VMX host state is read from the CPU that sets up the VMCS (vmx.c), so
+ * it is what this file left there: HOST_GS_BASE is this CPU's struct
+ * percpu (the exit path calls this_cpu()), HOST_TR_SELECTOR = GDT_TSS,
  * HOST_TR_BASE = &this_cpu()->tss, HOST_GDTR_BASE = this_cpu()->gdt,
  * HOST_CS_SELECTOR = GDT_KERNEL_CS, HOST_SS/DS/ES_SELECTOR =
  * GDT_KERNEL_DS, HOST_FS/GS_SELECTOR = 0, HOST_IDTR_BASE = idt_base().

@@ -3,6 +3,7 @@
  * The guest's 8259A pair (vpic.h).  Priorities are counted from the IR
  * after `lowest`: with no rotation IR0 is highest and IR7 lowest.
  */
+#include "compiler.h"
 #include "vpic.h"
 
 #define ICW1		0x10	/* A0 = 0, D4 = 1 */
@@ -119,7 +120,7 @@ void vpic_reset_bios(struct vpic *pic)
 	};
 
 	vpic_reset(pic);
-	for (unsigned int i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(seq); i++) {
 		uint8_t v = seq[i][1];
 
 		vpic_io(pic, seq[i][0], false, &v);

@@ -2,6 +2,7 @@
 /*
  * The guest's MC146818A RTC and CMOS RAM (vrtc.h).
  */
+#include "compiler.h"
 #include "vrtc.h"
 
 #define SECS_PER_DAY	86400u
@@ -89,7 +90,7 @@ void vrtc_reset(struct vrtc *rtc, const struct vrtc_time *t, const uint8_t *host
 	rtc->cmos[RTC_REG_A] = VRTC_RESET_A;
 	rtc->cmos[RTC_REG_B] = VRTC_RESET_B;
 	if (host) {
-		for (unsigned int i = 0; i < sizeof(copied) / sizeof(copied[0]); i++)
+		for (unsigned int i = 0; i < ARRAY_SIZE(copied); i++)
 			for (unsigned int j = copied[i].first; j <= copied[i].last; j++)
 				rtc->cmos[j] = host[j];
 		/* The divider as the BIOS left it, if it left a running one. */

@@ -60,7 +60,8 @@ static enum vmx_exit_action vmx_entry_failed(struct vcpu *vcpu, uint32_t reason)
 /*
  * Called by the stub instead of the dispatch when vcpu->exit_hooks is
  * set (manual MSR switching active, timing: HOST_RIP is then
- * vmx_exit_stub_hooks), and for failed VM entries.
+ * vmx_exit_stub_hooks).  It tests bit 31 itself, before the dispatch;
+ * the plain stub leaves a failed VM entry to handle_unexpected_exit().
  */
 enum vmx_exit_action vmx_handle_exit(struct vcpu *vcpu)
 {

@@ -2,12 +2,18 @@
 /*
  * The contract between the exit path and the generated dispatch.
  *
- * The exit stub saves the guest's registers into struct vcpu, reads the
- * exit reason, handles VM-entry failures (bit 31) itself, and calls
- * vmx_dispatch_exit() with the basic exit reason (bits 15:0).  The
- * dispatch, generated per profile, calls one handler and returns what it
- * returned.  Handlers are named in spec/handlers.yaml and declared in the
- * generated exit_handlers.h.
+ * The exit stub (exit_entry.S) pushes the eight guest registers host C
+ * may use into struct vcpu (the rest stay live in their registers),
+ * reads the exit reason and calls vmx_dispatch_exit() with it -- or,
+ * for a vCPU with exit hooks (manual MSR switching, timing),
+ * vmx_handle_exit() in exit.c, which calls the dispatch.  The dispatch,
+ * generated per profile, calls one handler and returns what it returned;
+ * the stub stores that action beside vcpu->nmi_pending and tests both
+ * with one compare before VMRESUME.  Handlers are named in
+ * spec/handlers.yaml and declared in the generated exit_handlers.h.  A
+ * failed VM entry (bit 31) is not tested in the stub: its basic reasons
+ * (33, 34, 41) have no handler, which the generator enforces, so the
+ * dispatch sends them to handle_unexpected_exit().
  */
 #ifndef EXITPLAN_VMX_EXIT_H
 #define EXITPLAN_VMX_EXIT_H
@@ -18,6 +24,13 @@
 struct exit_stats;
 struct vcpu;
 
+/*
+ * The values are the stub's (exit.c checks them): RESUME is 0, so that
+ * the one CMPQ of the action and nmi_pending finds "resume, no NMI"; a
+ * stop or a switch is returned as it is, as vmx_enter_guest()'s result
+ * (VMX_ENTER_STOPPED, VMX_ENTER_SWITCHED in vcpu_asm.h; 2 is
+ * VMX_ENTER_VMFAIL, no action).
+ */
 enum vmx_exit_action {
 	VMX_EXIT_RESUME = 0,	/* VMRESUME the guest */
 	VMX_EXIT_STOP = 1,	/* stop this guest; the report is printed */
@@ -35,9 +48,10 @@ typedef enum vmx_exit_action (*vmx_exit_handler_t)(struct vcpu *vcpu);
 enum vmx_exit_action vmx_dispatch_exit(struct vcpu *vcpu, uint16_t basic_reason);
 
 /*
- * Hand-written (arch/vmx): every reason the dispatch has no handler for,
- * including those above the highest reason the SDM defines.  Prints the
- * exit information and VMCS state, and stops the guest.  Never skips.
+ * Hand-written (exit.c): every reason the dispatch has no handler for,
+ * including those above the highest reason the SDM defines, and a failed
+ * VM entry (bit 31 set, reported as such).  Prints the exit information
+ * and VMCS state, and stops the guest.  Never skips.
  */
 enum vmx_exit_action handle_unexpected_exit(struct vcpu *vcpu, uint16_t basic_reason);
 
@@ -46,11 +60,12 @@ int vmx_enter_guest(struct vcpu *vcpu, bool resume);
 void vmx_exit_stub(void);
 void vmx_exit_stub_hooks(void);
 
-/* exit.c: called by the stub. */
+/* exit.c: called by the stub (the hooked exits; a failed VMRESUME). */
 enum vmx_exit_action vmx_handle_exit(struct vcpu *vcpu);
 void vmx_report_vmresume_failure(struct vcpu *vcpu, uint64_t rflags);
+/* exit.c: the guest's registers and VMCS guest state, for a report (handlers.c too). */
 void vmx_dump_guest_state(struct vcpu *vcpu);
-/* The breakdown maps of the statistics document (docs/STATS.md). */
+/* exit.c: the breakdown maps of the statistics document (docs/STATS.md), for vmx_report.c. */
 void exit_stats_print_breakdowns(const struct exit_stats *st);
 
 #endif /* EXITPLAN_VMX_EXIT_H */

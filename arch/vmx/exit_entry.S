@@ -171,7 +171,7 @@ vmx_exit_stub:
 	RESTORE_GUEST_REGS
 	/*
 	 * An NMI that arrived in VMX root operation is the guest's
-	 * (runtime/traps.c, vmx_nmi_in_root()): test for it last, with no
+	 * (runtime/traps.c, vmm_nmi_in_root()): test for it last, with no
 	 * register but RFLAGS touched (VMRESUME loads the guest's RFLAGS).
 	 * An NMI between this CMP and VMRESUME is sent back to the CMP by
 	 * the NMI handler, so none is left behind until the next exit.  The

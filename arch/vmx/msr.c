@@ -25,12 +25,11 @@
 #include "exit_handlers.h"
 #include "msr_index.h"
 #include "msr_io_fast.h"
+#include "msr_safe.h"
 #include "msr_switch.h"
 #include "page_alloc.h"
-#include "panic.h"
 #include "phys_apic.h"
 #include "profile.h"
-#include "traps.h"
 #include "vm.h"
 #include "vmcs_fields.h"
 #include "vcpu_arch.h"
@@ -41,62 +40,6 @@
 #include "vlapic_exits.h"
 #include "vmx_ctls.h"
 #include "vmx_controls_bits.h"
-
-/* --- RDMSR/WRMSR that may fault --------------------------------------- */
-
-extern const char msr_safe_rdmsr[], msr_safe_rdmsr_end[];
-extern const char msr_safe_wrmsr[], msr_safe_wrmsr_end[];
-
-/*
- * A #GP at one of the two instructions below resumes after it with RSI
- * = 1 ("faulted"); any other #GP is a host bug and panics like every
- * unhandled exception.  Installed only around the access.
- */
-static void msr_gp_fixup(struct interrupt_frame *f)
-{
-	if (f->rip == (uintptr_t)msr_safe_rdmsr) {
-		f->rip = (uintptr_t)msr_safe_rdmsr_end;
-		f->rsi = 1;
-		return;
-	}
-	if (f->rip == (uintptr_t)msr_safe_wrmsr) {
-		f->rip = (uintptr_t)msr_safe_wrmsr_end;
-		f->rsi = 1;
-		return;
-	}
-	interrupt_frame_dump(f);
-	panic("#GP in the hypervisor at %#llx", (unsigned long long)f->rip);
-}
-
-/* Perform the access; false when the CPU raised #GP.  noinline: the labels are unique. */
-static __attribute__((__noinline__)) bool msr_access_safe(uint32_t msr, uint64_t *value, bool write)
-{
-	uint32_t lo = (uint32_t)*value, hi = (uint32_t)(*value >> 32);
-	uint64_t faulted = 0;
-
-	idt_set_handler(X86_EXC_GP, msr_gp_fixup);
-	if (write)
-		asm volatile(".globl msr_safe_wrmsr, msr_safe_wrmsr_end\n"
-			     "msr_safe_wrmsr: wrmsr\n"
-			     "msr_safe_wrmsr_end:"
-			     : "+S"(faulted) : "c"(msr), "a"(lo), "d"(hi) : "memory");
-	else
-		asm volatile(".globl msr_safe_rdmsr, msr_safe_rdmsr_end\n"
-			     "msr_safe_rdmsr: rdmsr\n"
-			     "msr_safe_rdmsr_end:"
-			     : "=a"(lo), "=d"(hi), "+S"(faulted) : "c"(msr) : "memory");
-	idt_set_handler(X86_EXC_GP, NULL);
-	if (faulted)
-		return false;
-	if (!write)
-		*value = ((uint64_t)hi << 32) | lo;
-	return true;
-}
-
-bool vmx_msr_access_safe(uint32_t msr, uint64_t *value, bool write)
-{
-	return msr_access_safe(msr, value, write);
-}
 
 /* --- the allow-list ----------------------------------------------------- */
 
@@ -223,7 +166,7 @@ static bool apic_base_write(struct vcpu *vcpu, uint64_t v)
 	} else if (to == APIC_MODE_X2APIC && from == APIC_MODE_XAPIC && !phys_apic_x2apic_mode()) {
 		uint64_t phys = rdmsr(MSR_IA32_APIC_BASE);
 
-		if (!msr_access_safe(MSR_IA32_APIC_BASE, &(uint64_t){
+		if (!vmx_msr_access_safe(MSR_IA32_APIC_BASE, &(uint64_t){
 				(phys & APIC_BASE_BSP) | (v & ~APIC_BASE_BSP) }, true))
 			return false;
 	}
@@ -466,16 +409,16 @@ static void mtrr_setup(struct vcpu_arch_state *a)
 
 	a->mtrr_cap = 0;
 	a->mtrr_def_type = 0;
-	if (!msr_access_safe(MSR_IA32_MTRRCAP, &cap, false) || !cap)
+	if (!vmx_msr_access_safe(MSR_IA32_MTRRCAP, &cap, false) || !cap)
 		return;
 	vcnt = cap & MTRRCAP_VCNT_MASK;
 	if (vcnt > MTRR_VAR_MAX)
 		vcnt = MTRR_VAR_MAX;
 	/* SMRR is the firmware's: not shown. */
 	a->mtrr_cap = (cap & (MTRRCAP_FIX | MTRRCAP_WC)) | vcnt;
-	msr_access_safe(MSR_IA32_MTRR_DEF_TYPE, &a->mtrr_def_type, false);
+	vmx_msr_access_safe(MSR_IA32_MTRR_DEF_TYPE, &a->mtrr_def_type, false);
 	for (unsigned int i = 0; i < 2 * vcnt; i++)
-		msr_access_safe(MSR_IA32_MTRR_PHYS_FIRST + i, &a->mtrr_var[i], false);
+		vmx_msr_access_safe(MSR_IA32_MTRR_PHYS_FIRST + i, &a->mtrr_var[i], false);
 	if (cap & MTRRCAP_FIX) {
 		static const uint32_t fixed[] = {
 			MSR_IA32_MTRR_FIX64K_00000, MSR_IA32_MTRR_FIX16K_80000,
@@ -483,9 +426,9 @@ static void mtrr_setup(struct vcpu_arch_state *a)
 		};
 
 		for (unsigned int i = 0; i < ARRAY_SIZE(fixed); i++)
-			msr_access_safe(fixed[i], &a->mtrr_fixed[i], false);
+			vmx_msr_access_safe(fixed[i], &a->mtrr_fixed[i], false);
 		for (unsigned int i = 0; i < 8; i++)
-			msr_access_safe(MSR_IA32_MTRR_FIX4K_FIRST + i, &a->mtrr_fixed[3 + i], false);
+			vmx_msr_access_safe(MSR_IA32_MTRR_FIX4K_FIRST + i, &a->mtrr_fixed[3 + i], false);
 	}
 }
 
@@ -593,7 +536,7 @@ static bool efer_write(struct vcpu *vcpu, uint64_t v)
  */
 static bool manual_msr_write(struct vcpu *vcpu, uint32_t msr, int slot, uint64_t v)
 {
-	if (!msr_access_safe(msr, &v, true))
+	if (!vmx_msr_access_safe(msr, &v, true))
 		return false;
 	vcpu->msrs.guest[slot] = v;
 	wrmsr(msr, vcpu->msrs.host[slot]);
@@ -632,7 +575,7 @@ static bool vmcs_msr_write(const struct msr_allow *allow, uint64_t v)
 		/* Tried on the CPU, which knows its reserved bits; the host's put back. */
 		uint64_t host = rdmsr(MSR_IA32_DEBUGCTL);
 
-		if (!msr_access_safe(MSR_IA32_DEBUGCTL, &v, true))
+		if (!vmx_msr_access_safe(MSR_IA32_DEBUGCTL, &v, true))
 			return false;
 		wrmsr(MSR_IA32_DEBUGCTL, host);
 		break;
@@ -700,7 +643,7 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 		v = vcpu->arch->misc_enable;
 	} else if (msr == MSR_IA32_BIOS_SIGN_ID) {
 		/* The host's microcode revision, bits 31:0 reserved; 0 where it has none. */
-		if (!msr_access_safe(msr, &v, false))
+		if (!vmx_msr_access_safe(msr, &v, false))
 			v = 0;
 		v &= ~0xffffffffull;
 	} else if (msr == MSR_SMI_COUNT || msr == MSR_MISC_FEATURE_ENABLES) {
@@ -708,7 +651,7 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 	} else if (msr == MSR_PPIN_CTL) {
 		v = PPIN_CTL_LOCKOUT;	/* locked disabled: MSR_PPIN is #GP */
 	} else if (msr == MSR_IA32_XSS) {
-		if (!xss_shown(vcpu) || !msr_access_safe(msr, &v, false))
+		if (!xss_shown(vcpu) || !vmx_msr_access_safe(msr, &v, false))
 			goto gp;
 	} else if (msr_is_mtrr(msr)) {
 		if (!mtrr_read(vcpu->arch, msr, &v))
@@ -726,7 +669,7 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 		goto gp;	/* including the IA32_VMX_* capability MSRs */
 	} else if (allow->how == MSR_VIA_VMCS) {
 		v = vmcs_read(allow->field);
-	} else if (!msr_access_safe(msr, &v, false)) {
+	} else if (!vmx_msr_access_safe(msr, &v, false)) {
 		goto gp;
 	}
 	r->rax = (uint32_t)v;
@@ -791,7 +734,7 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 	else if (msr == MSR_SMI_COUNT || msr == MSR_PPIN_CTL)
 		ok = false;	/* read-only; locked */
 	else if (msr == MSR_IA32_XSS)
-		ok = xss_shown(vcpu) && msr_access_safe(msr, &v, true);
+		ok = xss_shown(vcpu) && vmx_msr_access_safe(msr, &v, true);
 	else if (msr_is_mtrr(msr))
 		ok = mtrr_write(vcpu->arch, msr, v);
 	else if ((slot = profile_msr_manual_slot(vcpu, msr)) >= 0)
@@ -801,7 +744,7 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 	else if (allow->how == MSR_VIA_VMCS)
 		ok = vmcs_msr_write(allow, v);
 	else
-		ok = msr_access_safe(msr, &v, true);
+		ok = vmx_msr_access_safe(msr, &v, true);
 	if (!ok) {
 		vmx_inject_gp(vcpu);
 		return VMX_EXIT_RESUME;
@@ -852,7 +795,7 @@ void vmx_resident_msrs_setup(struct vcpu *vcpu)
 
 		if ((msr == MSR_IA32_XSS && !xss_shown(vcpu)) || msr_switched_by_profile(vcpu, msr))
 			continue;
-		if (msr_access_safe(msr, &a->resident_msr[i], false))
+		if (vmx_msr_access_safe(msr, &a->resident_msr[i], false))
 			a->resident_msrs |= 1u << i;
 	}
 }
@@ -889,8 +832,13 @@ void vcpu_setup_msrs(struct vcpu *vcpu)
 	 * again at each STARTUP, when the physical APIC may be in the x2APIC
 	 * mode the guest has since left (apic_base_write()).
 	 */
+	/*
+	 * BSP is vCPU 0's alone: the CPU setting a vCPU up may carry several
+	 * (runtime/sched.h), and the boot CPU's BSP flag is not theirs.
+	 */
 	if (!a->apic_base)
-		a->apic_base = rdmsr(MSR_IA32_APIC_BASE);
+		a->apic_base = (rdmsr(MSR_IA32_APIC_BASE) & ~(uint64_t)APIC_BASE_BSP) |
+			       (vcpu->id == 0 ? APIC_BASE_BSP : 0);
 	cpuid_count(1, 0, &eax, &ebx, &ecx, &edx);
 	a->has_x2apic = ecx & CPUID_1_ECX_X2APIC;
 	a->has_tsc_deadline = ecx & CPUID_1_ECX_TSC_DEADLINE;
@@ -920,10 +868,10 @@ void vcpu_setup_msrs(struct vcpu *vcpu)
 	a->tsc.offset = 0;
 	a->tsc.adjust = 0;
 	if (a->has_tsc_adjust)
-		msr_access_safe(MSR_IA32_TSC_ADJUST, &a->tsc.adjust, false);
+		vmx_msr_access_safe(MSR_IA32_TSC_ADJUST, &a->tsc.adjust, false);
 	a->pat = rdmsr(MSR_IA32_PAT);
 	a->misc_enable = 0;
-	msr_access_safe(MSR_IA32_MISC_ENABLE, &a->misc_enable, false);
+	vmx_msr_access_safe(MSR_IA32_MISC_ENABLE, &a->misc_enable, false);
 	a->misc_enable &= ~(uint64_t)MISC_ENABLE_MONITOR;	/* CPUID.01H:ECX.MONITOR is 0 */
 	mtrr_setup(a);
 	a->tsc_deadline = 0;

@@ -25,7 +25,5 @@ void vmx_resident_msrs_load(struct vcpu *vcpu);
 uint64_t vcpu_guest_efer(struct vcpu *vcpu);
 void vcpu_set_guest_efer(struct vcpu *vcpu, uint64_t efer);
 void vmx_program_preemption_timer(struct vcpu *vcpu);
-/* RDMSR or WRMSR on this CPU; false when it raised #GP. */
-bool vmx_msr_access_safe(uint32_t msr, uint64_t *value, bool write);
 
 #endif /* EXITPLAN_VMX_MSR_H */

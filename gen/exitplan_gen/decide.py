@@ -150,7 +150,8 @@ def _fast(plan, p, spec):
 
 # The slots of struct exit_stats_table (arch/vmx/exit_stats.h): EXIT_STATS_KEYS
 # of them, a key's home slot its low bits, linear probing; the generated
-# code asserts the size (profile.h).
+# code asserts the size (msr_io_fast.c), and tests/gen/test_c_interfaces.py
+# runs _claim() and the C table on the same keys.
 EXIT_STATS_KEYS = 32
 X2APIC_FIRST, X2APIC_LAST = 0x800, 0x8ff	# direct-indexed in exit_stats.h, no table slot
 
@@ -158,6 +159,8 @@ X2APIC_FIRST, X2APIC_LAST = 0x800, 0x8ff	# direct-indexed in exit_stats.h, no ta
 def _claim(keys):
     """{key: slot}: the slots the keys take, in this order, in an empty table,
     as exit_stats_table_count_slow() would claim them."""
+    if len(keys) > EXIT_STATS_KEYS:	# the probing below would never end
+        raise ValueError(f"{len(keys)} keys for a table of {EXIT_STATS_KEYS}")
     used, slots = set(), {}
     for key in keys:
         i = key & (EXIT_STATS_KEYS - 1)

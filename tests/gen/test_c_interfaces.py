@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The C the generated code builds on, compiled and run on the host:
 arch/vmx/nospec.h (the speculation-safe index clamp, 64- and 32-bit, and
-branch-free), PROFILE_DIRECT_REASONS_LIST() in every profile.h and
-VMX_EXIT_HANDLER_FUNCTIONS() in exit_handlers.h."""
+branch-free), PROFILE_DIRECT_REASONS_LIST() in every profile.h,
+VMX_EXIT_HANDLER_FUNCTIONS() in exit_handlers.h, and the statistics
+table of arch/vmx/exit_stats.h against the slots the generator claims in
+it."""
 
 import re
 import shutil
@@ -285,3 +287,122 @@ def test_manual_efer_switch_leaves_lme_lma_to_the_cpu(tmp_path):
     assert r.returncode == 0, r.stderr
     r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, f"case {r.returncode} failed"
+
+
+# The statistics table's claim rule, in C: each line of stdin is a case
+# ("c k1 k2 ...": count the keys in order in an empty table; "p k:s ...":
+# claim key k at slot s as PROFILE_STATS_CLAIM_FAST_KEYS does, then count
+# each key once).  Prints, for each key, the slot that holds it and that
+# slot's count.
+STATS_CLAIMS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exit_stats.h"
+
+static int slot_of(const struct exit_stats_table *t, unsigned long long key)
+{
+	for (int i = 0; i < EXIT_STATS_KEYS; i++)
+		if (t->key[i] == key + 1)
+			return i;
+	return -1;
+}
+
+int main(void)
+{
+	char line[8192];
+
+	printf("keys %d x2apic %#x %#x\n", EXIT_STATS_KEYS, MSR_IA32_X2APIC_FIRST,
+	       MSR_IA32_X2APIC_LAST);
+	while (fgets(line, sizeof(line), stdin)) {
+		struct exit_stats_table t;
+		unsigned long long keys[EXIT_STATS_KEYS];
+		int n = 0;
+		char *tok = strtok(line + 1, " \n");
+
+		memset(&t, 0, sizeof(t));
+		for (; tok && n < EXIT_STATS_KEYS; tok = strtok(NULL, " \n")) {
+			char *colon = strchr(tok, ':');
+
+			keys[n] = strtoull(tok, NULL, 0);
+			if (line[0] == 'p')
+				t.key[strtoul(colon + 1, NULL, 0)] = keys[n] + 1;
+			else
+				exit_stats_table_count(&t, keys[n]);
+			n++;
+		}
+		for (int i = 0; line[0] == 'p' && i < n; i++)
+			exit_stats_table_count(&t, keys[i]);
+		for (int i = 0; i < n; i++) {
+			int s = slot_of(&t, keys[i]);
+
+			printf(" %d/%lld", s, s < 0 ? -1 : (long long)t.count[s]);
+		}
+		printf(" other %llu\n", (unsigned long long)t.other);
+	}
+	return 0;
+}
+"""
+
+
+def stats_claim_cases(spec):
+    import random
+    from exitplan_gen import decide
+
+    fast = [e.msr.index for e in spec.msr_fast.values()
+            if not decide.X2APIC_FIRST <= e.msr.index <= decide.X2APIC_LAST]
+    rng = random.Random(8)
+    cases = [fast, sorted(spec.io_fast_ports), fast + sorted(spec.io_fast_ports),
+             [0x10, 0x30, 0x50, 0x70, 0x11],		# one home slot, then its neighbour's
+             [0x1f, 0x3f, 0x5f, 0x00],			# round the end of the table
+             list(range(0x100, 0x100 + decide.EXIT_STATS_KEYS)),	# full
+             [0xc0000080, 0xc0000100, 0x3a, 0x1b, 0x6e0, 0x48, 0x10a, 0xc0000103]]
+    for _ in range(40):
+        n = rng.randint(1, decide.EXIT_STATS_KEYS)
+        keys = rng.sample(range(0, 0x200), n) if rng.random() < 0.5 else \
+            [rng.getrandbits(32) for _ in range(n)]
+        cases.append(list(dict.fromkeys(keys)))
+    return [c for c in cases if c]
+
+
+def test_stats_claims_match_the_table(tmp_path, generator):
+    """decide.py's _claim() puts the fast handlers' keys (profile.h,
+    PROFILE_STATS_CLAIM_FAST_KEYS) where arch/vmx/exit_stats.h's table
+    would claim them, for the same table size and x2APIC range: counted
+    in C, a claimed key lands in its generated slot, never in a second
+    one, and the C claims an empty table's slots as _claim() says."""
+    from exitplan_gen import decide
+
+    cases = stats_claim_cases(generator.spec)
+    lines = []
+    for keys in cases:
+        slots = decide._claim(keys)
+        lines.append("c " + " ".join(f"{k:#x}" for k in keys))
+        lines.append("p " + " ".join(f"{k:#x}:{slots[k]}" for k in keys))
+    src = tmp_path / "t.c"
+    exe = tmp_path / "t"
+    src.write_text(STATS_CLAIMS)
+    inc = [*INC, "-iquote", str(ROOT / "generated" / "default")]
+    r = subprocess.run(["gcc", *CFLAGS, *inc, str(src), "-o", str(exe)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([str(exe)], input="\n".join(lines) + "\n", capture_output=True,
+                       text=True, timeout=60, check=True)
+    out = r.stdout.splitlines()
+    assert out[0] == (f"keys {decide.EXIT_STATS_KEYS} x2apic {decide.X2APIC_FIRST:#x} "
+                      f"{decide.X2APIC_LAST:#x}")
+    for i, keys in enumerate(cases):
+        want = " " + " ".join(f"{decide._claim(keys)[k]}/1" for k in keys) + " other 0"
+        claimed, counted = out[1 + 2 * i], out[2 + 2 * i]
+        # Counted in an empty table: each key where _claim() puts it, once.
+        assert claimed == want, (keys, claimed)
+        # Claimed by the generator, then counted: in its own slot, once.
+        assert counted == want, (keys, counted)
+
+
+def test_stats_claims_refuse_more_keys_than_slots():
+    from exitplan_gen import decide
+
+    with pytest.raises(ValueError):
+        decide._claim(list(range(decide.EXIT_STATS_KEYS + 1)))

@@ -6,6 +6,8 @@ bring-up files' own interface stays theirs."""
 import os
 import re
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -61,6 +63,43 @@ def test_vmx_setup_h_is_the_bring_up_files_own():
     assert users == ["vmx.c", "vmx_caps.c", "vmx_report.c", "vmx_run.c"], users
 
 
+# An external function's definition: not static, a name and its parameters, then the body.
+DEFINITION = re.compile(r"^(?!static\b)[A-Za-z_][\w \t\*]*?\b(\w+)\s*\([^;{]*\)\s*\{", re.M)
+
+
+def code(path):
+    """@path without its comments and string literals."""
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        text = f.read()
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    return re.sub(r'"(\\.|[^"\\])*"', '""', text)
+
+
+def calls_into(caller, callee):
+    """The external functions defined in @callee that @caller calls."""
+    mine = set(DEFINITION.findall(code(caller)))
+    theirs = set(DEFINITION.findall(code(callee))) - mine
+    text = code(caller)
+    return sorted(n for n in theirs if re.search(r"\b" + n + r"\s*\(", text))
+
+
+@pytest.mark.parametrize("lower,upper", [
+    # The guest's MSRs reach the guest's APIC (the ICR, IA32_APIC_BASE's
+    # mode, TSC deadline's vector), never the other way: the faulting
+    # RDMSR/WRMSR apic.c needs is msr_safe.c's.
+    ("arch/vmx/apic.c", "arch/vmx/msr.c"),
+    # msr.c injects #GP with events.c; events.c needs nothing of msr.c.
+    ("arch/vmx/events.c", "arch/vmx/msr.c"),
+])
+def test_one_way_calls(lower, upper):
+    """@upper may call @lower; @lower calls nothing of @upper's nor includes its header."""
+    assert calls_into(upper, lower), f"{upper} no longer calls {lower}: drop the pair"
+    assert not calls_into(lower, upper), f"{lower} calls {upper}: a dependency circle"
+    header = os.path.basename(upper)[:-2] + ".h"
+    assert header not in includes(os.path.join(ROOT, lower)), f"{lower} includes {header}"
+
+
 def test_events_and_msrs_do_not_call_each_other():
     """msr.c reaches events.c (injecting #GP), never the other way: the
     physical APIC's EOI and IRR that events.c needs are apic.c's, and the
@@ -81,3 +120,25 @@ def test_vmcs_setup_writes_are_reported():
     none in vmx.c is a bare vmcs_write_checked() whose false is silent."""
     with open(os.path.join(ROOT, "arch/vmx/vmx.c"), encoding="utf-8") as f:
         assert "vmcs_write_checked(" not in f.read()
+
+
+ARRAY_COUNT = re.compile(r"sizeof\s*\(?\s*(\w+)\s*\)?\s*/\s*sizeof\s*\(?\s*\(?\1\)?\s*\[0\]")
+
+
+def test_one_array_size():
+    """ARRAY_SIZE() is runtime/compiler.h's alone: the runtime, arch/vmx
+    and the unit tests (which include it from the host) neither define
+    their own nor spell the division out."""
+    bad = []
+    for folder in ("runtime", "arch/vmx", "tests/unit", "tests/unit/fakes"):
+        for p in sources(folder):
+            with open(p, encoding="utf-8") as f:
+                text = f.read()
+            rel = os.path.relpath(p, ROOT)
+            if rel == "runtime/compiler.h":
+                continue
+            if re.search(r"^\s*#\s*define\s+\w+(\(\w+\))?\s+\(?" + ARRAY_COUNT.pattern, text, re.M):
+                bad.append(f"{rel}: defines its own")
+            elif ARRAY_COUNT.search(text):
+                bad.append(f"{rel}: spells sizeof(a) / sizeof(a[0]) out")
+    assert not bad, "use ARRAY_SIZE() of compiler.h:\n" + "\n".join(bad)

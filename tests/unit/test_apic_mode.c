@@ -14,6 +14,7 @@
 
 #include "apic_mode.h"
 #include "arch_bits.h"
+#include "compiler.h"
 #include "msr_index.h"
 
 #define BASE	0xfee00000ull
@@ -49,7 +50,7 @@ static void test_transitions(void **state)
 	};
 
 	(void)state;
-	for (unsigned int i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(t); i++) {
 		if (apic_mode_transition_ok(t[i].from, t[i].to) != t[i].ok)
 			fail_msg("transition %d -> %d: want %s", t[i].from, t[i].to,
 				 t[i].ok ? "allowed" : "#GP");
@@ -82,13 +83,13 @@ static void test_plain_registers_map_to_msr_offset_by_16(void **state)
 	struct xapic_on_x2apic r;
 
 	(void)state;
-	for (unsigned int i = 0; i < sizeof(rw) / sizeof(rw[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(rw); i++) {
 		r = xapic_on_x2apic_reg(rw[i]);
 		assert_int_equal(r.kind, XAPIC_ON_X2APIC_MSR);
 		assert_int_equal(r.msr, 0x800 + (rw[i] >> 4));
 		assert_true(r.writable);
 	}
-	for (unsigned int i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(ro); i++) {
 		r = xapic_on_x2apic_reg(ro[i]);
 		assert_int_equal(r.kind, XAPIC_ON_X2APIC_MSR);
 		assert_int_equal(r.msr, 0x800 + (ro[i] >> 4));
@@ -135,7 +136,7 @@ static void test_reserved_offsets(void **state)
 		0x024, 0x301,
 	};
 	(void)state;
-	for (unsigned int i = 0; i < sizeof(off) / sizeof(off[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(off); i++) {
 		struct xapic_on_x2apic r = xapic_on_x2apic_reg(off[i]);
 
 		if (r.kind != XAPIC_ON_X2APIC_RESERVED || r.writable || r.msr)

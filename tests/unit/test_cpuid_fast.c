@@ -22,6 +22,7 @@
 #include "vmx_ops.h"
 
 #include "arch_bits.h"
+#include "compiler.h"
 #include "exit_handlers.h"
 #include "msr_index.h"	/* CPUID_HIDE_*: what spec/msrs.yaml hides */
 #include "vcpu.h"
@@ -162,7 +163,7 @@ static void test_other_leaves_same_result(void **state)
 	/* After boot the guest turns on OSXSAVE and the controls change. */
 	fake_vmcs_set(GUEST_CR4, X86_CR4_OSXSAVE);
 	vcpu.ctls[VMX_PROC_BASED2] = SECONDARY_EXEC_ENABLE_RDTSCP | SECONDARY_EXEC_ENABLE_INVPCID;
-	for (size_t i = 0; i < sizeof(leaves) / sizeof(leaves[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(leaves); i++) {
 		for (uint64_t subleaf = 0; subleaf < 3; subleaf++)
 			assert_same(leaves[i], subleaf, 2, 0);
 	}

@@ -11,12 +11,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "compiler.h"
 #include "vmx_controls.h"
 #include "vmx_controls_bits.h"
 #include "vmx_features.h"
 #include "unit_util.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- hand-made gates, shaped like the generator's ---- */
 

@@ -31,6 +31,7 @@
 
 #include "arch_bits.h"
 #include "boot_info.h"
+#include "compiler.h"
 #include "ept.h"
 #include "fake_runtime.h"
 #include "guest_ram.h"
@@ -38,7 +39,6 @@
 #include "platform.h"
 #include "test_layout.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define KiB		(1ull << 10)
 #define MiB		(1ull << 20)
 #define GiB		(1ull << 30)

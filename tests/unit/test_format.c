@@ -21,12 +21,13 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "compiler.h"
+
 int ep_snprintf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int ep_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define OUT 512
 
 static void compare(int line, const char *what, const char *ep, int ep_ret,

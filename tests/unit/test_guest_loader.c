@@ -26,13 +26,13 @@
 #include <cmocka.h>
 
 #include "boot_info.h"
+#include "compiler.h"
 #include "fake_runtime.h"
 #include "guest_loader.h"
 #include "layout.h"
 #include "multiboot.h"
 #include "test_layout.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MiB		0x100000ull
 
 #define GUEST_MEM_START	(1 * MiB)

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "compiler.h"
 #include "fake_runtime.h"
 #include "layout.h"
 #include "linux_loader.h"
@@ -77,7 +78,7 @@ static bool plan_for(const uint8_t *img, size_t len, const char *cmd, bool initr
 {
 	fake_printk_reset();
 	return linux_plan(img, len, cmd, initrd, initrd_len, r, n, reserved,
-			  sizeof(reserved) / sizeof(reserved[0]),
+			  ARRAY_SIZE(reserved),
 			  &(struct phys_range){ TEST_HV_START, TEST_HV_END }, &plan);
 }
 
@@ -88,7 +89,7 @@ static bool overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 
 static bool inside_ram(uint64_t a, uint64_t len)
 {
-	for (size_t i = 0; i < sizeof(ram) / sizeof(ram[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(ram); i++)
 		if (a >= ram[i].start && a + len <= ram[i].end)
 			return true;
 	return false;

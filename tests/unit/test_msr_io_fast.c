@@ -19,6 +19,7 @@
 #include "vmx_ops.h"
 
 #include "arch_bits.h"
+#include "compiler.h"
 #include "cpu.h"
 #include "exit_handlers.h"
 #include "msr_index.h"
@@ -133,7 +134,7 @@ static void test_wrmsr_tsc_deadline(void **state)
 	};
 
 	(void)state;
-	for (unsigned int i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(values); i++) {
 		for (unsigned int j = 0; j < 3; j++) {
 			struct result f, g;
 
@@ -198,7 +199,7 @@ static void test_fw_cfg(void **state)
 					 FW_CFG_MAX_CPUS, FW_CFG_NOGRAPHIC, 0x1234 };
 
 	(void)state;
-	for (unsigned int k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+	for (unsigned int k = 0; k < ARRAY_SIZE(keys); k++) {
 		struct result f, g;
 
 		boot(true, false, 0);
@@ -234,7 +235,7 @@ static void test_io_unlisted(void **state)
 	};
 
 	(void)state;
-	for (unsigned int i = 0; i < sizeof(quals) / sizeof(quals[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(quals); i++) {
 		struct result f, g;
 
 		boot(true, false, 0);

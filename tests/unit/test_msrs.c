@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "arch_bits.h"
+#include "compiler.h"
 #include "cpu.h"		/* tests/unit/fakes: the fake CPU */
 #include "msr_index.h"
 #include "msr_policy.h"
@@ -42,7 +43,6 @@ static const struct msr_fact named[] = {
 	UNIT_PROFILE_MSRS(NAMED)
 #undef NAMED
 };
-#define N_NAMED (sizeof(named) / sizeof(named[0]))
 
 static const struct { uint32_t first, last; } runtime_msrs[] = {
 #define RT(first, last) { first, last },
@@ -56,8 +56,6 @@ static const struct io_port_range runtime_reserved[] = { UNIT_RUNTIME_RESERVED_P
 /* Never empty: a profile without grants still gets a { 1, 0 } that names no port. */
 static const struct io_port_range profile_grants[] = { UNIT_PROFILE_GRANTED_PORTS(RT) { 1, 0 } };
 #undef RT
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A variable, not the enum: with no manual MSR, "i < 0" would not compile. */
 static const unsigned int n_manual = PROFILE_MANUAL_MSR_COUNT;
@@ -75,7 +73,7 @@ static uint8_t expected_intercept(uint32_t msr)
 	for (i = 0; i < ARRAY_SIZE(runtime_msrs); i++)
 		if (msr >= runtime_msrs[i].first && msr <= runtime_msrs[i].last)
 			return MSR_INTERCEPT_RW;
-	for (i = 0; i < N_NAMED; i++) {
+	for (i = 0; i < ARRAY_SIZE(named); i++) {
 		if (msr < named[i].first || msr > named[i].last)
 			continue;
 		if (named[i].first == named[i].last)
@@ -254,7 +252,7 @@ static void seed_host_values(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < N_NAMED; i++)
+	for (i = 0; i < ARRAY_SIZE(named); i++)
 		if (named[i].manual || named[i].gated)
 			fake_msr_set(named[i].first, host_value(named[i].first));
 	profile_msrs_save_host(&vcpu);
@@ -268,7 +266,7 @@ static void test_manual_msrs_switched_both_ways(void **state)
 	set_gates(true);
 	seed_host_values();
 
-	for (i = 0; i < N_NAMED; i++) {
+	for (i = 0; i < ARRAY_SIZE(named); i++) {
 		uint32_t msr = named[i].first;
 		bool writes_pass = !(named[i].intercept & MSR_INTERCEPT_WRITE);
 		int slot;
@@ -333,7 +331,7 @@ static void test_atomic_gate_means_no_wrmsr(void **state)
 
 	(void)state;
 	set_gates(false);
-	for (i = 0; i < N_NAMED; i++) {
+	for (i = 0; i < ARRAY_SIZE(named); i++) {
 		if (!named[i].gated)
 			continue;
 		gated++;
@@ -354,7 +352,7 @@ static void test_atomic_gate_means_no_wrmsr(void **state)
 	for (i = 0; i < fake_cpu.n_log && i < FAKE_LOG; i++) {
 		unsigned int k;
 
-		for (k = 0; k < N_NAMED; k++)
+		for (k = 0; k < ARRAY_SIZE(named); k++)
 			if (named[k].gated)
 				assert_int_not_equal(fake_cpu.log[i].index, named[k].first);
 	}
@@ -469,7 +467,7 @@ static void test_other_manual_msrs_switched_whole(void **state)
 
 	(void)state;
 	set_gates(true);
-	for (unsigned int i = 0; i < N_NAMED; i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(named); i++) {
 		uint32_t msr = named[i].first;
 		int slot;
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "compiler.h"
 #include "cpu.h"
 #include "fake_runtime.h"
 #include "pci.h"
@@ -42,7 +43,7 @@ static uint32_t hw_config(uint32_t address)
 {
 	uint32_t reg = address & PCI_CONFIG_REG_MASK;
 
-	for (unsigned int i = 0; i < sizeof(functions) / sizeof(functions[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(functions); i++) {
 		if ((address & 0x00ffff00u) != functions[i].bdf)
 			continue;
 		if (reg == PCI_VENDOR_ID)
@@ -151,7 +152,7 @@ static void test_bus_masters_and_the_rest_hidden(void **state)
 	};
 
 	(void)state;
-	for (unsigned int i = 0; i < sizeof(hidden) / sizeof(hidden[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(hidden); i++) {
 		/* Vendor, class, command and the BARs: an empty slot. */
 		for (uint32_t reg = 0; reg < 0x40; reg += 4) {
 			assert_int_equal(guest_read(ADDR(hidden[i], reg), 0, 4), 0xffffffffu);
@@ -193,7 +194,7 @@ static void test_writes_never_reach_the_hardware(void **state)
 	};
 
 	(void)state;
-	for (unsigned int i = 0; i < sizeof(writes) / sizeof(writes[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(writes); i++) {
 		pci_config_address_write(&pci, ADDR(writes[i].bdf, writes[i].reg));
 		pci_config_data_write(&pci, writes[i].offset, writes[i].size, writes[i].value);
 	}

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "compiler.h"
 #include "cpu.h"
 #include "fake_runtime.h"
 #include "platform.h"
@@ -144,7 +145,7 @@ static void test_nographic_and_unknown_keys_read_zero(void **state)
 	uint8_t b[16];
 
 	(void)state;
-	for (unsigned int k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+	for (unsigned int k = 0; k < ARRAY_SIZE(keys); k++) {
 		select_key(keys[k], 2);
 		memset(b, 0xaa, sizeof(b));
 		read_bytes(b, sizeof(b));
@@ -231,7 +232,7 @@ static void test_isa_debug_exit_status(void **state)
 	};
 
 	(void)state;
-	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(cases); i++) {
 		int status = -1;
 
 		assert_int_equal(platform_io_write(&plat, PLATFORM_ISA_DEBUG_EXIT_PORT,
@@ -259,7 +260,7 @@ static void test_denied_ports_never_reach_the_hardware(void **state)
 	};
 
 	(void)state;
-	for (unsigned int i = 0; i < sizeof(denied) / sizeof(denied[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(denied); i++) {
 		for (unsigned int size = 1; size <= 4; size *= 2) {
 			int status = -12345;
 

@@ -11,9 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "compiler.h"
 #include "policy.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
  * The layout as the SDM states it, written out here on purpose: these

@@ -11,13 +11,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "compiler.h"
 #include "layout.h"
 #include "region.h"
 
 #define MiB	0x100000ull
 #define GiB	0x40000000ull
 #define AVAIL	BOOT_MEM_AVAILABLE
-#define N(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Bochs's map with 256 MiB: the ACPI tables in the last 64 KiB. */
 static const struct boot_mmap_entry bochs_256m[] = {
@@ -32,7 +32,7 @@ static void test_top_of_ram_up_to_its_end(void **state)
 	struct phys_range r;
 
 	(void)state;
-	assert_true(region_choose(bochs_256m, N(bochs_256m), NULL, 0, 10 * MiB, &r));
+	assert_true(region_choose(bochs_256m, ARRAY_SIZE(bochs_256m), NULL, 0, 10 * MiB, &r));
 	/* 2-MiB aligned start, no RAM left above: [1 MiB, r.start) is the guest's. */
 	assert_int_equal(r.start, 0xf400000);
 	assert_int_equal(r.end, 0xfff0000);
@@ -57,13 +57,13 @@ static void test_two_gib_and_above_4g(void **state)
 	struct phys_range r;
 
 	(void)state;
-	assert_true(region_choose(two_g, N(two_g), NULL, 0, 16 * MiB, &r));
+	assert_true(region_choose(two_g, ARRAY_SIZE(two_g), NULL, 0, 16 * MiB, &r));
 	assert_int_equal(r.start, 0x7ee00000);
 	assert_int_equal(r.end, 0x7fff0000);
-	assert_true(region_choose(eight_g, N(eight_g), NULL, 0, 16 * MiB, &r));
+	assert_true(region_choose(eight_g, ARRAY_SIZE(eight_g), NULL, 0, 16 * MiB, &r));
 	assert_int_equal(r.start, 3 * GiB - 16 * MiB);
 	assert_int_equal(r.end, 3 * GiB);
-	assert_true(region_choose(across, N(across), NULL, 0, 16 * MiB, &r));
+	assert_true(region_choose(across, ARRAY_SIZE(across), NULL, 0, 16 * MiB, &r));
 	assert_int_equal(r.end, HV_IDENTITY_MAP_END);
 	assert_int_equal(r.start, HV_IDENTITY_MAP_END - 16 * MiB);
 }
@@ -78,14 +78,14 @@ static void test_avoids_the_boot_loaders_data(void **state)
 	struct phys_range r;
 
 	(void)state;
-	assert_true(region_choose(bochs_256m, N(bochs_256m), avoid, N(avoid), 8 * MiB, &r));
-	for (unsigned int i = 0; i < N(avoid); i++)
+	assert_true(region_choose(bochs_256m, ARRAY_SIZE(bochs_256m), avoid, ARRAY_SIZE(avoid), 8 * MiB, &r));
+	for (unsigned int i = 0; i < ARRAY_SIZE(avoid); i++)
 		assert_false(avoid[i].start < r.end && r.start < avoid[i].end);
 	/* Below both: up to the image, from the 2-MiB boundary 8 MiB under it. */
 	assert_int_equal(r.end, 0xf800000);
 	assert_int_equal(r.start, 0xf000000);
 	/* Only the module in the way: up to it. */
-	assert_true(region_choose(bochs_256m, N(bochs_256m), avoid, 1, 8 * MiB, &r));
+	assert_true(region_choose(bochs_256m, ARRAY_SIZE(bochs_256m), avoid, 1, 8 * MiB, &r));
 	assert_int_equal(r.end, 0xff00000);
 	assert_int_equal(r.start, 0xf600000);
 }
@@ -117,13 +117,13 @@ static void test_modules_near_the_top_of_ram(void **state)
 		{ 0xff80000, 0xff80020 },	/* their command lines */
 	};
 	uint64_t modules = 0x280000 + 0x100000;
-	uint64_t size = region_size(0xa5000, modules, region_ram_bytes(bochs_256m, N(bochs_256m)));
+	uint64_t size = region_size(0xa5000, modules, region_ram_bytes(bochs_256m, ARRAY_SIZE(bochs_256m)));
 	struct phys_range r;
 
 	(void)state;
 	assert_true(size >= 0xa5000 + modules);
-	assert_true(region_choose(bochs_256m, N(bochs_256m), avoid, N(avoid), size, &r));
-	assert_false(overlaps_any(&r, avoid, N(avoid)));
+	assert_true(region_choose(bochs_256m, ARRAY_SIZE(bochs_256m), avoid, ARRAY_SIZE(avoid), size, &r));
+	assert_false(overlaps_any(&r, avoid, ARRAY_SIZE(avoid)));
 	assert_int_equal(r.end, 0xfc00000);
 	assert_int_equal(r.start % (2 * MiB), 0);
 	assert_true(r.end - r.start >= size);
@@ -133,7 +133,7 @@ static void test_modules_near_the_top_of_ram(void **state)
 	{
 		static const struct phys_range top[] = { { 0xffe0000, 0xfff0000 } };
 
-		assert_true(region_choose(bochs_256m, N(bochs_256m), top, N(top), 8 * MiB, &r));
+		assert_true(region_choose(bochs_256m, ARRAY_SIZE(bochs_256m), top, ARRAY_SIZE(top), 8 * MiB, &r));
 		assert_int_equal(r.end, 0xffe0000);
 		assert_int_equal(r.start, 0xf600000);
 	}
@@ -145,9 +145,9 @@ static void test_modules_near_the_top_of_ram(void **state)
 	{
 		static const struct phys_range big[] = { { 0x2000000, 0xf000000 } };
 
-		size = region_size(0xa5000, 0xd000000, region_ram_bytes(bochs_256m, N(bochs_256m)));
+		size = region_size(0xa5000, 0xd000000, region_ram_bytes(bochs_256m, ARRAY_SIZE(bochs_256m)));
 		assert_true(size > 0xd000000);
-		assert_false(region_choose(bochs_256m, N(bochs_256m), big, N(big), size, &r));
+		assert_false(region_choose(bochs_256m, ARRAY_SIZE(bochs_256m), big, ARRAY_SIZE(big), size, &r));
 	}
 }
 
@@ -163,16 +163,16 @@ static void test_nothing_fits(void **state)
 	struct phys_range r;
 
 	(void)state;
-	assert_false(region_choose(small, N(small), NULL, 0, 8 * MiB, &r));
-	assert_false(region_choose(low_only, N(low_only), NULL, 0, 64 * 1024, &r));
-	assert_false(region_choose(bochs_256m, N(bochs_256m), NULL, 0, 0, &r));
-	assert_false(region_choose(bochs_256m, N(bochs_256m), NULL, 0, GiB, &r));
+	assert_false(region_choose(small, ARRAY_SIZE(small), NULL, 0, 8 * MiB, &r));
+	assert_false(region_choose(low_only, ARRAY_SIZE(low_only), NULL, 0, 64 * 1024, &r));
+	assert_false(region_choose(bochs_256m, ARRAY_SIZE(bochs_256m), NULL, 0, 0, &r));
+	assert_false(region_choose(bochs_256m, ARRAY_SIZE(bochs_256m), NULL, 0, GiB, &r));
 }
 
 static void test_size(void **state)
 {
 	(void)state;
-	assert_int_equal(region_ram_bytes(bochs_256m, N(bochs_256m)), 0x9f000 + 0xfff0000 - MiB);
+	assert_int_equal(region_ram_bytes(bochs_256m, ARRAY_SIZE(bochs_256m)), 0x9f000 + 0xfff0000 - MiB);
 	/* The pool: HV_POOL_MIN + RAM / 256, at most HV_POOL_MAX; pages rounded up. */
 	assert_int_equal(region_size(0x1000, 0, 0), PAGE_SIZE + HV_POOL_MIN);
 	assert_int_equal(region_size(0x1234, 0x10, 2 * GiB),

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# Host unit tests (cmocka) of the pure VT-x logic and the generated code.
+# Host unit tests (cmocka) of the pure logic of runtime/ and arch/vmx, and of
+# the generated code.
 #
 #   make test-unit     build and run every unit test; fails if any fails
 #
@@ -121,8 +122,8 @@ $(UNIT_OUT)/test_engine: $(call UNIT_OBJ,common,$(UNIT_SRC)/test_engine.c) $(UNI
 $(UNIT_OUT)/test_policy: $(call UNIT_OBJ,common,$(UNIT_SRC)/test_policy.c) $(UNIT_LIB_O)
 	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
 
-# The runtime's pure parts, each with the sources it tests and the fakes
-# of what those call.  format.c defines snprintf/vsnprintf: renamed here so
+# The pure parts of runtime/ and arch/vmx (UNIT_RUNTIME_TESTS), each with
+# the sources it tests and the fakes of what those call.  format.c defines snprintf/vsnprintf: renamed here so
 # that the host's stay the C library's (the test compares the two).
 $(call UNIT_OBJ,common,runtime/format.c): UNIT_CFLAGS += -Dsnprintf=ep_snprintf -Dvsnprintf=ep_vsnprintf
 # A quoted include searches the including file's directory before any
@@ -213,7 +214,7 @@ $(UNIT_OUT)/vmexit-bench/test_msr_io_fast: $(call UNIT_OBJ,vmexit-bench,$(UNIT_S
 		$(call UNIT_OBJ,vmexit-bench,$(UNIT_SRC)/fakes/fake_msr_io_fast.c) \
 		$(foreach f,runtime/platform.c runtime/pci.c runtime/vpic.c runtime/vpit.c runtime/vrtc.c \
 			$(UNIT_SRC)/fakes/fake_runtime.c $(UNIT_SRC)/fakes/fake_cpu.c \
-			$(UNIT_SRC)/fakes/fake_vmcs.c arch/vmx/arch_checks.c runtime/apic_mode.c,$(call UNIT_OBJ,common,$(f)))
+			$(UNIT_SRC)/fakes/fake_vmcs.c arch/vmx/arch_checks.c arch/vmx/msr_safe.c runtime/apic_mode.c,$(call UNIT_OBJ,common,$(f)))
 	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
 $(call UNIT_OBJ,vmexit-bench,arch/vmx/msr.c) \
 $(call UNIT_OBJ,vmexit-bench,arch/vmx/io.c) \
