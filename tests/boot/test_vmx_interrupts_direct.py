@@ -7,8 +7,7 @@ timer.
 The ping-pong guest (tests/guest/pingpong) completes on 2 and 4 vCPUs with
 no EXTERNAL_INTERRUPT, HLT or INTERRUPT_WINDOW exit left, only its ICR
 writes (fast path, generated msr_io_fast.c) and the EOIs gone; the run's
-end reaches every vCPU through a kick NMI (one EXCEPTION_NMI exit each but
-the one that ended the run), and the hypervisor's report is the run's last
+end reaches the other player through a kick NMI (an EXCEPTION_NMI exit), and the hypervisor's report is the run's last
 word.  The SMP guest (tests/guest/smp) passes every check under it on 2
 vCPUs (x2APIC: logical IPIs are the hypervisor's to deliver there, Bochs
 2.7's LDR bug, so kicks and posted vectors are exercised) and 4 (xAPIC,
@@ -67,7 +66,7 @@ def test_pingpong_completes_without_interrupt_exits(pingpong_runs, name):
     assert len(st["vcpus"]) == ncpu
     rounds = ROUNDS + 20		# the guest's default warm-up
     for v in st["vcpus"]:
-        reasons = v["reasons"]
+        reasons = v["reasons"] or {}	# the idle vCPUs wait for a STARTUP: no exit
         assert sum(e["count"] for e in reasons.values()) == v["exits"], v
         for gone in ("EXTERNAL_INTERRUPT", "HLT", "INTERRUPT_WINDOW"):
             assert gone not in reasons, (gone, v)
@@ -76,9 +75,8 @@ def test_pingpong_completes_without_interrupt_exits(pingpong_runs, name):
     # The two players send one ICR write per hop each; the idle vCPUs none.
     for v in st["vcpus"][:2]:
         assert v["msr_write"][0x830] >= rounds, v
-    # The run's end reached every other vCPU as a kick NMI.
-    for v in st["vcpus"][1:]:
-        assert v["reasons"].get("EXCEPTION_NMI", {}).get("count", 0) >= 1, v
+    # The run's end reached the other player as a kick NMI.
+    assert st["vcpus"][1]["reasons"].get("EXCEPTION_NMI", {}).get("count", 0) >= 1, st["vcpus"][1]
     assert not r.vmx_failures(), "\n".join(r.vmx_failures())
 
 
@@ -128,5 +126,5 @@ def test_smp_guest_passes(smp_runs, name):
     assert r.lines[-1] == "exitplan: exit status 1", r.describe()
     st = yaml.safe_load(DOC_RE.findall(r.serial)[0])["exitplan_stats"]
     for v in st["vcpus"]:
-        assert "EXTERNAL_INTERRUPT" not in v["reasons"], v
+        assert "EXTERNAL_INTERRUPT" not in (v["reasons"] or {}), v
     assert not r.vmx_failures(), "\n".join(r.vmx_failures())
