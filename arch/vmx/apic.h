@@ -36,7 +36,10 @@ bool vmx_xapic_read(struct vcpu *vcpu, unsigned int offset, unsigned int size, u
 void vmx_apic_mode_changed(struct vcpu *vcpu);
 /* The guest-physical page of the xAPIC window (fixed: apic_base_write() refuses a move). */
 uint64_t vmx_xapic_page(void);
-/* Interrupt the CPU @cpu: with the kick vector (in the guest), or an NMI (halted in root). */
+/*
+ * Interrupt the CPU @cpu: with the kick vector (in the guest; a flagged
+ * NMI under interrupts: direct), or an NMI (halted in root).
+ */
 void vmx_kick_ipi(unsigned int cpu);
 void vmx_kick_nmi(unsigned int cpu);
 /*
