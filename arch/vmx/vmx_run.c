@@ -656,7 +656,8 @@ int vmm_run(const struct boot_info *bi)
 		}
 		printk("gate interrupts: direct: each vCPU's CPU's interrupts go to the guest's "
 		       "IDT (no external-interrupt exiting), its local APIC the guest's but the "
-		       "ICR; kicks are NMIs (NMI exiting), the watchdog the VMX-preemption timer\n");
+		       "ICR; kicks are NMIs, the watchdog the VMX-preemption timer "
+		       "(virtual_nmis, preemption_timer)\n");
 	}
 	if (!vmx_runtime_controls_ok(&vc->controls))
 		return VMM_REFUSED;
