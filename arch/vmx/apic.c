@@ -148,7 +148,6 @@ void vmx_nmi_unblock(void)
 		     : "=&r"(tmp) : : "memory", "cc");
 }
 
-
 /*
  * A fixed interrupt for the guest from the hypervisor (a posted IPI, the
  * emulated TSC deadline).  Where the guest owns its CPU's interrupts

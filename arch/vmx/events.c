@@ -226,13 +226,13 @@ bool vmm_nmi_in_root(struct interrupt_frame *f)
 	if (!percpu_bsp_ready || !(vcpu = this_cpu()->vcpu) || !vcpu->arch ||
 	    vcpu->arch->stop != VCPU_RUNNING)
 		return false;
+	/* Claimed first: a kick that finds the vCPU waiting in root is spent too. */
+	kick = vmx_kick_nmi_claim(this_cpu_id());
 	/*
 	 * A vCPU waiting in root operation (vmx_run.c's vmx_wait_in_root()) is
 	 * woken by vmm_kick()'s NMI: the host's, not the guest's.  The guest
 	 * cannot send a physical NMI (its ICR writes are emulated, apic.c).
 	 */
-	/* Claimed first: a kick that finds the vCPU waiting in root is spent too. */
-	kick = vmx_kick_nmi_claim(this_cpu_id());
 	if (READ_ONCE(vcpu->arch->waiting_in_root))
 		return false;
 	if (kick) {
