@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch_bits.h"
+
 enum apic_mode {
 	APIC_MODE_DISABLED,	/* EN = 0, EXTD = 0 */
 	APIC_MODE_INVALID,	/* EN = 0, EXTD = 1: never a state, a WRMSR of it is #GP */
@@ -57,6 +59,24 @@ struct xapic_on_x2apic xapic_on_x2apic_reg(unsigned int offset);
 
 /* x2APIC ICR bits that are reserved (SDM Vol. 3A 11.12.9): WRMSR setting one is #GP. */
 #define X2APIC_ICR_RESERVED	0xfff33000ull
+
+/*
+ * An x2APIC ICR write the fast path (arch/vmx/msr_io_fast.h) may send to
+ * the real ICR as it is: no reserved bit (those are #GP), fixed delivery,
+ * physical destination, no shorthand -- the IPI of a guest kernel waking
+ * another CPU.  Level and trigger mode are kept as written: for fixed
+ * delivery the APIC ignores them (SDM Vol. 3A 11.6.1), and so does the
+ * general decode (runtime/vm.c vm_icr_decode()), which takes every other
+ * value: INIT, STARTUP, NMI, SMI, lowest priority, logical, shorthands.
+ * The bits are arch_bits.h's (APIC_ICR_*).
+ */
+#define X2APIC_ICR_FAST_MASK	(X2APIC_ICR_RESERVED | APIC_ICR_DELIVERY_MODE_MASK | \
+				 APIC_ICR_DEST_LOGICAL | APIC_ICR_SHORTHAND_MASK)
+
+static inline bool x2apic_icr_fixed_physical(uint64_t icr)
+{
+	return !(icr & X2APIC_ICR_FAST_MASK);
+}
 
 /*
  * An xAPIC ICR (high half bits 31:24 the destination) as the x2APIC ICR

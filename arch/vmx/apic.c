@@ -90,13 +90,78 @@ static void send_ipi(uint32_t apic_id, uint32_t icr)
 	}
 }
 
-/* A vCPU in the guest: an external-interrupt exit with the kick vector there. */
+/*
+ * interrupts: direct: the kicks sent to each CPU as NMIs and not yet
+ * taken there.  The NMI itself carries no sender, and the guest may own
+ * NMI sources of its own on its CPU (its LVT entries): one flagged here
+ * is the host's, any other NMI the guest's.
+ */
+static uint8_t cpu_kick_nmi[HV_MAX_CPUS];
+
+/*
+ * A vCPU in the guest: an external-interrupt exit with the kick vector
+ * there -- or, where the guest takes its CPU's interrupts itself
+ * (interrupts: direct), an NMI exit.
+ */
 void vmx_kick_ipi(unsigned int cpu)
 {
 	struct percpu *p = percpu_area(cpu);
 
-	if (p)
-		send_ipi(p->apic_id, APIC_ICR_DELIVERY_MODE_FIXED | VMX_KICK_VECTOR);
+	if (!p)
+		return;
+	if (PROFILE_INTERRUPTS_DIRECT && cpu < HV_MAX_CPUS) {
+		/* Flagged before it is sent: the NMI finds the flag (vmx_kick_nmi_claim()). */
+		__atomic_store_n(&cpu_kick_nmi[cpu], 1, __ATOMIC_SEQ_CST);
+		send_ipi(p->apic_id, APIC_ICR_DELIVERY_MODE_NMI);
+		return;
+	}
+	send_ipi(p->apic_id, APIC_ICR_DELIVERY_MODE_FIXED | VMX_KICK_VECTOR);
+}
+
+bool vmx_kick_nmi_claim(unsigned int cpu)
+{
+	return PROFILE_INTERRUPTS_DIRECT && cpu < HV_MAX_CPUS &&
+	       __atomic_exchange_n(&cpu_kick_nmi[cpu], 0, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * An NMI exit leaves NMIs blocked in VMX root operation until the next
+ * IRET, as an NMI delivered through the IDT would (KVM calls the host's
+ * NMI handler there, whose IRET unblocks them).  An IRET to the next
+ * instruction does it, so that a later kick's NMI can wake this CPU
+ * while it waits in root operation (vmx_wait_in_root()).
+ */
+void vmx_nmi_unblock(void)
+{
+	unsigned long tmp;
+
+	asm volatile("mov %%ss, %k0\n\t"
+		     "push %0\n\t"
+		     "lea 8(%%rsp), %0\n\t"
+		     "push %0\n\t"
+		     "pushfq\n\t"
+		     "mov %%cs, %k0\n\t"
+		     "push %0\n\t"
+		     "lea 1f(%%rip), %0\n\t"
+		     "push %0\n\t"
+		     "iretq\n"
+		     "1:"
+		     : "=&r"(tmp) : : "memory", "cc");
+}
+
+/*
+ * A fixed interrupt for the guest from the hypervisor (a posted IPI, the
+ * emulated TSC deadline).  Where the guest owns its CPU's interrupts
+ * (interrupts: direct) it is a self IPI: the guest's own APIC orders it
+ * with the rest by TPR and ISR, and the guest's EOI ends it there, as it
+ * ends every other; else it is injected (events.c).
+ */
+void vmx_deliver_apic_irq(struct vcpu *vcpu, uint8_t vector)
+{
+	if (PROFILE_INTERRUPTS_DIRECT)
+		send_ipi(0, APIC_ICR_SHORTHAND_SELF | APIC_ICR_DELIVERY_MODE_FIXED | vector);
+	else
+		vmx_deliver_irq(vcpu, vector);
 }
 
 /*
@@ -191,7 +256,7 @@ enum vmx_exit_action vmx_take_events(struct vcpu *vcpu)
 			if (PROFILE_APIC_VIRTUAL)
 				vmx_vlapic_post(vcpu, (uint8_t)(w * 64 + bit));
 			else
-				vmx_deliver_irq(vcpu, (uint8_t)(w * 64 + bit));
+				vmx_deliver_apic_irq(vcpu, (uint8_t)(w * 64 + bit));
 		}
 	}
 	return VMX_EXIT_RESUME;

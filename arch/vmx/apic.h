@@ -36,9 +36,21 @@ bool vmx_xapic_read(struct vcpu *vcpu, unsigned int offset, unsigned int size, u
 void vmx_apic_mode_changed(struct vcpu *vcpu);
 /* The guest-physical page of the xAPIC window (fixed: apic_base_write() refuses a move). */
 uint64_t vmx_xapic_page(void);
-/* Interrupt the CPU @cpu: with the kick vector (in the guest), or an NMI (halted in root). */
+/*
+ * Interrupt the CPU @cpu: with the kick vector (in the guest; a flagged
+ * NMI under interrupts: direct), or an NMI (halted in root).
+ */
 void vmx_kick_ipi(unsigned int cpu);
 void vmx_kick_nmi(unsigned int cpu);
+/*
+ * interrupts: direct: true once per kick NMI sent to @cpu (vmx_kick_ipi()),
+ * which an NMI on @cpu then is.  Always false under interrupts: exit.
+ */
+bool vmx_kick_nmi_claim(unsigned int cpu);
+/* After an NMI exit: unblock NMIs in root operation (an IRET). */
+void vmx_nmi_unblock(void);
+/* A fixed interrupt from the hypervisor for the guest's APIC: a self IPI or an injection. */
+void vmx_deliver_apic_irq(struct vcpu *vcpu, uint8_t vector);
 /* A vCPU deaf to its stop: a physical INIT to its CPU (the watchdog's last resort). */
 void vmx_kick_init(unsigned int cpu);
 /* The emulated TSC deadline fired with an illegal vector: flag it in the guest's APIC's ESR. */

@@ -142,7 +142,8 @@ static bool inject_pending(struct vcpu *vcpu, int fresh)
 	 * exit: it was not held back, and one arriving now would come after
 	 * it on hardware too.
 	 */
-	if (vector != fresh && vmx_apic_irr_pending_edge((uint8_t)vector))
+	if (!PROFILE_INTERRUPTS_DIRECT && vector != fresh &&
+	    vmx_apic_irr_pending_edge((uint8_t)vector))
 		a->coalesce[vector / 64] |= 1ull << (vector % 64);
 	/* More queued: the window exit after this one's delivery injects the next. */
 	vmx_set_intr_window(vcpu, a->irq_pending);
@@ -224,10 +225,13 @@ static bool rip_in(uint64_t rip, const char *first, const char *last)
 bool vmm_nmi_in_root(struct interrupt_frame *f)
 {
 	struct vcpu *vcpu;
+	bool kick;
 
 	if (!percpu_bsp_ready || !(vcpu = this_cpu()->vcpu) || !vcpu->arch ||
 	    vcpu->arch->stop != VCPU_RUNNING)
 		return false;
+	/* Claimed first: a kick that finds the vCPU waiting in root is spent too. */
+	kick = vmx_kick_nmi_claim(this_cpu_id());
 	/*
 	 * A vCPU waiting in root operation (vmx_run.c's vmx_wait_in_root()) is
 	 * woken by vmm_kick()'s NMI: the host's, not the guest's.  The guest
@@ -235,6 +239,21 @@ bool vmm_nmi_in_root(struct interrupt_frame *f)
 	 */
 	if (READ_ONCE(vcpu->arch->waiting_in_root))
 		return false;
+	if (kick) {
+		/*
+		 * interrupts: direct: a kick (apic.c) while the CPU handles an
+		 * exit.  The stub's test before VMRESUME sees the KICK bit and
+		 * makes the guest exit again at once (vmx_deliver_pending_nmi()),
+		 * where its events are taken; back to the first test, which
+		 * tests every bit (the second tests ARRIVED only).
+		 */
+		__atomic_or_fetch(&vcpu->nmi_pending, VCPU_NMI_KICK, __ATOMIC_RELAXED);
+		if (rip_in(f->rip, vmx_nmi_check, vmx_nmi_check_end) ||
+		    rip_in(f->rip, vmx_nmi_recheck, vmx_nmi_recheck_end))
+			f->rip = (uintptr_t)vmx_nmi_check;
+		vcpu->arch->kicks_in_root++;
+		return true;
+	}
 	__atomic_or_fetch(&vcpu->nmi_pending, VCPU_NMI_ARRIVED, __ATOMIC_RELAXED);
 	/*
 	 * Between the stub's last test and VMRESUME (exit_entry.S): test
@@ -283,6 +302,20 @@ static bool vmx_try_inject_nmi(struct vcpu *vcpu)
 /* Called by the exit stub just before VMRESUME when vcpu->nmi_pending is set. */
 void vmx_deliver_pending_nmi(struct vcpu *vcpu)
 {
+	if (vcpu->nmi_pending & VCPU_NMI_KICK) {
+		/*
+		 * A kick taken in root (vmm_nmi_in_root()): a VMX-preemption
+		 * timer of 0 exits before the guest's first instruction (SDM
+		 * Vol. 3C, VM entries, "VMX-Preemption Timer"), and its handler
+		 * takes the events (msr.c).  The generator gives interrupts:
+		 * direct the timer.
+		 */
+		__atomic_and_fetch(&vcpu->nmi_pending, ~(uint32_t)VCPU_NMI_KICK, __ATOMIC_RELAXED);
+		if (vcpu->arch->preemption_timer_on)
+			vmcs_write(VMX_PREEMPTION_TIMER_VALUE, 0);
+		if (!(vcpu->nmi_pending & (VCPU_NMI_ARRIVED | VCPU_NMI_QUEUED)))
+			return;
+	}
 	/* ARRIVED becomes QUEUED: one NMI, however many arrived. */
 	__atomic_or_fetch(&vcpu->nmi_pending, VCPU_NMI_QUEUED, __ATOMIC_RELAXED);
 	__atomic_and_fetch(&vcpu->nmi_pending, ~(uint32_t)VCPU_NMI_ARRIVED, __ATOMIC_RELAXED);

@@ -21,6 +21,8 @@
 #include "vcpu_arch.h"
 #include "vcpu_stop.h"
 #include "events.h"
+#include "apic.h"
+#include "percpu.h"
 #include "vcpu_regs.h"
 #include "msr.h"
 #include "vlapic_exits.h"
@@ -629,8 +631,13 @@ enum vmx_exit_action handle_exception_nmi(struct vcpu *vcpu)
 	if (!(info & INTR_INFO_VALID))
 		return handle_unexpected_exit(vcpu, EXIT_REASON_EXCEPTION_NMI);
 	if (type == INTR_INFO_TYPE_NMI) {
-		/* Injected before VMRESUME if the guest can take it (events.c). */
+		/* NMI exiting (interrupts: direct, with virtual NMIs: decide.py). */
+		vmx_nmi_unblock();
 		vmx_reinject_idt_vectoring();
+		/* interrupts: direct: the host's kick (apic.c), not the guest's NMI. */
+		if (vmx_kick_nmi_claim(this_cpu_id()))
+			return vmx_take_events(vcpu);
+		/* Injected before VMRESUME if the guest can take it (events.c). */
 		vmx_queue_nmi(vcpu);
 		return VMX_EXIT_RESUME;
 	}

@@ -254,7 +254,7 @@ enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 		a->tsc_deadline = 0;
 		if (!(lvt & APIC_LVT_MASKED) && lvt_tsc_deadline_mode(lvt)) {
 			if (vector >= APIC_VECTOR_MIN_LEGAL)
-				vmx_deliver_irq(vcpu, vector);
+				vmx_deliver_apic_irq(vcpu, vector);
 			else
 				vmx_apic_flag_illegal_vector(vector);
 		}

@@ -9,6 +9,7 @@
 #include "vmx_setup.h"
 #include "vmx_controls_bits.h"
 #include "console.h"
+#include "profile.h"
 
 /* --- capabilities ------------------------------------------------------ */
 
@@ -103,6 +104,8 @@ bool vmx_runtime_controls_ok(const struct vmx_controls *ctl)
 	for (unsigned int i = 0; i < vmx_runtime_required_control_count; i++) {
 		const struct vmx_runtime_control *c = &vmx_runtime_required_controls[i];
 
+		if (c->unless_interrupts_direct && PROFILE_INTERRUPTS_DIRECT)
+			continue;
 		if (!(ctl->field[c->field] & c->bit)) {
 			printk("exitplan: profile '%s' does not set the '%s' control the runtime needs\n",
 			       PROFILE_NAME, c->sdm);

@@ -95,6 +95,7 @@ struct vmx_runtime_control {
 	enum vmx_ctl_field field;
 	uint32_t bit;
 	const char *sdm;		/* the SDM's name of the control */
+	bool unless_interrupts_direct;	/* required but under `interrupts: direct` */
 };
 
 /* generated/common/runtime_controls.c */

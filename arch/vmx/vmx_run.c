@@ -660,6 +660,19 @@ int vmm_run(const struct boot_info *bi)
 		       "(preemption_timer)\n",
 		       (unsigned long long)(rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_ADDR_MASK));
 	}
+	if (PROFILE_INTERRUPTS_DIRECT) {
+		/* The generator requires both; a CPU without them fails the controls above. */
+		if (!(vc->controls.field[VMX_PIN_BASED] & PIN_BASED_NMI_EXITING) ||
+		    !(vc->controls.field[VMX_PIN_BASED] & PIN_BASED_VMX_PREEMPTION_TIMER)) {
+			printk("exitplan: interrupts: direct needs NMI exiting and the "
+			       "VMX-preemption timer: refusing\n");
+			return VMM_REFUSED;
+		}
+		printk("gate interrupts: direct: each vCPU's CPU's interrupts go to the guest's "
+		       "IDT (no external-interrupt exiting), its local APIC the guest's but the "
+		       "ICR; kicks are NMIs, the watchdog the VMX-preemption timer "
+		       "(virtual_nmis, preemption_timer)\n");
+	}
 	if (!vmx_runtime_controls_ok(&vc->controls))
 		return VMM_REFUSED;
 

@@ -18,6 +18,11 @@ EXECUTION_CONTROLS = {
     "mov_dr_exiting": ["proc_based.MOV_DR_EXITING"],
     "rdtsc_exiting": ["proc_based.RDTSC_EXITING"],
 }
+# interrupts: direct: the hypervisor's kicks are NMIs, which must exit;
+# and the NMIs it injects virtual ones: with NMI exiting alone the guest's
+# IRET would not unblock NMIs (SDM Vol. 3C 26.3, "IRET"), and an injected
+# NMI would block every later one, the kicks included, for good.
+INTERRUPTS_DIRECT_CONTROLS = ["pin_based.NMI_EXITING", "pin_based.VIRTUAL_NMIS"]
 PAUSE_LOOP_FEATURE = "pause_loop_exiting"
 PREEMPTION_TIMER_FEATURE = "preemption_timer"
 PAUSE_CHOICES = {
@@ -76,6 +81,11 @@ class Bits:
 
     def all(self):
         return [c for k in CTL_FIELD_ORDER for g in self.groups[k] for c in g.controls]
+
+
+def _waivers(p):
+    """The spec/runtime.yaml `unless` settings the profile has."""
+    return {"interrupts: direct"} if p.interrupts == "direct" else set()
 
 
 def _controls(spec, refs):
@@ -251,7 +261,12 @@ def _features_and_controls(plan, p, spec):
 
     for f in spec.runtime.features:
         need(f, "runtime")
-    req.add("runtime (spec/runtime.yaml)", spec.runtime.required)
+    waived = _waivers(p)
+    req.add("runtime (spec/runtime.yaml)",
+            [c for c in spec.runtime.required if spec.runtime.unless.get(c.ref) not in waived])
+    if p.interrupts == "direct":
+        # The kicks are NMIs: they must exit, not reach the guest's IDT.
+        req.add("interrupts: direct", _controls(spec, INTERRUPTS_DIRECT_CONTROLS))
     opt.add("runtime (spec/runtime.yaml)", spec.runtime.optional)
 
     driven = spec.gated_features

@@ -155,7 +155,12 @@ def explain(plan):
       [p.stats])
 
     w(f"\nInterprocessor interrupts (apic: {p.apic}):\n")
-    w(_wrap({
+    w(_wrap("every ICR write exits (MSR_WRITE of the x2APIC ICR, or an EPT_VIOLATION on the "
+            "read-only xAPIC page); a checked fixed IPI is then written to the real ICR, and "
+            "the target's guest takes it through its IDT, with no exit (interrupts: direct). "
+            "INIT, STARTUP and NMI are emulated, SMI dropped. Cost per IPI: the sender's exit "
+            "alone; the guest can address any physical CPU the destination names."
+            if p.apic == "passthrough" and p.interrupts == "direct" else {
         "passthrough": "every ICR write exits (MSR_WRITE of the x2APIC ICR, or an EPT_VIOLATION "
                        "on the read-only xAPIC page); a checked fixed IPI is then written to the "
                        "real ICR, and the target takes it as one EXTERNAL_INTERRUPT exit. "
@@ -178,6 +183,22 @@ def explain(plan):
                    "opens an INTERRUPT_WINDOW exit. Fixed IPIs are posted to the target's "
                    "virtual IRR and its CPU kicked (EXTERNAL_INTERRUPT there).",
     }[p.apic]))
+    w(f"\nPhysical interrupts on a vCPU's CPU (interrupts: {p.interrupts}):\n")
+    if p.interrupts == "direct":
+        hlt = ("" if p.hlt_exiting else "; with execution.hlt_exiting off, HLT exits are gone "
+               "too: the guest halts on its CPU and the real interrupt wakes it")
+        w(_wrap("direct: no external-interrupt exiting, so the EXTERNAL_INTERRUPT exits are gone: "
+                "the guest's IDT takes its CPU's interrupts (its timer, the IPIs sent to it) "
+                "without an exit, and the INTERRUPT_WINDOW exits that waited for it to take "
+                "one injected go with them; its EOIs reach its own APIC (an MSR_WRITE only "
+                "where the profile traps IA32_X2APIC_EOI)" + hlt + ". ICR writes still exit "
+                "and are checked (apic: passthrough). The hypervisor kicks a CPU with an NMI "
+                "(NMI exiting: one EXCEPTION_NMI exit per kick: a stop, INIT, STARTUP, an "
+                "emulated NMI), and the VMX-preemption timer is the watchdog."))
+    else:
+        w(_wrap("exit: every physical interrupt is an EXTERNAL_INTERRUPT exit, acknowledged "
+                "on exit and injected into the guest (or, the kick vector, taken by the "
+                "hypervisor)."))
     # Features.
     w("\nRequired features (the profile is refused at boot without them):\n")
     for r in plan.required_features:

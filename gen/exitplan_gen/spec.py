@@ -56,6 +56,9 @@ CTL_FIELD_ORDER = list(CTL_FIELD_ENUM)
 
 # How the runtime answers a reserved port (spec/runtime.yaml reserved_io_ports).
 IO_HANDLING = ("emulated", "filtered", "denied")
+# The profile settings a runtime-required control may be waived for
+# (spec/runtime.yaml required_controls `unless`), as the profile spells them.
+RUNTIME_WAIVERS = ("interrupts: direct",)
 MECHANISMS = ("atomic", "load_list", "manual", "passthrough", "trap")
 
 
@@ -700,7 +703,7 @@ class Spec:
             if k not in keys:
                 raise sf.err((k,), f"unknown key '{k}'{suggest(k, keys)}", key=True)
         self.runtime = Obj(features=[], required=[], optional=[], unsupported=[], io_grants=[],
-                           io_reserved=[], msrs=[], why={})
+                           io_reserved=[], msrs=[], why={}, unless={})
         seen = {}
         for i, e in enumerate(sf.top("required_features", list)):
             p = ("required_features", i)
@@ -721,6 +724,13 @@ class Spec:
                 _unique(sf, seen, ctl.ref, p + ("control",), "control")
                 dest.append(ctl)
                 self.runtime.why[ctl.ref] = sf.field(p, e, "why", (str,))
+                unless = sf.field(p, e, "unless", (str,), required=False)
+                if unless is not None and (key != "required_controls" or
+                                           unless not in RUNTIME_WAIVERS):
+                    raise sf.err(p + ("unless",), f"'unless' must be one of "
+                                                  f"{', '.join(RUNTIME_WAIVERS)} (on a required "
+                                                  f"control only), not '{unless}'")
+                self.runtime.unless[ctl.ref] = unless
         # Default deny: the granted ranges pass through, everything else
         # exits; the reserved ranges always exit and say how they are answered.
         self.runtime.io_grants = self._port_ranges(sf, "granted_io_ports", ())

@@ -218,6 +218,7 @@ def _semantic(doc, raw, spec):
         seen[leaf] = i
         p.cpuid_fast.append(spec.cpuid_fast_leaves[leaf])
     p.apic = v.get("apic", "passthrough")
+    p.interrupts = v.get("interrupts", "exit")
 
     # --- features ---------------------------------------------------------
     f = v.get("features", {})
@@ -264,6 +265,7 @@ def _semantic(doc, raw, spec):
     _apic_virtual(p, err)
     _fast_msrs_io(p, v.get("fast", {}), err, spec)
     _x2apic_eoi(p, err)
+    _interrupts_direct(p, err)
 
     # That every required feature is used is checked in decide.py, which
     # knows what each profile key turns on.
@@ -385,6 +387,27 @@ def _x2apic_eoi(p, err):
             raise err(m.path + ("access",), f"IA32_X2APIC_EOI may be passed through only with apic: "
                                             f"passthrough, not apic: {p.apic}: there the EOI is the "
                                             "hypervisor's to see")
+
+
+def _interrupts_direct(p, err):
+    """interrupts: direct: the guest's IDT takes the physical interrupts of
+    its CPU, so nothing else may need them there.  Refused where the
+    hypervisor itself must see an interrupt first."""
+    if p.interrupts != "direct":
+        return
+    at = ("interrupts",)
+    if p.apic == "virtual":
+        raise err(at, "interrupts: direct needs apic: passthrough, not apic: virtual: the "
+                      "physical local APIC is the host's there, and its kicks and the guests' "
+                      "device interrupts must exit to reach the virtual APICs")
+    if p.apic == "intercept-icr":
+        raise err(at, "interrupts: direct needs apic: passthrough, not apic: intercept-icr: "
+                      "the hypervisor would inject the guest's fixed IPIs past the guest's own "
+                      "APIC (its TPR, ISR and EOI), which takes every other interrupt directly")
+    if p.ptimer is None:
+        raise err(at, "interrupts: direct needs execution.preemption_timer enabled: with no "
+                      "interrupt exit it is the watchdog that gets a vCPU out of the guest (a "
+                      "guest halted with interrupts off, or a kick the guest blocked)")
 
 
 def msr_access(p, spec, msr):

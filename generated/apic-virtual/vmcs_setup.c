@@ -5,7 +5,7 @@
  *   spec/vmx_controls.yaml (sha256: c93b96698b5913b3e8977686021404221c4b3c0e6ece08796bb78b68e3bcdaea)
  *   spec/features.yaml (sha256: 683be4670c0a32b4331a8e56ec9e72944b7f647687bd29e7914c5851f1cfdf48)
  *   spec/msrs.yaml (sha256: c448b0db4a61e38e6efab9afe3b4ca6356f71119700498c4d59702237c2bebb6)
- *   spec/runtime.yaml (sha256: 264f65788f87fdbcfb3629435ba181004408dd96c05662e637556cf0f174464a)
+ *   spec/runtime.yaml (sha256: 0ad880072f0a32b4f9145a10d82f9d1da0aac57c2c9cc40bbd0b7880295910fd)
  * Do not edit: change the sources and regenerate with `make gen`.
  */
 

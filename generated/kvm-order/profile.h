@@ -53,6 +53,12 @@
  * VMX-preemption timer.
  */
 #define PROFILE_APIC_VIRTUAL	0
+/*
+ * interrupts: direct (1): no external-interrupt exiting, the guest's IDT
+ * takes its CPU's interrupts; the hypervisor kicks with NMIs (NMI
+ * exiting), arch/vmx/apic.c.  interrupts: exit (0): every one exits.
+ */
+#define PROFILE_INTERRUPTS_DIRECT	0
 
 /*
  * Dispatch (policy direct): 6 reasons called directly,

@@ -54,6 +54,8 @@ def test_every_case_runs_on_bare_bochs_and_the_subject_only_the_hot_one_elsewher
     assert workloads.cases_for(workloads.BARE) == workloads.CASES
     assert workloads.cases_for(workloads.SUBJECT) == workloads.CASES
     assert workloads.cases_for(workloads.APIC_VARIANT) == workloads.CASES
+    assert workloads.cases_for(workloads.DIRECT) == workloads.CASES
+    assert (REPO / "profiles" / f"{workloads.DIRECT}.yaml").is_file()
     for other in ("default", "pipe-pingpong~table", "pipe-pingpong@timing", "table-only"):
         assert workloads.cases_for(other) == (HOT,)
     assert {c.ncpu for c in workloads.CASES} == {2, 4}
@@ -61,12 +63,15 @@ def test_every_case_runs_on_bare_bochs_and_the_subject_only_the_hot_one_elsewher
 
 def test_settings_are_the_builds_run_bench_booted(tmp_path):
     for lb in ("default", "default~table", "default@timing", "pipe-pingpong",
-               "pipe-pingpong~kvm@timing", "default-efer-manual"):
+               "pipe-pingpong~kvm@timing", "default-efer-manual", "pipe-pingpong-direct",
+               "pipe-pingpong-direct@timing"):
         (tmp_path / f"{lb}.elf").write_text("")
-    got = [lb for lb, _ in workloads.settings_from(tmp_path, ["default", "pipe-pingpong"])]
-    # Timing builds only of the subject (their statistics are the per-reason
-    # table); EFER variants not at all.
-    assert got == ["default", "default~table", "pipe-pingpong", "pipe-pingpong~kvm@timing"]
+    got = [lb for lb, _ in workloads.settings_from(tmp_path, ["default", "pipe-pingpong",
+                                                              "pipe-pingpong-direct"])]
+    # Timing builds only of the subject and its interrupts: direct sibling
+    # (their statistics are the per-reason table); EFER variants not at all.
+    assert got == ["default", "default~table", "pipe-pingpong", "pipe-pingpong~kvm@timing",
+                   "pipe-pingpong-direct", "pipe-pingpong-direct@timing"]
 
 
 def test_the_apic_variant_is_the_subject_with_the_other_apic_choice():

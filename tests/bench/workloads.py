@@ -10,10 +10,11 @@ instructions (the emulated TSC advances one per instruction), so they are
 deterministic path lengths, not cycles.
 
 For each setting (bare Bochs, every profile and its ~table/~kvm dispatch
-variants, pipe-pingpong with the other `apic:` choice) the hot case runs;
+variants, pipe-pingpong with the other `apic:` choice, pipe-pingpong-direct
+with the guest owning its CPU's interrupts) the hot case runs;
 the settings that matter most for the workload run every case (xAPIC,
-spinning instead of HLT, 4 vCPUs).  The timing build of pipe-pingpong
-(statistics: timing) gives the hypervisor's ticks per exit reason, from
+spinning instead of HLT, 4 vCPUs).  The timing builds of pipe-pingpong
+and pipe-pingpong-direct (statistics: timing) give the hypervisor's ticks per exit reason, from
 which its share of one round trip is summed.
 """
 import os
@@ -54,6 +55,11 @@ HOT_CASE = CASES[0].name
 SUBJECT = "pipe-pingpong"
 APIC_VARIANT = f"{SUBJECT}+passthrough"
 APIC_EDIT = (r"^apic:[ \t]*intercept-icr[ \t]*$", "apic: passthrough")
+# The workload with its vCPUs owning their CPUs' interrupts (interrupts:
+# direct, profiles/pipe-pingpong-direct.yaml): every case, and its timing
+# build, beside the subject's in the same run.
+DIRECT = f"{SUBJECT}-direct"
+WORKLOAD_PROFILES = (SUBJECT, DIRECT)
 
 # The exits of one hop (ICR write, the IPI's arrival, HLT, the interrupt
 # window when the IPI lands with interrupts off, xAPIC page writes), whose
@@ -104,19 +110,20 @@ def parse(setting: str, case: Case, text: str, timed_out: bool = False,
 # ---------------------------------------------------------------- the runs
 
 def cases_for(setting: str) -> Tuple[Case, ...]:
-    return CASES if setting in (BARE, SUBJECT, APIC_VARIANT) else CASES[:1]
+    return CASES if setting in (BARE, APIC_VARIANT) + WORKLOAD_PROFILES else CASES[:1]
 
 
 def settings_from(elf_dir: Path, profiles: List[str]) -> List[Tuple[str, Path]]:
     """(label, elf) of the builds run_bench booted that the workload runs
-    under: every profile, its ~table and ~kvm variants, and the subject's
-    timing builds (their statistics give the per-reason ticks); the EFER
+    under: every profile, its ~table and ~kvm variants, and the timing
+    builds of the subject and of DIRECT (their statistics give the
+    per-reason ticks); the EFER
     variants differ only where this workload does not look."""
     out = []
     for p in profiles:
         for d in (None,) + dispatchcmp.DISPATCHES:
             for timing in (False, True):
-                if timing and p != SUBJECT:
+                if timing and p not in WORKLOAD_PROFILES:
                     continue
                 lb = dispatchcmp.label(p, d, timing)
                 elf = elf_dir / f"{lb}.elf"

@@ -39,6 +39,10 @@ def break_spec(root, name, old, new):
     # Default deny: a port is granted or reserved, never both.
     ("runtime.yaml", "- first: 0xb2", "- first: 0x80", "port range 0x80..0xb3 overlaps 0x80..0x80"),
     ("runtime.yaml", "how: denied", "how: deny", "unknown handling 'deny' (did you mean denied?)"),
+    # A runtime-required control is waived only by a setting the generator knows.
+    ("runtime.yaml", 'unless: "interrupts: direct"', 'unless: "interrupts: directly"',
+     "'unless' must be one of interrupts: direct (on a required control only), not "
+     "'interrupts: directly'"),
 ])
 def test_spec_inconsistency_fails_hard(root, name, old, new, message):
     path = break_spec(root, name, old, new)

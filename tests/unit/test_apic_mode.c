@@ -160,6 +160,47 @@ static void test_icr_translation(void **state)
 	assert_int_equal(X2APIC_ICR_RESERVED & 0xccfffull, 0);
 }
 
+/* The ICR fast path's decode: what it sends as written, what it leaves to vm_icr_decode(). */
+static void test_icr_fast_path_decode(void **state)
+{
+	static const struct { uint64_t icr; bool fast; } cases[] = {
+		{ (1ull << 32) | 0x40, true },			/* fixed, physical, APIC ID 1 */
+		{ (0xffffffffull << 32) | 0xfd, true },		/* the broadcast destination */
+		{ (7ull << 32) | 0x4040, true },		/* level assert: ignored for fixed */
+		{ (1ull << 32) | 0xc040, true },		/* level-triggered: ignored too */
+		{ (1ull << 32) | 0x0f, true },			/* illegal vector: the APIC's ESR */
+		{ (1ull << 32) | APIC_ICR_DELIVERY_MODE_LOWEST | 0x40, false },
+		{ (1ull << 32) | APIC_ICR_DELIVERY_MODE_SMI, false },
+		{ (1ull << 32) | APIC_ICR_DELIVERY_MODE_NMI, false },
+		{ (1ull << 32) | APIC_ICR_DELIVERY_MODE_INIT | APIC_ICR_LEVEL_ASSERT, false },
+		{ (1ull << 32) | APIC_ICR_DELIVERY_MODE_STARTUP | 0x08, false },
+		{ (1ull << 32) | (7ull << 8) | 0x40, false },	/* reserved delivery mode */
+		{ (1ull << 32) | APIC_ICR_DEST_LOGICAL | 0x40, false },
+		{ APIC_ICR_SHORTHAND_SELF | 0x40, false },
+		{ APIC_ICR_SHORTHAND_ALL_INCLUDING_SELF | 0x40, false },
+		{ APIC_ICR_SHORTHAND_ALL_EXCLUDING_SELF | 0x40, false },
+		{ (1ull << 32) | APIC_ICR_PENDING | 0x40, false },	/* bit 12: reserved in x2APIC */
+		{ (1ull << 32) | (1ull << 13) | 0x40, false },
+		{ (1ull << 32) | (1ull << 16) | 0x40, false },
+		{ (1ull << 32) | (1ull << 20) | 0x40, false },
+		{ (1ull << 32) | (1ull << 31) | 0x40, false },
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (x2apic_icr_fixed_physical(cases[i].icr) != cases[i].fast)
+			fail_msg("ICR %#llx: fast %d, expected %d", (unsigned long long)cases[i].icr,
+				 !cases[i].fast, cases[i].fast);
+	}
+	/* Every bit x2APIC reserves (SDM Vol. 3A 11.12.9) leaves the fast path. */
+	for (unsigned int b = 0; b < 32; b++) {
+		uint64_t icr = (1ull << 32) | 0x40 | (1ull << b);
+
+		if ((X2APIC_ICR_RESERVED >> b) & 1)
+			assert_false(x2apic_icr_fixed_physical(icr));
+	}
+}
+
 static void test_ldr_dfr_values(void **state)
 {
 	(void)state;
@@ -192,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_registers_that_differ),
 		cmocka_unit_test(test_reserved_offsets),
 		cmocka_unit_test(test_icr_translation),
+		cmocka_unit_test(test_icr_fast_path_decode),
 		cmocka_unit_test(test_ldr_dfr_values),
 		cmocka_unit_test(test_apr),
 	};
