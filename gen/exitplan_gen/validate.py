@@ -27,10 +27,10 @@ DEFAULT_PLE_WINDOW = 4096
 # a VM exit's few hundred ticks; 64 PAUSE exits are about a PLE_Window of
 # spinning at Bochs's cost per PAUSE exit.
 DEFAULT_SCHED_SLICE = 200000
-# A tenth of the slice: a woken vCPU preempts the running one only after
-# that has run this long (CFS's wakeup granularity is a fraction of its
-# latency in the same way).
-DEFAULT_WAKE_GRANULARITY = 20000
+# A woken vCPU preempts the running one only after that has run this long
+# of its turn (CFS's wakeup granularity): about a VMCS switch's cost;
+# runtime/sched.h says why not more.
+DEFAULT_WAKE_GRANULARITY = 2000
 DEFAULT_PAUSE_YIELD_AFTER = 64
 PAUSE_YIELD_AFTER_MAX = 0xffff
 

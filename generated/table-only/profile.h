@@ -77,7 +77,7 @@ extern const vmx_exit_handler_t vmx_exit_table[VMX_EXIT_REASON_MAX + 1];
  * spinning vCPU gives its CPU away.
  */
 #define PROFILE_SCHED_SLICE_TICKS		200000u
-#define PROFILE_SCHED_WAKE_GRANULARITY_TICKS	20000u
+#define PROFILE_SCHED_WAKE_GRANULARITY_TICKS	2000u
 #define PROFILE_SCHED_PAUSE_YIELD_AFTER		64u
 
 /* The VMX-preemption timer (execution.preemption_timer). */

@@ -274,10 +274,10 @@ def test_scheduler_defaults(fresh):
     h = read(fresh, "default", "profile.h")
     assert re.search(r"^#define PROFILE_SCHED_SLICE_TICKS\t+200000u$", h, re.M), h
     assert re.search(r"^#define PROFILE_SCHED_PAUSE_YIELD_AFTER\t+64u$", h, re.M), h
-    assert re.search(r"^#define PROFILE_SCHED_WAKE_GRANULARITY_TICKS\t+20000u$", h, re.M), h
+    assert re.search(r"^#define PROFILE_SCHED_WAKE_GRANULARITY_TICKS\t+2000u$", h, re.M), h
     sched_h = (ROOT / "runtime" / "sched.h").read_text()
     assert re.search(r"SCHED_DEFAULT_SLICE_TICKS\s+200000\b", sched_h)
-    assert re.search(r"SCHED_DEFAULT_WAKE_GRANULARITY_TICKS\s+20000\b", sched_h)
+    assert re.search(r"SCHED_DEFAULT_WAKE_GRANULARITY_TICKS\s+2000\b", sched_h)
     assert re.search(r"SCHED_DEFAULT_PAUSE_YIELD_AFTER\s+64\b", sched_h)
 
 
