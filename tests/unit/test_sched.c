@@ -371,6 +371,30 @@ static void test_wake_preempts_running(void **state)
 }
 
 /*
+ * A blocked vCPU whose timer came due, seen by its CPU while a sibling
+ * runs (vcpu_switch.c's tick), is woken as a post wakes it: it cuts in,
+ * and the running one keeps its place before the rest of the queue --
+ * not the slice end's back of the queue.
+ */
+static void test_timer_wake_keeps_place(void **state)
+{
+	(void)state;
+	sched_init(&s, 1, 4, 1);
+	for (unsigned int i = 0; i < 3; i++)
+		sched_wake(&s, i);	/* 3 stays blocked: halted with its timer armed */
+	assert_int_equal(next(0), 0);	/* queue 1, 2 */
+	assert_int_equal(sched_wake(&s, 3), SCHED_WAKE_PREEMPT);	/* queue 3, 1, 2 */
+	assert_true(resched(0));	/* queue 3, 0, 1, 2 */
+	assert_int_equal(next(0), 3);
+	sched_block(&s, 0);
+	assert_int_equal(next(0), 0);
+	sched_block(&s, 0);
+	assert_int_equal(next(0), 1);
+	sched_block(&s, 0);
+	assert_int_equal(next(0), 2);
+}
+
+/*
  * The wakeup granularity: a woken vCPU preempts the running one only
  * once that has run wake_granularity ticks of its turn; before, the
  * preemption stays pending and the CPU is told when to ask again.  A
@@ -444,6 +468,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init_and_placement),
 		cmocka_unit_test(test_wake_granularity),
+		cmocka_unit_test(test_timer_wake_keeps_place),
 		cmocka_unit_test(test_idle_cpu_picks_nothing),
 		cmocka_unit_test(test_round_robin_on_slice_end),
 		cmocka_unit_test(test_cpus_are_independent),
