@@ -123,14 +123,22 @@ enum sched_wake_result sched_wake(struct sched *s, unsigned int id)
 	return res;
 }
 
-bool sched_resched(struct sched *s, unsigned int cpu)
+bool sched_resched(struct sched *s, unsigned int cpu, uint64_t now, uint64_t *retry_at)
 {
 	struct sched_cpu *c = &s->cpu[cpu];
 	struct sched_vcpu *v;
 	bool preempted = false;
 
+	*retry_at = 0;
 	spin_lock(&c->lock);
 	v = current_of(s, c);
+	if (c->resched && v && v->state == SCHED_RUNNING && c->nr_queued &&
+	    now - c->turn_start < s->wake_granularity) {
+		/* Too early in its turn: it runs on until the granularity is up. */
+		*retry_at = c->turn_start + s->wake_granularity;
+		spin_unlock(&c->lock);
+		return false;
+	}
 	if (c->resched && v && v->state == SCHED_RUNNING && c->nr_queued) {
 		/* Behind the cut-ins, before the rest: only the woken ones go first. */
 		enqueue_at(c, v, c->nr_cut);
@@ -246,7 +254,7 @@ bool sched_pause_exit(struct sched *s, unsigned int cpu)
 	return yielded;
 }
 
-int sched_pick_next(struct sched *s, unsigned int cpu, bool *switched)
+int sched_pick_next(struct sched *s, unsigned int cpu, uint64_t now, bool *switched)
 {
 	struct sched_cpu *c = &s->cpu[cpu];
 	struct sched_vcpu *v;
@@ -267,6 +275,7 @@ int sched_pick_next(struct sched *s, unsigned int cpu, bool *switched)
 			v->preempted = false;
 			v->pause_exits = 0;
 			v->switched_in++;
+			c->turn_start = now;
 		}
 	}
 	*switched = next != SCHED_NONE && next != c->last;

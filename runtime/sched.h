@@ -45,9 +45,20 @@
 /* No vCPU: the CPU is idle. */
 #define SCHED_NONE		(-1)
 
-/* The default slice and PAUSE count when a profile names none (spec/profile.schema.yaml). */
+/* The default slice and PAUSE count when a profile names none (spec/profile.schema.json). */
 #define SCHED_DEFAULT_SLICE_TICKS	200000
 #define SCHED_DEFAULT_PAUSE_YIELD_AFTER	64
+/*
+ * The default wakeup granularity (sched_resched()): about the cost of a
+ * VMCS switch and a few exits, so a storm of wakes cannot cut a turn
+ * shorter than what switching costs.  Measured (make bench's sleeping
+ * lock, 4 vCPUs on 2 CPUs, k=200): 0, 1000 and 2000 ticks finish in
+ * the same 4157400 ticks; 5000 takes 4626975 and 20000 4726070 (each
+ * woken lock waiter waits for the granularity), no better than without
+ * wakeup preemption.  CFS's 1 ms is a fraction of its latency; here the
+ * woken vCPU is typically the one the others wait for.
+ */
+#define SCHED_DEFAULT_WAKE_GRANULARITY_TICKS	2000
 
 enum sched_state {
 	SCHED_BLOCKED = 0,	/* halted or waiting for STARTUP: only a wake runs it */
@@ -91,6 +102,8 @@ struct sched_cpu {
 	bool resched;
 	unsigned int nr_cut;
 	uint64_t wake_preemptions;
+	/* When the current vCPU got the CPU (sched_pick_next()'s @now): its turn's start. */
+	uint64_t turn_start;
 	/*
 	 * Idle (every vCPU blocked): halted until a kick, halted until a
 	 * blocked vCPU's timer (or a kick) on the host timer, or polled.
@@ -102,6 +115,8 @@ struct sched {
 	unsigned int nr_cpus, nr_vcpus;
 	unsigned int pause_yield_after;	/* plain PAUSE exits before a yield (>= 1) */
 	bool no_wake_preempt;		/* wakeup preemption off (for comparison: make bench) */
+	/* A current vCPU runs at least this long (ticks) before a wake preempts it: sched_resched(). */
+	uint64_t wake_granularity;
 	struct sched_cpu cpu[SCHED_MAX_CPUS];
 	struct sched_vcpu vcpu[SCHED_MAX_VCPUS];
 };
@@ -153,13 +168,24 @@ enum sched_wake_result {
 enum sched_wake_result sched_wake(struct sched *s, unsigned int id);
 
 /*
- * On @cpu, after a SCHED_WAKE_PREEMPT kick: true when its current vCPU
- * gives the CPU to the woken one(s) -- it goes right behind them, marked
- * preempted (it was running: a likely lock holder), and keeps its place
- * before the rest of the queue; sched_pick_next() then switches.  False
- * when no preemption is pending (the CPU switched meanwhile).
+ * On @cpu at @now, after a SCHED_WAKE_PREEMPT kick (or a blocked
+ * sibling's timer the CPU saw come due, woken there): true when its
+ * current vCPU gives the CPU to the woken one(s) -- it goes right behind
+ * them, marked preempted (it was running: a likely lock holder), and
+ * keeps its place before the rest of the queue; sched_pick_next() then
+ * switches.  False when no preemption is pending (the CPU switched
+ * meanwhile), or when the current vCPU has run less than
+ * wake_granularity ticks of its turn (CFS's wakeup granularity: a wake
+ * storm cannot cut every turn to nothing): the preemption stays pending,
+ * and *@retry_at says when to ask again (else 0).
  */
-bool sched_resched(struct sched *s, unsigned int cpu);
+bool sched_resched(struct sched *s, unsigned int cpu, uint64_t now, uint64_t *retry_at);
+
+/* Is a wakeup preemption pending on @cpu (a lock-free peek for the VMM's timer)? */
+static inline bool sched_resched_pending(struct sched *s, unsigned int cpu)
+{
+	return __atomic_load_n(&s->cpu[cpu].resched, __ATOMIC_ACQUIRE);
+}
 
 /*
  * The current vCPU of @cpu halted with nothing to wake it yet: it is
@@ -223,12 +249,13 @@ bool sched_yield_on_spin(struct sched *s, unsigned int cpu);
 bool sched_pause_exit(struct sched *s, unsigned int cpu);
 
 /*
- * What @cpu runs next: its current vCPU while that is RUNNING, else the
- * head of its queue (now RUNNING), else SCHED_NONE (idle, until a
- * sched_wake() says so).  *@switched is set when the vCPU returned is
- * another than the one whose VMCS the CPU last had loaded.
+ * What @cpu runs next at @now: its current vCPU while that is RUNNING,
+ * else the head of its queue (now RUNNING, its turn starting @now),
+ * else SCHED_NONE (idle, until a sched_wake() says so).  *@switched is
+ * set when the vCPU returned is another than the one whose VMCS the CPU
+ * last had loaded.
  */
-int sched_pick_next(struct sched *s, unsigned int cpu, bool *switched);
+int sched_pick_next(struct sched *s, unsigned int cpu, uint64_t now, bool *switched);
 
 /* For tests and the report: @cpu's current vCPU, or SCHED_NONE. */
 int sched_current(struct sched *s, unsigned int cpu);

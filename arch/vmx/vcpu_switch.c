@@ -18,8 +18,11 @@
  *   which the VMX-preemption timer measures: vmx_program_preemption_timer()
  *   fires at sched_deadline too;
  * - when a blocked sibling is woken (an IPI or interrupt posted to it,
- *   vmm_kick()): the kick's exit gives it the CPU (vmx_sched_kicked(),
- *   sched_resched()) instead of letting it wait for the rest of the slice.
+ *   vmm_kick(), or its timer came due): the kick's exit, or the timer's,
+ *   gives it the CPU (vmx_sched_kicked(), sched_resched()) instead of
+ *   letting it wait for the rest of the slice -- once this vCPU has run
+ *   the profile's wake granularity of its turn (else the preemption
+ *   timer asks again then).
  *
  * A handler that gives the CPU up returns VMX_EXIT_SWITCH: the stub
  * saves every guest register and returns from vmx_enter_guest() to the
@@ -169,26 +172,56 @@ enum vmx_exit_action vmx_sched_pause(struct vcpu *vcpu)
 	return yielded ? VMX_EXIT_SWITCH : VMX_EXIT_RESUME;
 }
 
+/* A wakeup preemption too early in this vCPU's turn: the timer asks again at @retry. */
+static void resched_later(struct vcpu *vcpu, uint64_t retry)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+
+	if (retry && (!a->sched_deadline || retry < a->sched_deadline)) {
+		a->sched_deadline = retry;
+		vmx_program_preemption_timer(vcpu);
+	}
+}
+
 enum vmx_exit_action vmx_sched_tick(struct vcpu *vcpu)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
-	uint64_t now = rdtsc();
-	/* A sibling's timer came due: it is runnable, and this vCPU's slice ends early. */
-	bool woke = vmx_sched_wake_due(vcpu->cpu->id, vcpu);
+	unsigned int cpu = vcpu->cpu->id;
+	uint64_t now = rdtsc(), retry = 0;
+	/*
+	 * A sibling's timer came due: it is runnable, and woken as a post
+	 * wakes it -- with wakeup preemption it cuts in and this vCPU keeps
+	 * its place right behind it (sched_resched()), once it has run its
+	 * wake granularity; without, this vCPU's slice ends early.
+	 */
+	bool woke = vmx_sched_wake_due(cpu, vcpu);
 
-	if (!woke && now < a->sched_deadline)
+	if (!vmx_sched.no_wake_preempt && (woke || sched_resched_pending(&vmx_sched, cpu))) {
+		if (sched_resched(&vmx_sched, cpu, now, &retry))
+			return VMX_EXIT_SWITCH;
+		woke = false;		/* not yet: at retry */
+	}
+	if (!woke && now < a->sched_deadline) {
+		resched_later(vcpu, retry);
 		return VMX_EXIT_RESUME;
-	if (sched_slice_end(&vmx_sched, vcpu->cpu->id))
+	}
+	if (sched_slice_end(&vmx_sched, cpu))
 		return VMX_EXIT_SWITCH;
 	/* Alone with nothing runnable: a new slice. */
 	a->sched_deadline = next_deadline(vcpu, now);
 	vmx_program_preemption_timer(vcpu);
+	resched_later(vcpu, retry);
 	return VMX_EXIT_RESUME;
 }
 
 enum vmx_exit_action vmx_sched_kicked(struct vcpu *vcpu)
 {
-	return sched_resched(&vmx_sched, vcpu->cpu->id) ? VMX_EXIT_SWITCH : VMX_EXIT_RESUME;
+	uint64_t retry;
+
+	if (sched_resched(&vmx_sched, vcpu->cpu->id, rdtsc(), &retry))
+		return VMX_EXIT_SWITCH;
+	resched_later(vcpu, retry);
+	return VMX_EXIT_RESUME;
 }
 
 /* --- around a switch ------------------------------------------------------------ */

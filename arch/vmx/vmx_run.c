@@ -357,7 +357,7 @@ static void vmx_cpu_run(unsigned int cpu)
 {
 	for (;;) {
 		bool switched;
-		int id = sched_pick_next(&vmx_sched, cpu, &switched);
+		int id = sched_pick_next(&vmx_sched, cpu, rdtsc(), &switched);
 		struct vcpu *vcpu;
 
 		if (id == SCHED_NONE) {
@@ -693,6 +693,7 @@ int vmm_run(const struct boot_info *bi)
 		return VMM_REFUSED;
 	if (!sched_init(&vmx_sched, ncpus, n, PROFILE_SCHED_PAUSE_YIELD_AFTER))
 		return VMM_ERROR;
+	vmx_sched.wake_granularity = PROFILE_SCHED_WAKE_GRANULARITY_TICKS;
 	vmx_wake_preempt_option(bi);
 	/*
 	 * One vCPU per CPU: the guest's APIC IDs are the CPUs'.  More: each
@@ -766,8 +767,9 @@ int vmm_run(const struct boot_info *bi)
 		       "(%s)\n", n, n - 1, n == ncpus ? "one per CPU" : "scheduled");
 	if (n > ncpus)
 		printk("exitplan: scheduler: %u vCPUs on %u CPU%s (vCPU i on CPU i mod %u), slice %u "
-		       "ticks, yield after %u plain PAUSE exits\n", n, ncpus, ncpus == 1 ? "" : "s", ncpus,
-		       (unsigned int)PROFILE_SCHED_SLICE_TICKS,
+		       "ticks, wake granularity %u ticks, yield after %u plain PAUSE exits\n", n, ncpus,
+		       ncpus == 1 ? "" : "s", ncpus, (unsigned int)PROFILE_SCHED_SLICE_TICKS,
+		       (unsigned int)PROFILE_SCHED_WAKE_GRANULARITY_TICKS,
 		       (unsigned int)PROFILE_SCHED_PAUSE_YIELD_AFTER);
 	if (PROFILE_STATS_LEVEL >= STATS_TIMING) {
 		/* What reading the TSC twice adds to every timed exit. */

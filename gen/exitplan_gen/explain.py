@@ -235,6 +235,7 @@ def explain(plan):
             w(f"; PLE_Gap {plan.pause.ple_gap}, PLE_Window {plan.pause.ple_window} ticks")
         w(".\n")
     w(f"Scheduler (vCPUs sharing a CPU): slice {p.sched.slice} ticks"
+      f", wake granularity {p.sched.wake_granularity} ticks"
       + (f"; yield after {p.sched.pause_yield_after} PAUSE exits"
          if plan.pause is not None and "exit" in plan.pause.chain else "") + ".\n")
     if p.ptimer is not None:

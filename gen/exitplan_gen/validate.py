@@ -27,6 +27,10 @@ DEFAULT_PLE_WINDOW = 4096
 # a VM exit's few hundred ticks; 64 PAUSE exits are about a PLE_Window of
 # spinning at Bochs's cost per PAUSE exit.
 DEFAULT_SCHED_SLICE = 200000
+# A woken vCPU preempts the running one only after that has run this long
+# of its turn (CFS's wakeup granularity): about a VMCS switch's cost;
+# runtime/sched.h says why not more.
+DEFAULT_WAKE_GRANULARITY = 2000
 DEFAULT_PAUSE_YIELD_AFTER = 64
 PAUSE_YIELD_AFTER_MAX = 0xffff
 
@@ -331,12 +335,16 @@ def _preemption_timer(p, x, err):
 
 
 def _scheduler(p, x, err):
-    """execution.scheduler: the slice and the PAUSE count, defaults when absent."""
+    """execution.scheduler: the slice, the wake granularity and the PAUSE count, defaults
+    when absent."""
     s = x.get("scheduler", {})
     at = ("execution", "scheduler")
     if "slice" in s and not 0 < s["slice"] <= U32_MAX:
         raise err(at + ("slice",), f"execution.scheduler.slice {s['slice']} does not fit the "
                                    "32-bit VMX-preemption timer value (1..0xffffffff)")
+    if "wake_granularity" in s and not 0 <= s["wake_granularity"] <= U32_MAX:
+        raise err(at + ("wake_granularity",), f"execution.scheduler.wake_granularity "
+                                              f"{s['wake_granularity']} is not in 0..0xffffffff")
     if "pause_yield_after" in s:
         if not 0 < s["pause_yield_after"] <= PAUSE_YIELD_AFTER_MAX:
             raise err(at + ("pause_yield_after",), f"execution.scheduler.pause_yield_after "
@@ -346,6 +354,7 @@ def _scheduler(p, x, err):
                                                    "PAUSE exiting is never used (execution.pause has no "
                                                    "mode or fallback 'exit')", key=True)
     p.sched = Obj(slice=s.get("slice", DEFAULT_SCHED_SLICE),
+                  wake_granularity=s.get("wake_granularity", DEFAULT_WAKE_GRANULARITY),
                   pause_yield_after=s.get("pause_yield_after", DEFAULT_PAUSE_YIELD_AFTER), path=at)
 
 

@@ -92,10 +92,12 @@ extern const vmx_exit_handler_t vmx_exit_table[VMX_EXIT_REASON_MAX + 1];
 
 /*
  * The scheduler (execution.scheduler, runtime/sched.h): a vCPU's slice in
- * TSC ticks where vCPUs share a CPU, and after how many plain PAUSE
- * exits a spinning vCPU gives its CPU away.
+ * TSC ticks where vCPUs share a CPU, how long of its turn it runs before
+ * a woken vCPU may preempt it, and after how many plain PAUSE exits a
+ * spinning vCPU gives its CPU away.
  */
 #define PROFILE_SCHED_SLICE_TICKS		200000u
+#define PROFILE_SCHED_WAKE_GRANULARITY_TICKS	2000u
 #define PROFILE_SCHED_PAUSE_YIELD_AFTER		64u
 
 /* The VMX-preemption timer is not used. */

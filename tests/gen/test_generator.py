@@ -72,7 +72,7 @@ EXPECTED_CHAINS = {
                       "EPT_VIOLATION", "MSR_READ", "CPUID", "IO_INSTRUCTION"],
     # Measured on 4 vCPUs on 2 CPUs: PAUSE-loop exits are 98%; auto keeps every reason.
     "overcommit": ["PAUSE_INSTRUCTION", "EPT_VIOLATION", "PREEMPTION_TIMER", "IO_INSTRUCTION", "HLT",
-                   "MSR_READ"],
+                   "EXTERNAL_INTERRUPT", "MSR_READ"],
     # Measured (coverage 0.95): seven reasons make 88.9%, so all eight;
     # ties by reason number (2101: EXTERNAL_INTERRUPT, MSR_READ; 2100:
     # HLT, MSR_WRITE, EPT_VIOLATION).
@@ -274,8 +274,10 @@ def test_scheduler_defaults(fresh):
     h = read(fresh, "default", "profile.h")
     assert re.search(r"^#define PROFILE_SCHED_SLICE_TICKS\t+200000u$", h, re.M), h
     assert re.search(r"^#define PROFILE_SCHED_PAUSE_YIELD_AFTER\t+64u$", h, re.M), h
+    assert re.search(r"^#define PROFILE_SCHED_WAKE_GRANULARITY_TICKS\t+2000u$", h, re.M), h
     sched_h = (ROOT / "runtime" / "sched.h").read_text()
     assert re.search(r"SCHED_DEFAULT_SLICE_TICKS\s+200000\b", sched_h)
+    assert re.search(r"SCHED_DEFAULT_WAKE_GRANULARITY_TICKS\s+2000\b", sched_h)
     assert re.search(r"SCHED_DEFAULT_PAUSE_YIELD_AFTER\s+64\b", sched_h)
 
 
@@ -283,15 +285,16 @@ def test_scheduler_settings_reach_c(write_profile, tmp_path):
     path = write_profile("sched", "PAUSE_INSTRUCTION: 0.6, HLT: 0.4",
                          "dispatch:\n  policy: direct\n  direct: {count: 2}\n"
                          "execution:\n  pause: {mode: loop, fallback: [exit]}\n"
-                         "  scheduler: {slice: 12345, pause_yield_after: 7}\n")
+                         "  scheduler: {slice: 12345, wake_granularity: 321, pause_yield_after: 7}\n")
     r = run_gen("--out", tmp_path / "out", "gen", path)
     assert r.returncode == 0, r.stderr
     h = (tmp_path / "out" / "sched" / "profile.h").read_text()
     assert re.search(r"^#define PROFILE_SCHED_SLICE_TICKS\t+12345u$", h, re.M), h
     assert re.search(r"^#define PROFILE_SCHED_PAUSE_YIELD_AFTER\t+7u$", h, re.M), h
+    assert re.search(r"^#define PROFILE_SCHED_WAKE_GRANULARITY_TICKS\t+321u$", h, re.M), h
     r = run_gen("--out", tmp_path / "out", "explain", path)
     assert r.returncode == 0, r.stderr
-    assert "slice 12345 ticks; yield after 7 PAUSE exits." in r.stdout
+    assert "slice 12345 ticks, wake granularity 321 ticks; yield after 7 PAUSE exits." in r.stdout
 
 
 def test_runtime_traps_always_present(fresh, generator):

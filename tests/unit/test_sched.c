@@ -24,14 +24,22 @@ static void start_all(void)
 	for (unsigned int i = 0; i < s.nr_vcpus; i++)
 		sched_wake(&s, i);
 	for (unsigned int c = 0; c < s.nr_cpus; c++)
-		sched_pick_next(&s, c, &sw);
+		sched_pick_next(&s, c, 0, &sw);
 }
 
 static int next(unsigned int cpu)
 {
 	bool sw;
 
-	return sched_pick_next(&s, cpu, &sw);
+	return sched_pick_next(&s, cpu, 0, &sw);
+}
+
+/* A wakeup preemption's kick at time 0 (granularity 0 unless a test sets it). */
+static bool resched(unsigned int cpu)
+{
+	uint64_t retry;
+
+	return sched_resched(&s, cpu, 0, &retry);
 }
 
 static void test_init_and_placement(void **state)
@@ -62,11 +70,11 @@ static void test_idle_cpu_picks_nothing(void **state)
 
 	(void)state;
 	sched_init(&s, 1, 2, 1);
-	assert_int_equal(sched_pick_next(&s, 0, &sw), SCHED_NONE);
+	assert_int_equal(sched_pick_next(&s, 0, 0, &sw), SCHED_NONE);
 	assert_false(sw);
 	/* Waking a vCPU of an idle CPU says the CPU must be woken. */
 	assert_true(sched_wake(&s, 1));
-	assert_int_equal(sched_pick_next(&s, 0, &sw), 1);
+	assert_int_equal(sched_pick_next(&s, 0, 0, &sw), 1);
 	assert_true(sw);
 	assert_int_equal(sched_state(&s, 1), SCHED_RUNNING);
 	/* The CPU is busy now: a wake queues vCPU 0 and asks to kick the CPU (preemption). */
@@ -91,7 +99,7 @@ static void test_round_robin_on_slice_end(void **state)
 	for (unsigned int round = 0; round < 2; round++) {
 		for (int want = 1; want <= 3; want++) {
 			assert_true(sched_slice_end(&s, 0));
-			assert_int_equal(sched_pick_next(&s, 0, &sw), want % 3);
+			assert_int_equal(sched_pick_next(&s, 0, 0, &sw), want % 3);
 			assert_true(sw);
 		}
 	}
@@ -102,7 +110,7 @@ static void test_round_robin_on_slice_end(void **state)
 	sched_init(&s, 2, 2, 1);
 	start_all();
 	assert_false(sched_slice_end(&s, 1));
-	assert_int_equal(sched_pick_next(&s, 1, &sw), 1);
+	assert_int_equal(sched_pick_next(&s, 1, 0, &sw), 1);
 	assert_false(sw);
 	assert_false(s.vcpu[1].preempted);
 	assert_int_equal(s.cpu[1].switches, 0);
@@ -140,7 +148,7 @@ static void test_block_until_woken(void **state)
 	assert_false(sched_slice_end(&s, 0));
 	assert_false(sched_has_queued(&s, 0));
 	assert_true(sched_blocked(&s, 0));
-	assert_int_equal(sched_pick_next(&s, 0, &sw), 1);
+	assert_int_equal(sched_pick_next(&s, 0, 0, &sw), 1);
 	assert_false(sw);
 	/* Woken by a posted event: back in the queue (the slice end switches too). */
 	assert_int_equal(sched_wake(&s, 0), SCHED_WAKE_PREEMPT);
@@ -174,7 +182,7 @@ static void test_wake_before_switch_runs_on(void **state)
 	assert_false(sched_wake(&s, 0));
 	assert_int_equal(sched_state(&s, 0), SCHED_RUNNING);
 	assert_int_equal(s.cpu[0].nr_queued, 1);
-	assert_int_equal(sched_pick_next(&s, 0, &sw), 0);
+	assert_int_equal(sched_pick_next(&s, 0, 0, &sw), 0);
 	assert_false(sw);
 }
 
@@ -210,7 +218,7 @@ static void test_spin_prefers_preempted(void **state)
 	assert_true(s.vcpu[1].preempted);
 	assert_false(s.vcpu[0].preempted);
 	assert_int_equal(next(0), 0);
-	assert_false(sched_resched(&s, 0));	/* the kick, late: served by the switch */
+	assert_false(resched(0));	/* the kick, late: served by the switch */
 	/* 0 spins: the preempted 1 is chosen over 2, 0 goes to the back, unmarked. */
 	assert_true(sched_yield_on_spin(&s, 0));
 	assert_int_equal(next(0), 1);
@@ -250,7 +258,7 @@ static void test_spin_alone_keeps_cpu(void **state)
 	sched_init(&s, 2, 2, 1);
 	start_all();
 	assert_false(sched_yield_on_spin(&s, 0));
-	assert_int_equal(sched_pick_next(&s, 0, &sw), 0);
+	assert_int_equal(sched_pick_next(&s, 0, 0, &sw), 0);
 	assert_false(sw);
 	assert_int_equal(s.cpu[0].ple_yields, 0);
 	/* Nor to a vCPU that is blocked. */
@@ -319,14 +327,14 @@ static void test_wake_preempts_running(void **state)
 	assert_int_equal(next(0), 1);	/* queue 2, 3 */
 	sched_block(&s, 0);
 	assert_int_equal(next(0), 2);	/* queue 3; 0 and 1 blocked */
-	assert_false(sched_resched(&s, 0));	/* nothing pending: no switch */
+	assert_false(resched(0));	/* nothing pending: no switch */
 	assert_int_equal(sched_wake(&s, 1), SCHED_WAKE_PREEMPT);
 	assert_int_equal(sched_wake(&s, 0), SCHED_WAKE_PREEMPT);	/* queue 1, 0, 3 */
-	assert_true(sched_resched(&s, 0));	/* queue 1, 0, 2, 3 */
+	assert_true(resched(0));	/* queue 1, 0, 2, 3 */
 	assert_true(s.vcpu[2].preempted);
 	assert_int_equal(s.vcpu[2].preemptions, 1);
 	assert_int_equal(s.cpu[0].wake_preemptions, 1);
-	assert_false(sched_resched(&s, 0));	/* served: a second kick does nothing */
+	assert_false(resched(0));	/* served: a second kick does nothing */
 	assert_int_equal(next(0), 1);
 	sched_block(&s, 0);
 	assert_int_equal(next(0), 0);
@@ -340,7 +348,7 @@ static void test_wake_preempts_running(void **state)
 	sched_block(&s, 0);
 	assert_int_equal(next(0), 1);	/* queue 2 */
 	assert_int_equal(sched_wake(&s, 0), SCHED_WAKE_PREEMPT);	/* queue 0, 2 */
-	assert_true(sched_resched(&s, 0));	/* queue 0, 1, 2 */
+	assert_true(resched(0));	/* queue 0, 1, 2 */
 	assert_int_equal(next(0), 0);
 	sched_block(&s, 0);		/* 0 halts; 1 is runnable, not woken */
 	assert_int_equal(sched_wake(&s, 1), SCHED_WAKE_NOTHING);
@@ -357,9 +365,78 @@ static void test_wake_preempts_running(void **state)
 	sched_block(&s, 0);
 	assert_int_equal(next(0), 1);
 	assert_int_equal(sched_wake(&s, 0), SCHED_WAKE_NOTHING);	/* queue 2, 0 */
-	assert_false(sched_resched(&s, 0));
+	assert_false(resched(0));
 	assert_true(sched_slice_end(&s, 0));
 	assert_int_equal(next(0), 2);
+}
+
+/*
+ * A blocked vCPU whose timer came due, seen by its CPU while a sibling
+ * runs (vcpu_switch.c's tick), is woken as a post wakes it: it cuts in,
+ * and the running one keeps its place before the rest of the queue --
+ * not the slice end's back of the queue.
+ */
+static void test_timer_wake_keeps_place(void **state)
+{
+	(void)state;
+	sched_init(&s, 1, 4, 1);
+	for (unsigned int i = 0; i < 3; i++)
+		sched_wake(&s, i);	/* 3 stays blocked: halted with its timer armed */
+	assert_int_equal(next(0), 0);	/* queue 1, 2 */
+	assert_int_equal(sched_wake(&s, 3), SCHED_WAKE_PREEMPT);	/* queue 3, 1, 2 */
+	assert_true(resched(0));	/* queue 3, 0, 1, 2 */
+	assert_int_equal(next(0), 3);
+	sched_block(&s, 0);
+	assert_int_equal(next(0), 0);
+	sched_block(&s, 0);
+	assert_int_equal(next(0), 1);
+	sched_block(&s, 0);
+	assert_int_equal(next(0), 2);
+}
+
+/*
+ * The wakeup granularity: a woken vCPU preempts the running one only
+ * once that has run wake_granularity ticks of its turn; before, the
+ * preemption stays pending and the CPU is told when to ask again.  A
+ * slice end meanwhile serves it as the switch does.
+ */
+static void test_wake_granularity(void **state)
+{
+	uint64_t retry;
+	bool sw;
+
+	(void)state;
+	sched_init(&s, 1, 3, 1);
+	s.wake_granularity = 1000;
+	start_all();			/* 0 runs since 0; queue 1, 2 */
+	sched_block(&s, 0);
+	assert_int_equal(sched_pick_next(&s, 0, 5000, &sw), 1);	/* 1's turn from 5000 */
+	assert_int_equal(sched_wake(&s, 0), SCHED_WAKE_PREEMPT);	/* queue 0, 2 */
+	assert_false(sched_resched(&s, 0, 5400, &retry));
+	assert_int_equal(retry, 6000);
+	assert_true(sched_resched_pending(&s, 0));
+	assert_int_equal(s.vcpu[1].preemptions, 0);
+	/* Asked again too early: still not; at the granularity: preempted. */
+	assert_false(sched_resched(&s, 0, 5999, &retry));
+	assert_int_equal(retry, 6000);
+	assert_true(sched_resched(&s, 0, 6000, &retry));
+	assert_int_equal(retry, 0);
+	assert_false(sched_resched_pending(&s, 0));
+	assert_int_equal(sched_pick_next(&s, 0, 6000, &sw), 0);	/* queue 1, 2 */
+	/* 0's turn started at 6000: a wake at 6100 waits, the slice's end takes it. */
+	sched_block(&s, 0);
+	assert_int_equal(sched_pick_next(&s, 0, 6050, &sw), 1);
+	assert_int_equal(sched_wake(&s, 0), SCHED_WAKE_PREEMPT);	/* queue 0, 2 */
+	assert_false(sched_resched(&s, 0, 6100, &retry));
+	assert_true(sched_slice_end(&s, 0));
+	assert_int_equal(sched_pick_next(&s, 0, 6200, &sw), 0);
+	assert_false(sched_resched_pending(&s, 0));
+	/* Granularity 0: at once, as before. */
+	s.wake_granularity = 0;
+	sched_block(&s, 0);
+	assert_int_equal(sched_pick_next(&s, 0, 7000, &sw), 2);
+	assert_int_equal(sched_wake(&s, 0), SCHED_WAKE_PREEMPT);
+	assert_true(sched_resched(&s, 0, 7000, &retry));
 }
 
 /*
@@ -390,6 +467,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init_and_placement),
+		cmocka_unit_test(test_wake_granularity),
+		cmocka_unit_test(test_timer_wake_keeps_place),
 		cmocka_unit_test(test_idle_cpu_picks_nothing),
 		cmocka_unit_test(test_round_robin_on_slice_end),
 		cmocka_unit_test(test_cpus_are_independent),
