@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
 import dispatchcmp
+import table
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -172,11 +173,7 @@ def from_serial(out: Path) -> List[Result]:
 
 
 def _cell(r: Optional[Result]) -> str:
-    if r is None:
-        return ""
-    if r.status != "ok":
-        return r.status
-    return f"{r.row['mean']} / {r.row['p50']} / {r.row['p99']}"
+    return table.cell(r, lambda r: f"{r.row['mean']} / {r.row['p50']} / {r.row['p99']}")
 
 
 def render(results: List[Result]) -> List[str]:
@@ -193,9 +190,8 @@ def render(results: List[Result]) -> List[str]:
          "p50 / p99 of the program's own line.  Bochs ticks are retired instructions (the "
          "emulated TSC advances one per instruction): deterministic path lengths, not "
          "cycles.", "",
-         "| workload | what | profile | CPUs (vCPUs) | exitplan | bare Bochs | exitplan - bare "
-         "(mean) | ratio (mean) |",
-         "|---|---|---|---|---|---|---|---|"]
+         *table.head(["workload", "what", "profile", "CPUs (vCPUs)", "exitplan", "bare Bochs",
+                      "exitplan - bare (mean)", "ratio (mean)"])]
     for w in WORKLOADS:
         hv, bare = by.get((w.name, False)), by.get((w.name, True))
         if hv is None and bare is None:
@@ -205,8 +201,8 @@ def render(results: List[Result]) -> List[str]:
             a, b = hv.row["mean"], bare.row["mean"]
             diff, ratio = f"{a - b:+d}", (f"{a / b:.2f}" if b else "")
         cpus = f"{w.ncpu}" + (f" ({w.nvcpu})" if w.nvcpu != w.ncpu else "")
-        L.append(f"| {w.name} | {WHAT[w.prog]} | `{w.profile}` | {cpus} | {_cell(hv)} | "
-                 f"{_cell(bare)} | {diff} | {ratio} |")
+        L.append(table.row([w.name, WHAT[w.prog], f"`{w.profile}`", cpus, _cell(hv), _cell(bare),
+                            diff, ratio]))
     L += ["", "TSC rate each Linux detected (MHz), and the exits of each exitplan run "
           "(boot included, all vCPUs; its statistics document):", ""]
     for r in results:
@@ -222,14 +218,11 @@ def render(results: List[Result]) -> List[str]:
 
 
 def write_csv(results: List[Result], path: Path) -> None:
-    lines = ["workload,program,setting,ncpu,nvcpu,status,n,mean,p50,p99,tsc_mhz,exits"]
-    for r in results:
-        w, row = r.workload, r.row or {}
-        lines.append(",".join([w.name, w.prog, r.setting, str(w.ncpu),
-                               str(w.nvcpu if r.setting != BARE else w.ncpu), r.status,
-                               *(str(row.get(k, "")) for k in ("n", "mean", "p50", "p99")),
-                               r.tsc_mhz or "", str(sum(r.exits.values()))]))
-    path.write_text("\n".join(lines) + "\n")
+    table.write_csv(path, "workload,program,setting,ncpu,nvcpu,status,n,mean,p50,p99,tsc_mhz,exits",
+                    [[r.workload.name, r.workload.prog, r.setting, r.workload.ncpu,
+                      r.workload.nvcpu if r.setting != BARE else r.workload.ncpu, r.status,
+                      *((r.row or {}).get(k, "") for k in ("n", "mean", "p50", "p99")),
+                      r.tsc_mhz or "", sum(r.exits.values())] for r in results])
 
 
 def main(argv=None) -> int:
