@@ -209,10 +209,8 @@ def render(results: List[Result]) -> List[str]:
         if r.setting == BARE:
             L.append(f"- {r.workload.name}, bare: tsc {r.tsc_mhz or '?'} MHz")
             continue
-        top = sorted(r.exits.items(), key=lambda kv: -kv[1])
-        mix = ", ".join(f"{k} {v}" for k, v in top[:6]) + (", ..." if len(top) > 6 else "")
         L.append(f"- {r.workload.name}, `{r.setting}`: tsc {r.tsc_mhz or '?'} MHz; "
-                 f"{sum(r.exits.values())} exits: {mix or 'no statistics'}")
+                 f"{sum(r.exits.values())} exits: {table.mix(r.exits, 6)}")
     L.append("")
     return L
 

@@ -214,8 +214,7 @@ def render(results: List[Result]) -> List[str]:
     L += ["", "Exit mix of each run (all vCPUs; count by reason) and the scheduler's VMCS "
           "switches and spin yields:", ""]
     for r in results:
-        mix = ", ".join(f"{k} {v}" for k, v in sorted(r.exits.items(), key=lambda kv: -kv[1]))
-        L.append(f"- {r.ratio}, {r.mode}: {mix or 'no statistics'}; {r.switches} switches, "
+        L.append(f"- {r.ratio}, {r.mode}: {table.mix(r.exits)}; {r.switches} switches, "
                  f"{r.yields} yields")
     L.append("")
     return L

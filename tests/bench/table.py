@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The table and CSV helpers the workload sections share (linux.py,
 workloads.py, overcommit.py): a Markdown row, a header with its rule, a
-result's cell, a CSV file."""
+result's cell, an exit mix, a CSV file."""
 from pathlib import Path
-from typing import Callable, Iterable, List, Optional
+from typing import Callable, Dict, Iterable, List, Optional
 
 
 def row(cells: Iterable[str]) -> str:
@@ -21,6 +21,15 @@ def cell(r, ok: Callable[[object], str]) -> str:
     if r is None:
         return ""
     return r.status if r.status != "ok" else ok(r)
+
+
+def mix(exits: Dict[str, int], most: Optional[int] = None) -> str:
+    """An exit mix, "REASON count, ...", most frequent first; past MOST, "...";
+    "no statistics" when there is none."""
+    top = sorted(exits.items(), key=lambda kv: -kv[1])
+    text = ", ".join(f"{k} {v}" for k, v in top[:most]) + \
+        (", ..." if most is not None and len(top) > most else "")
+    return text or "no statistics"
 
 
 def write_csv(path: Path, header: str, rows: Iterable[Iterable[object]]) -> None:
