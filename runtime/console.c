@@ -18,6 +18,7 @@
 
 #include "console.h"
 #include "cpu.h"
+#include "format.h"
 #include "percpu.h"
 #include "spinlock.h"
 #include "string.h"

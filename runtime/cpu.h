@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "port_io.h"	/* lib/: IN and OUT, shared with the test guests */
+
 static inline uint64_t rdmsr(uint32_t index)
 {
 	uint32_t lo, hi;
@@ -38,45 +40,6 @@ static inline void cpuid_count(uint32_t leaf, uint32_t subleaf, uint32_t *eax,
 	asm volatile("cpuid"
 		     : "=a"(*eax), "=b"(*ebx), "=c"(*ecx), "=d"(*edx)
 		     : "a"(leaf), "c"(subleaf));
-}
-
-static inline void outb(uint16_t port, uint8_t v)
-{
-	asm volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline void outw(uint16_t port, uint16_t v)
-{
-	asm volatile("outw %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline void outl(uint16_t port, uint32_t v)
-{
-	asm volatile("outl %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint8_t inb(uint16_t port)
-{
-	uint8_t v;
-
-	asm volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
-static inline uint16_t inw(uint16_t port)
-{
-	uint16_t v;
-
-	asm volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
-static inline uint32_t inl(uint16_t port)
-{
-	uint32_t v;
-
-	asm volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
 }
 
 static inline uint64_t read_cr0(void)

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "format.h"
 #include "string.h"
 
 struct out {

@@ -3,6 +3,7 @@
 
 #include "console.h"
 #include "cpu.h"
+#include "format.h"
 #include "panic.h"
 #include "percpu.h"
 #include "string.h"

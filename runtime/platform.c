@@ -9,6 +9,7 @@
 #include "compiler.h"
 #include "console.h"
 #include "cpu.h"
+#include "format.h"
 #include "pci.h"
 #include "platform.h"
 #include "string.h"

@@ -68,7 +68,7 @@ HV_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-jump-tables \
 	-mgeneral-regs-only -fno-asynchronous-unwind-tables -fcf-protection=none \
 	-fomit-frame-pointer -ffixed-rbp -ffixed-r10 -ffixed-r11 -ffixed-r12 -ffixed-r13 \
 	-ffixed-r14 -ffixed-r15
-HV_CPPFLAGS = -I runtime -I arch/vmx -I generated/common -I generated/$(PROFILE) \
+HV_CPPFLAGS = -I runtime -I arch/vmx -I lib -I generated/common -I generated/$(PROFILE) \
 	-I $(HV_INCDIR) -MMD -MP
 HV_ASFLAGS := -D__ASSEMBLER__ -g
 HV_LDFLAGS := -nostdlib -static -pie --no-dynamic-linker -z notext -z norelro \
@@ -79,7 +79,7 @@ HV_LDFLAGS := -nostdlib -static -pie --no-dynamic-linker -z notext -z norelro \
 GEN_COMMON_SRCS ?= $(wildcard generated/common/*.c)
 GEN_PROFILE_SRCS ?= $(wildcard generated/$(PROFILE)/*.c)
 
-HV_C_SRCS := $(filter-out runtime/asm-offsets.c,$(wildcard runtime/*.c arch/vmx/*.c)) \
+HV_C_SRCS := $(filter-out runtime/asm-offsets.c,$(wildcard runtime/*.c arch/vmx/*.c lib/*.c)) \
 	$(GEN_COMMON_SRCS) $(GEN_PROFILE_SRCS)
 HV_S_SRCS := $(wildcard runtime/*.S arch/vmx/*.S)
 HV_OBJS := $(patsubst %.c,$(HV_OBJDIR)/%.o,$(HV_C_SRCS)) \

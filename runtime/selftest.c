@@ -5,6 +5,7 @@
 #include "boot_info.h"
 #include "console.h"
 #include "cpu.h"
+#include "format.h"
 #include "layout.h"
 #include "page_alloc.h"
 #include "panic.h"

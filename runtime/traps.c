@@ -6,6 +6,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "desc.h"
+#include "exceptions.h"	/* lib/: the mnemonics, shared with the test guests */
 #include "paging.h"
 #include "panic.h"
 #include "percpu.h"
@@ -18,18 +19,7 @@ extern const uint64_t interrupt_stubs[IDT_VECTORS];
 static struct idt_gate idt[IDT_VECTORS] __aligned(16);
 static interrupt_handler_t handlers[IDT_VECTORS];
 
-/* SDM Vol. 3A table 6-1 mnemonics; reserved vectors print as #<n>. */
-static const char *const exception_names[NR_EXCEPTION_VECTORS] = {
-	[X86_EXC_DE] = "#DE", [X86_EXC_DB] = "#DB", [X86_EXC_NMI] = "NMI",
-	[X86_EXC_BP] = "#BP", [X86_EXC_OF] = "#OF", [X86_EXC_BR] = "#BR",
-	[X86_EXC_UD] = "#UD", [X86_EXC_NM] = "#NM", [X86_EXC_DF] = "#DF",
-	[X86_EXC_TS] = "#TS", [X86_EXC_NP] = "#NP", [X86_EXC_SS] = "#SS",
-	[X86_EXC_GP] = "#GP", [X86_EXC_PF] = "#PF", [X86_EXC_MF] = "#MF",
-	[X86_EXC_AC] = "#AC", [X86_EXC_MC] = "#MC", [X86_EXC_XM] = "#XM",
-	[X86_EXC_VE] = "#VE", [X86_EXC_CP] = "#CP", [X86_EXC_HV] = "#HV",
-	[X86_EXC_VC] = "#VC", [X86_EXC_SX] = "#SX",
-};
-
+/* Reserved vectors print as #<n>. */
 static const char *const reserved_names[NR_EXCEPTION_VECTORS] = {
 	"#0", "#1", "#2", "#3", "#4", "#5", "#6", "#7", "#8", "#9", "#10",
 	"#11", "#12", "#13", "#14", "#15", "#16", "#17", "#18", "#19", "#20",
@@ -56,7 +46,7 @@ const char *exception_name(unsigned int vector)
 {
 	if (vector >= NR_EXCEPTION_VECTORS)
 		return NULL;
-	return exception_names[vector] ? exception_names[vector] : reserved_names[vector];
+	return x86_exception_mnemonic(vector) ?: reserved_names[vector];
 }
 
 void idt_init(void)

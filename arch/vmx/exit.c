@@ -14,6 +14,7 @@
 #include "cpu.h"
 #include "exit.h"
 #include "exit_handlers.h"
+#include "format.h"
 #include "msr_switch.h"
 #include "profile.h"
 #include "string.h"

@@ -24,12 +24,12 @@ BENCH_SEQ_LEN  := 1048576
 
 # Like the hypervisor: -O2, no endbr64 (-fcf-protection=none, also required
 # with thunks), and position-dependent code, so the table is addressed as in
-# the kernel image.  -iquote so that runtime/'s string.h hides nothing.
+# the kernel image.  -iquote so that lib/'s string.h hides nothing.
 BENCH_CC       := gcc
 BENCH_CFLAGS   := -std=gnu11 -O2 -Wall -Wextra -Werror -fno-pie -fcf-protection=none -MMD -MP
 BENCH_LDFLAGS  := -no-pie
 BENCH_INC      := -iquote $(BENCH_HOST_SRC) -iquote $(BENCH_HOST_OUT) -iquote arch/vmx \
-		  -iquote runtime -iquote generated/common
+		  -iquote runtime -iquote lib -iquote generated/common
 # Retpolines as Linux builds them for indirect branches (CONFIG_RETPOLINE):
 # every indirect call or jump goes through __x86_indirect_thunk_<reg>, here
 # emitted by GCC into each object (thunk, not thunk-extern: no kernel to

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
 import dispatchcmp
+import table
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -185,11 +186,7 @@ def from_serial(out: Path) -> List[Result]:
 
 
 def _cell(r: Optional[Result]) -> str:
-    if r is None:
-        return ""
-    if r.status != "ok":
-        return r.status
-    return f"{r.row['mean']} / {r.row['p50']} / {r.row['p99']}"
+    return table.cell(r, lambda r: f"{r.row['mean']} / {r.row['p50']} / {r.row['p99']}")
 
 
 def render(results: List[Result]) -> List[str]:
@@ -206,9 +203,8 @@ def render(results: List[Result]) -> List[str]:
          "p50 / p99 of the program's own line.  Bochs ticks are retired instructions (the "
          "emulated TSC advances one per instruction): deterministic path lengths, not "
          "cycles.", "",
-         "| workload | what | profile | CPUs (vCPUs) | exitplan | bare Bochs | exitplan - bare "
-         "(mean) | ratio (mean) |",
-         "|---|---|---|---|---|---|---|---|"]
+         *table.head(["workload", "what", "profile", "CPUs (vCPUs)", "exitplan", "bare Bochs",
+                      "exitplan - bare (mean)", "ratio (mean)"])]
     for w in WORKLOADS:
         hv = by.get((w.name, False, w.ncpu))
         for n in w.bare_ncpus():
@@ -222,8 +218,8 @@ def render(results: List[Result]) -> List[str]:
             cpus = f"{w.ncpu}" + (f" ({w.nvcpu})" if w.nvcpu != w.ncpu else "")
             if n != w.ncpu:
                 cpus += f"; bare on {n}"
-            L.append(f"| {w.name} | {WHAT[w.prog]} | `{w.profile}` | {cpus} | {_cell(hv)} | "
-                     f"{_cell(bare)} | {diff} | {ratio} |")
+            L.append(table.row([w.name, WHAT[w.prog], f"`{w.profile}`", cpus, _cell(hv),
+                                _cell(bare), diff, ratio]))
     L += ["", "TSC rate each Linux detected (MHz), and the exits of each exitplan run "
           "(boot included, all vCPUs; its statistics document):", ""]
     for r in results:
@@ -231,23 +227,18 @@ def render(results: List[Result]) -> List[str]:
             on = f" on {r.ncpu} CPUs" if r.ncpu != r.workload.ncpu else ""
             L.append(f"- {r.workload.name}, bare{on}: tsc {r.tsc_mhz or '?'} MHz")
             continue
-        top = sorted(r.exits.items(), key=lambda kv: -kv[1])
-        mix = ", ".join(f"{k} {v}" for k, v in top[:6]) + (", ..." if len(top) > 6 else "")
         L.append(f"- {r.workload.name}, `{r.setting}`: tsc {r.tsc_mhz or '?'} MHz; "
-                 f"{sum(r.exits.values())} exits: {mix or 'no statistics'}")
+                 f"{sum(r.exits.values())} exits: {table.mix(r.exits, 6)}")
     L.append("")
     return L
 
 
 def write_csv(results: List[Result], path: Path) -> None:
-    lines = ["workload,program,setting,ncpu,nvcpu,status,n,mean,p50,p99,tsc_mhz,exits"]
-    for r in results:
-        w, row = r.workload, r.row or {}
-        lines.append(",".join([w.name, w.prog, r.setting, str(r.ncpu),
-                               str(w.nvcpu if r.setting != BARE else r.ncpu), r.status,
-                               *(str(row.get(k, "")) for k in ("n", "mean", "p50", "p99")),
-                               r.tsc_mhz or "", str(sum(r.exits.values()))]))
-    path.write_text("\n".join(lines) + "\n")
+    table.write_csv(path, "workload,program,setting,ncpu,nvcpu,status,n,mean,p50,p99,tsc_mhz,exits",
+                    [[r.workload.name, r.workload.prog, r.setting, r.ncpu,
+                      r.workload.nvcpu if r.setting != BARE else r.ncpu, r.status,
+                      *((r.row or {}).get(k, "") for k in ("n", "mean", "p50", "p99")),
+                      r.tsc_mhz or "", sum(r.exits.values())] for r in results])
 
 
 def main(argv=None) -> int:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
 import dispatchcmp
+import table
 import workloads
 
 SUBJECT = "overcommit"
@@ -171,6 +172,10 @@ def from_serial(out: Path) -> List[Result]:
     return results
 
 
+def _total(r: Result) -> str:
+    return f"{r.ticks} ({r.per_acquisition})"
+
+
 def render(results: List[Result]) -> List[str]:
     """The overcommit section of results.md (its lines)."""
     if not results:
@@ -188,45 +193,37 @@ def render(results: List[Result]) -> List[str]:
          "Each cell: the guest's total ticks until every vCPU finished (ticks per "
          "acquisition).  Bochs ticks are retired instructions: deterministic path lengths, "
          "not cycles.", ""]
-    L.append("| v:p | " + " | ".join(modes) + " | none / PLE |")
-    L.append("|" + "---|" * (len(modes) + 2))
+    L += table.head(["v:p"] + modes + ["none / PLE"])
     for ratio, _, _ in RATIOS:
-        cells = []
-        for m in modes:
-            r = by.get((ratio, m))
-            cells.append("" if r is None else r.status if r.status != "ok" else
-                         f"{r.ticks} ({r.per_acquisition})")
+        cells = [table.cell(by.get((ratio, m)), _total) for m in modes]
         ple, none = by.get((ratio, ple_mode)), by.get((ratio, none_mode))
         speed = (f"{none.ticks / ple.ticks:.1f}x" if ple and none and ple.status == "ok" and
                  none.status == "ok" and ple.ticks else "")
-        L.append(f"| {ratio} | " + " | ".join(cells) + f" | {speed} |")
+        L.append(table.row([ratio] + cells + [speed]))
     sweep = [(w, by.get((SWEEP_RATIO, sweep_mode(w)))) for w in SWEEP_WINDOWS]
     own = by.get((SWEEP_RATIO, ple_mode))
     if any(r for _, r in sweep):
         L += ["", f"The PLE window at {SWEEP_RATIO} (ple_gap 128; the profile's own window is "
               "4096): total ticks (per acquisition), PAUSE-loop exits, spin yields.", "",
-              "| ple_window | total | PAUSE-loop exits | yields |", "|---|---|---|---|"]
+              *table.head(["ple_window", "total", "PAUSE-loop exits", "yields"])]
         rows = sorted([(w, r) for w, r in sweep if r] + ([(4096, own)] if own else []),
                       key=lambda wr: wr[0])
         for w, r in rows:
-            cell = r.status if r.status != "ok" else f"{r.ticks} ({r.per_acquisition})"
-            L.append(f"| {w} | {cell} | {r.exits.get('PAUSE_INSTRUCTION', 0)} | {r.yields} |")
+            L.append(table.row([str(w), table.cell(r, _total),
+                                str(r.exits.get('PAUSE_INSTRUCTION', 0)), str(r.yields)]))
     L += ["", "Exit mix of each run (all vCPUs; count by reason) and the scheduler's VMCS "
           "switches and spin yields:", ""]
     for r in results:
-        mix = ", ".join(f"{k} {v}" for k, v in sorted(r.exits.items(), key=lambda kv: -kv[1]))
-        L.append(f"- {r.ratio}, {r.mode}: {mix or 'no statistics'}; {r.switches} switches, "
+        L.append(f"- {r.ratio}, {r.mode}: {table.mix(r.exits)}; {r.switches} switches, "
                  f"{r.yields} yields")
     L.append("")
     return L
 
 
 def write_csv(results: List[Result], path: Path) -> None:
-    lines = ["ratio,pause,status,ticks,ticks_per_acquisition,switches,yields"]
-    for r in results:
-        lines.append(",".join([r.ratio, r.mode, r.status, str(r.ticks or ""),
-                               str(r.per_acquisition or ""), str(r.switches), str(r.yields)]))
-    path.write_text("\n".join(lines) + "\n")
+    table.write_csv(path, "ratio,pause,status,ticks,ticks_per_acquisition,switches,yields",
+                    [[r.ratio, r.mode, r.status, r.ticks or "", r.per_acquisition or "",
+                      r.switches, r.yields] for r in results])
 
 
 def main(argv=None) -> int:

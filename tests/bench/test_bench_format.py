@@ -28,6 +28,7 @@ sys.path.insert(0, str(HERE))
 import dispatchcmp  # noqa: E402
 import exitmix  # noqa: E402
 import run_bench  # noqa: E402
+import table  # noqa: E402
 
 BUILD = Path(os.environ.get("EXITPLAN_BUILD", "build"))
 if not BUILD.is_absolute():
@@ -690,3 +691,21 @@ def _md_table(lines, heading):
         rows.append([c.strip() for c in lines[i].strip().strip("|").split("|")])
         i += 1
     return rows
+
+
+def test_table_helpers(tmp_path):
+    """tests/bench/table.py, which the workload sections share."""
+    class R:
+        def __init__(self, status):
+            self.status = status
+    assert table.head(["a", "b"]) == ["| a | b |", "|---|---|"]
+    assert table.cell(None, str) == ""
+    assert table.cell(R("timeout"), lambda r: "never") == "timeout"
+    assert table.cell(R("ok"), lambda r: "12 (11)") == "12 (11)"
+    exits = {"HLT": 3, "CPUID": 9, "VMCALL": 1}
+    assert table.mix(exits) == "CPUID 9, HLT 3, VMCALL 1"
+    assert table.mix(exits, 2) == "CPUID 9, HLT 3, ..."
+    assert table.mix(exits, 3) == "CPUID 9, HLT 3, VMCALL 1"
+    assert table.mix({}) == table.mix({}, 6) == "no statistics"
+    table.write_csv(tmp_path / "t.csv", "x,y", [[1, None], ["a", ""]])
+    assert (tmp_path / "t.csv").read_text() == "x,y\n1,\na,\n"

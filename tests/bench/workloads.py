@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
 import dispatchcmp
+import table
 
 BARE = "bare Bochs"
 BARE_DIR = "bare"
@@ -246,11 +247,7 @@ def hv_share(r: Result) -> Optional[Tuple[float, Dict[str, Tuple[float, float]]]
 
 
 def _cell(r: Optional[Result]) -> str:
-    if r is None:
-        return ""
-    if r.status != "ok":
-        return r.status
-    return f"{r.rtt['mean']} ({r.rtt['p50']})"
+    return table.cell(r, lambda r: f"{r.rtt['mean']} ({r.rtt['p50']})")
 
 
 def render(results: List[Result]) -> List[str]:
@@ -274,10 +271,8 @@ def render(results: List[Result]) -> List[str]:
           f"(`{HOT_CASE}`); a hop is half a round trip.  Spin-to-HLT is what halting and the "
           "IPI add to a round trip beyond handing the token over (`xapic` or `x2apic` less "
           "`spin`, same setting).", ""]
-    head = ["setting"] + [f"`{c.name}`" for c in CASES] + \
-        ["hypervisor's share", "per hop", "IPI send", "spin-to-HLT"]
-    L.append("| " + " | ".join(head) + " |")
-    L.append("|" + "---|" * len(head))
+    L += table.head(["setting"] + [f"`{c.name}`" for c in CASES] +
+                    ["hypervisor's share", "per hop", "IPI send", "spin-to-HLT"])
     for s in settings:
         hot = by.get((s, HOT_CASE))
         spin = by.get((s, "spin"))
@@ -289,9 +284,8 @@ def render(results: List[Result]) -> List[str]:
             send = "" if hot.send is None else str(hot.send)
             if spin and spin.status == "ok":
                 s2h = str(hot.rtt["mean"] - spin.rtt["mean"])
-        L.append("| " + " | ".join([f"`{s}`" if s != BARE else s] +
-                                   [_cell(by.get((s, c.name))) for c in CASES] +
-                                   [share, hop, send, s2h]) + " |")
+        L.append(table.row([f"`{s}`" if s != BARE else s] +
+                           [_cell(by.get((s, c.name))) for c in CASES] + [share, hop, send, s2h]))
     L.append("")
     timed = [(r, hv_share(r)) for r in results if r.case.name == HOT_CASE and "@timing" in r.setting]
     timed = [(r, h) for r, h in timed if h is not None]
@@ -301,12 +295,10 @@ def render(results: List[Result]) -> List[str]:
               "cost (tsc_overhead) taken off each exit: exits per round trip x ticks per exit.  "
               f"Issue #10 aims at under {SHARE_GOAL} ticks per round trip for these exits on "
               "skylake_x (a target for this table, not a pass/fail test).", ""]
-        head = ["build"] + [f"{k}" for k in HOT_REASONS] + ["per round trip"]
-        L.append("| " + " | ".join(head) + " |")
-        L.append("|" + "---|" * len(head))
+        L += table.head(["build"] + list(HOT_REASONS) + ["per round trip"])
         for r, (total, per) in timed:
             cells = [f"{per[k][0]:.2f} x {per[k][1]:.0f}" if k in per else "" for k in HOT_REASONS]
-            L.append("| " + " | ".join([f"`{r.setting}`"] + cells + [f"{total:.0f}"]) + " |")
+            L.append(table.row([f"`{r.setting}`"] + cells + [f"{total:.0f}"]))
         L.append("")
     bad = [f"`{r.setting}`/{r.case.name}: {r.status}" for r in results if r.status != "ok"]
     if bad:
@@ -315,9 +307,7 @@ def render(results: List[Result]) -> List[str]:
 
 
 def write_csv(results: List[Result], path: Path) -> None:
-    lines = ["setting,case,ncpu,status,mean,min,p50,p99,max,ipi_send"]
-    for r in results:
-        vals = [str(r.rtt.get(k, "")) for k in ("mean", "min", "p50", "p99", "max")]
-        lines.append(",".join([r.setting, r.case.name, str(r.case.ncpu), r.status] + vals +
-                              ["" if r.send is None else str(r.send)]))
-    path.write_text("\n".join(lines) + "\n")
+    table.write_csv(path, "setting,case,ncpu,status,mean,min,p50,p99,max,ipi_send",
+                    [[r.setting, r.case.name, r.case.ncpu, r.status,
+                      *(r.rtt.get(k, "") for k in ("mean", "min", "p50", "p99", "max")), r.send]
+                     for r in results])

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
 
 PROFILES = sorted(p.stem for p in (ROOT / "profiles").glob("*.yaml"))
 CFLAGS = ["-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror"]
-INC = ["-iquote", str(ROOT / "runtime"), "-iquote", str(ROOT / "arch" / "vmx"),
+INC = ["-iquote", str(ROOT / "runtime"), "-iquote", str(ROOT / "arch" / "vmx"), "-iquote", str(ROOT / "lib"),
        "-iquote", str(ROOT / "generated" / "common")]
 
 

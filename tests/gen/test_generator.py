@@ -450,7 +450,7 @@ CFLAGS = ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only"]
 
 
 def compile_profile(out, profile):
-    inc = ["-I", str(ROOT / "runtime"), "-I", str(ROOT / "arch" / "vmx"),
+    inc = ["-I", str(ROOT / "runtime"), "-I", str(ROOT / "arch" / "vmx"), "-I", str(ROOT / "lib"),
            "-I", str(out / "common"), "-I", str(out / profile)]
     sources = sorted((out / profile).glob("*.c"))
     for src in sources:
@@ -476,7 +476,7 @@ def test_generated_c_compiles(profile):
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
 def test_common_c_compiles_and_hypercalls_h_is_32bit_clean():
-    inc = ["-I", str(ROOT / "runtime"), "-I", str(ROOT / "arch" / "vmx"),
+    inc = ["-I", str(ROOT / "runtime"), "-I", str(ROOT / "arch" / "vmx"), "-I", str(ROOT / "lib"),
            "-I", str(ROOT / "generated" / "common"), "-I", str(ROOT / "generated" / "default")]
     for src in sorted((ROOT / "generated" / "common").glob("*.c")):
         r = subprocess.run(["gcc", *CFLAGS, *inc, str(src)], capture_output=True, text=True)

@@ -142,3 +142,26 @@ def test_one_array_size():
             elif ARRAY_COUNT.search(text):
                 bad.append(f"{rel}: spells sizeof(a) / sizeof(a[0]) out")
     assert not bad, "use ARRAY_SIZE() of compiler.h:\n" + "\n".join(bad)
+
+
+def test_lib_is_shared_and_freestanding():
+    """lib/ is the freestanding code the hypervisor (64-bit) and the test
+    guests (32-bit, "outside" code) share: it includes only its own
+    headers, the generated spec/ headers both sides build on
+    (generated/common) and the compiler's, so a guest takes nothing of
+    runtime/ or arch/vmx through it, and neither side keeps a copy of a
+    lib/ file."""
+    lib = sources("lib")
+    names = {os.path.basename(p) for p in lib}
+    generated = set(os.listdir(os.path.join(ROOT, "generated", "common")))
+    assert {"port_io.h", "string.h", "string.c", "multiboot.h", "exceptions.c"} <= names, sorted(names)
+    for p in lib:
+        with open(p, encoding="utf-8") as f:
+            text = f.read()
+        quoted = set(INCLUDE.findall(text)) - generated
+        assert quoted <= names, f"{os.path.relpath(p, ROOT)} includes {sorted(quoted - names)}"
+        angled = set(re.findall(r'^\s*#\s*include\s+<([^>]+)>', text, re.M))
+        assert angled <= {"stdarg.h", "stdbool.h", "stddef.h", "stdint.h"}, (p, angled)
+    for folder in ("runtime", "arch/vmx", "tests/guest/lib"):
+        again = sorted(names & {os.path.basename(p) for p in sources(folder)})
+        assert not again, f"{folder} has its own {again} (lib/ has them)"

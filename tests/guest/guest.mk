@@ -4,8 +4,10 @@
 #   make $(BUILD)/guest/NAME.elf      build one
 #   make guest-qemu GUEST=handlers GUEST_ARGS="quick"   run one under QEMU
 #   make test-guests-qemu             run all under QEMU and check the output
-# The library in tests/guest/lib/ is linked into every guest; each guest's
-# own sources are tests/guest/NAME/*.c.
+# The library in tests/guest/lib/ is linked into every guest, with the
+# freestanding code it shares with the hypervisor (lib/: port I/O, the
+# string functions, multiboot v1, the exception mnemonics); each guest's own sources are
+# tests/guest/NAME/*.c.
 
 GUEST_NAMES := handlers isolation status bench hrtimer stats smp pingpong fuzz overcommit
 GUEST_DIR   := tests/guest
@@ -15,16 +17,19 @@ GUEST_CC      := gcc
 GUEST_CFLAGS  := -m32 -ffreestanding -fno-pic -fno-stack-protector \
 	-nostdlib -static -O2 -Wall -Wextra -Werror -std=gnu11 \
 	-mgeneral-regs-only -fno-asynchronous-unwind-tables -fno-builtin \
-	-I $(GUEST_DIR)/lib -I generated/common -MMD -MP
+	-I $(GUEST_DIR)/lib -I lib -I generated/common -MMD -MP
 GUEST_LDFLAGS := -m32 -nostdlib -static -no-pie -Wl,-m,elf_i386 \
 	-Wl,--build-id=none -Wl,-z,noexecstack -Wl,--no-warn-rwx-segments \
 	-T $(GUEST_DIR)/lib/guest.ld
 
 GUEST_LIB_SRCS := $(wildcard $(GUEST_DIR)/lib/*.c $(GUEST_DIR)/lib/*.S)
+# The freestanding code shared with the hypervisor (lib/ at the top), built 32-bit.
+GUEST_SHARED_SRCS := $(wildcard lib/*.c)
 GUEST_LIB_OBJS := $(patsubst $(GUEST_DIR)/%,$(GUEST_OUT)/%.o,$(GUEST_LIB_SRCS))
 # Generated from spec/ and shared with the hypervisor: exit-reason names.
 GUEST_GEN_SRCS := generated/common/vmx_exit_reasons.c
 GUEST_LIB_OBJS += $(patsubst generated/common/%,$(GUEST_OUT)/generated/%.o,$(GUEST_GEN_SRCS))
+GUEST_LIB_OBJS += $(patsubst lib/%,$(GUEST_OUT)/shared/%.o,$(GUEST_SHARED_SRCS))
 
 guest_srcs = $(wildcard $(GUEST_DIR)/$(1)/*.c $(GUEST_DIR)/$(1)/*.S)
 guest_objs = $(patsubst $(GUEST_DIR)/%,$(GUEST_OUT)/%.o,$(call guest_srcs,$(1)))
@@ -45,6 +50,10 @@ $(GUEST_OUT)/%.c.o: $(GUEST_DIR)/%.c $(GUEST_DIR)/guest.mk
 $(GUEST_OUT)/generated/%.c.o: generated/common/%.c $(GUEST_DIR)/guest.mk
 	@mkdir -p $(dir $@)
 	$(call msg,CC,generated/common/$*.o (32-bit))$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
+
+$(GUEST_OUT)/shared/%.c.o: lib/%.c $(GUEST_DIR)/guest.mk
+	@mkdir -p $(dir $@)
+	$(call msg,CC,lib/$*.o (32-bit))$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
 
 $(GUEST_OUT)/%.S.o: $(GUEST_DIR)/%.S $(GUEST_DIR)/guest.mk
 	@mkdir -p $(dir $@)

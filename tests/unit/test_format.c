@@ -2,7 +2,7 @@
 /*
  * runtime/format.c, the formatter behind printk, panic and snprintf,
  * against the host C library's snprintf: every conversion, length
- * modifier, flag, width and precision runtime/string.h documents, edge
+ * modifier, flag, width and precision runtime/format.h documents, edge
  * values (INT_MIN, LLONG_MIN, ULLONG_MAX), truncation at every buffer
  * size, and the deliberate differences (%p, NULL strings, unknown
  * conversions) as format.c documents them.

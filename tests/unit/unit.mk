@@ -64,11 +64,11 @@ UNIT_CC       := gcc
 UNIT_CFLAGS   := -std=gnu11 -Wall -Wextra -Werror -g -O1 \
 		 -fsanitize=address,undefined -fno-sanitize-recover=all \
 		 -fno-omit-frame-pointer -MMD -MP
-# -iquote, not -I: runtime/ has its own freestanding string.h, which must
+# -iquote, not -I: lib/ has the freestanding string.h, which must
 # not hide the host's <string.h> from libc, cmocka and the tests.  Quoted
 # includes still search these in order, so the fake cpu.h comes first.
 UNIT_INC_QUOTE := -iquote $(UNIT_SRC)/fakes -iquote $(UNIT_SRC) -iquote runtime \
-		 -iquote arch/vmx -iquote generated/common
+		 -iquote arch/vmx -iquote lib -iquote generated/common
 UNIT_INC      := $(UNIT_INC_QUOTE)
 UNIT_LDLIBS   := -lcmocka
 

@@ -21,7 +21,7 @@
 #include "fw_cfg.h"
 #include "hypercall.h"
 #include "idt.h"
-#include "multiboot.h"
+#include "boot.h"
 #include "string.h"
 #include "task_checks.h"
 #include "test.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "exitplan.h"
-#include "multiboot.h"
+#include "boot.h"
 #include "string.h"
 #include "x86.h"
 

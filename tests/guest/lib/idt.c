@@ -3,6 +3,7 @@
  * IDT setup, exception reporting and recovery, interrupt dispatch.
  */
 #include "console.h"
+#include "exceptions.h"	/* lib/ at the top: the mnemonics, shared with the hypervisor */
 #include "idt.h"
 #include "test.h"
 #include "x86.h"
@@ -35,22 +36,12 @@ static volatile int fault_expected = NO_FAULT;
 static volatile int fault_vector = NO_FAULT;
 static volatile uint32_t fault_error;
 
-static const char *const exception_names[32] = {
-	[X86_EXC_DE] = "#DE", [X86_EXC_DB] = "#DB", [X86_EXC_NMI] = "NMI",
-	[X86_EXC_BP] = "#BP", [X86_EXC_OF] = "#OF", [X86_EXC_BR] = "#BR",
-	[X86_EXC_UD] = "#UD", [X86_EXC_NM] = "#NM", [X86_EXC_DF] = "#DF",
-	[X86_EXC_TS] = "#TS", [X86_EXC_NP] = "#NP", [X86_EXC_SS] = "#SS",
-	[X86_EXC_GP] = "#GP", [X86_EXC_PF] = "#PF", [X86_EXC_MF] = "#MF",
-	[X86_EXC_AC] = "#AC", [X86_EXC_MC] = "#MC", [X86_EXC_XM] = "#XM",
-	[X86_EXC_VE] = "#VE", [X86_EXC_CP] = "#CP",
-};
-
 const char *vector_name(int vector)
 {
 	if (vector == NO_FAULT)
 		return "no exception";
-	if (vector >= 0 && vector < 32 && exception_names[vector])
-		return exception_names[vector];
+	if (vector >= 0 && x86_exception_mnemonic((unsigned int)vector))
+		return x86_exception_mnemonic((unsigned int)vector);
 	return vector >= FIRST_EXTERNAL_VECTOR ? "interrupt" : "reserved";
 }
 

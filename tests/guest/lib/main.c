@@ -8,7 +8,7 @@
 #include "apic.h"
 #include "console.h"
 #include "idt.h"
-#include "multiboot.h"
+#include "boot.h"
 #include "string.h"
 #include "test.h"
 #include "x86.h"

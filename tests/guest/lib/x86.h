@@ -17,6 +17,7 @@
 
 #include "arch_bits.h"	/* generated from spec/arch.yaml */
 #include "msr_index.h"	/* generated from spec/msrs.yaml */
+#include "port_io.h"	/* lib/: IN and OUT, shared with the hypervisor */
 
 struct cpuid_regs {
 	uint32_t eax, ebx, ecx, edx;
@@ -36,45 +37,6 @@ static inline struct cpuid_regs cpuid_count(uint32_t leaf, uint32_t subleaf)
 static inline struct cpuid_regs cpuid(uint32_t leaf)
 {
 	return cpuid_count(leaf, 0);
-}
-
-static inline void outb(uint16_t port, uint8_t v)
-{
-	asm volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline void outw(uint16_t port, uint16_t v)
-{
-	asm volatile("outw %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline void outl(uint16_t port, uint32_t v)
-{
-	asm volatile("outl %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint8_t inb(uint16_t port)
-{
-	uint8_t v;
-
-	asm volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
-static inline uint16_t inw(uint16_t port)
-{
-	uint16_t v;
-
-	asm volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
-static inline uint32_t inl(uint16_t port)
-{
-	uint32_t v;
-
-	asm volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
 }
 
 static inline void insb(uint16_t port, void *buf, uint32_t count)

@@ -54,7 +54,7 @@ int printk(const char *fmt, ...)
 	return n;
 }
 
-/* runtime/string.h: copies at most size - 1 bytes, always terminates. */
+/* lib/string.h: copies at most size - 1 bytes, always terminates. */
 size_t strlcpy(char *dst, const char *src, size_t size)
 {
 	size_t len = strlen(src);

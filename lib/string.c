@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Memory and string functions.  The bulk operations use the string
+ * Memory and string functions, for the hypervisor and the test guests
+ * (32-bit: the same instructions).  The bulk operations use the string
  * instructions: short, fast enough for a hypervisor that copies a guest
  * image once, and GCC cannot turn them back into a call to themselves.
  */

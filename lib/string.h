@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The string and memory functions of the freestanding runtime.  GCC may
- * emit calls to memset/memcpy/memmove/memcmp by itself, so they must
- * exist with the standard semantics.
+ * The string and memory functions of the freestanding code, the
+ * hypervisor's and the test guests' (lib/string.c, 64- and 32-bit alike).
+ * GCC may emit calls to memset/memcpy/memmove/memcmp by itself, so they
+ * must exist with the standard semantics.
  */
 #ifndef EXITPLAN_STRING_H
 #define EXITPLAN_STRING_H
 
-#include <stdarg.h>
 #include <stddef.h>
-
-#include "compiler.h"
 
 void *memset(void *s, int c, size_t n);
 void *memcpy(void *restrict dst, const void *restrict src, size_t n);
@@ -23,14 +21,5 @@ int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
 /* Copies at most size - 1 bytes and always terminates; returns strlen(src). */
 size_t strlcpy(char *dst, const char *src, size_t size);
-
-/*
- * printk's formatter: %d %i %u %x %X %p %s %c %%, length modifiers hh h l
- * ll z, flags '-', '0' and '#' (0x before a non-zero hex number), a field
- * width and a precision (also '*').
- * Returns the length the full output would have, like C99.
- */
-int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap) __printf(3, 0);
-int snprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
 
 #endif /* EXITPLAN_STRING_H */
