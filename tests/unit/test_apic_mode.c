@@ -187,7 +187,7 @@ static void test_icr_fast_path_decode(void **state)
 	};
 
 	(void)state;
-	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(cases); i++) {
 		if (x2apic_icr_fixed_physical(cases[i].icr) != cases[i].fast)
 			fail_msg("ICR %#llx: fast %d, expected %d", (unsigned long long)cases[i].icr,
 				 !cases[i].fast, cases[i].fast);
