@@ -116,7 +116,7 @@ void vmx_idle_halt_until(unsigned int cpu, uint64_t deadline)
 {
 	/* TSC-deadline mode, this CPU's physical APIC (the host's under apic: virtual). */
 	phys_apic_write(XAPIC_REG_LVT_TIMER, APIC_LVT_TIMER_MODE_TSC_DEADLINE | VMX_KICK_VECTOR);
-	wrmsr(MSR_IA32_TSC_DEADLINE, deadline);
+	wrmsr(MSR_IA32_TSC_DEADLINE, deadline);		/* 0: none (disarmed) */
 	/*
 	 * Interrupts on for the halt alone: the timer's interrupt ends it
 	 * (an interrupt before the HLT sets the flag the window tests, or

@@ -50,7 +50,9 @@ void vmx_idle_done(unsigned int cpu);
  * (between the same prepare and done) until the TSC reaches @deadline,
  * on the physical APIC's TSC-deadline timer, whose interrupt
  * (VMX_KICK_VECTOR) is taken with interrupts on for the HLT alone -- or
- * until a kick, as vmx_idle_halt().  The timer is disarmed after.
+ * until a kick, as vmx_idle_halt(); @deadline 0: no timer, only a kick
+ * or a device's interrupt (CPU 0, ioapic_exits.c) ends it.  The timer is
+ * disarmed after.
  */
 bool vmx_idle_timer_available(void);
 void vmx_idle_halt_until(unsigned int cpu, uint64_t deadline);

@@ -64,8 +64,10 @@ bool vmx_ioapic_pit_route(uint32_t *low, uint32_t *high);
  * apic: virtual, a CPU with no vCPU runnable (vmx_run.c): take the
  * interrupts the hardware has for it in root operation, each posted
  * to its targets.  Only CPU 0 gets them (the hardware's entries name
- * it), and only once the guest set up its I/O APIC: then that CPU
- * polls (vmx_ioapic_idle_polls()) instead of halting until a kick.
+ * it), and only once the guest set up its I/O APIC
+ * (vmx_ioapic_idle_polls()): then that CPU halts with interrupts on
+ * (ap_park.c vmx_idle_halt_until()), or, without the idle timer, polls
+ * with vmx_ioapic_idle(), instead of halting until a kick.
  */
 bool vmx_ioapic_idle_polls(unsigned int cpu);
 void vmx_ioapic_idle(unsigned int cpu);

@@ -311,13 +311,18 @@ static void vmx_cpu_idle(unsigned int cpu)
 	bool timer = vmx_idle_timer_available();
 	uint64_t due = vmx_sched_timer_due(cpu);
 
-	this_cpu()->vcpu = NULL;
 	/*
-	 * The CPU the hardware's I/O APIC entries name (apic: virtual) polls
-	 * with interrupts open for an instant: a device's interrupt for a
-	 * blocked vCPU would otherwise wait in its APIC for a kick.
+	 * The CPU the hardware's I/O APIC entries name (apic: virtual) takes
+	 * the devices' interrupts in root operation: with the idle timer it
+	 * halts with interrupts on (they end the halt, as the timer's does),
+	 * without it polls with interrupts open for an instant -- a device's
+	 * interrupt for a blocked vCPU would otherwise wait in its APIC.
 	 */
-	if (vmx_ioapic_idle_polls(cpu) || !sched_idle_may_halt(&vmx_sched, due, timer)) {
+	bool devices = vmx_ioapic_idle_polls(cpu);
+	bool may_halt = devices ? timer : sched_idle_may_halt(&vmx_sched, due, timer);
+
+	this_cpu()->vcpu = NULL;
+	if (!may_halt) {
 		sc->idle_polls++;
 		while (!vmx_cpu_has_work(cpu)) {
 			vmx_ioapic_idle(cpu);
@@ -335,9 +340,9 @@ static void vmx_cpu_idle(unsigned int cpu)
 			break;
 		/* A timer armed meanwhile is a vCPU's woken and blocked again: this CPU's own doing. */
 		due = vmx_sched_timer_due(cpu);
-		if (!sched_idle_may_halt(&vmx_sched, due, timer))
+		if (!devices && !sched_idle_may_halt(&vmx_sched, due, timer))
 			break;		/* polled, at the next call */
-		if (due)
+		if (due || devices)
 			vmx_idle_halt_until(cpu, due);
 		else
 			vmx_idle_halt(cpu);
