@@ -87,6 +87,7 @@ help:
 	@echo '  RUN_TIMEOUT=300         seconds before run gives up'
 	@echo '  BOOT_TIMEOUT=120        seconds per boot in test-boot'
 	@echo '  BOOT_TESTS=tests/boot   which boot tests (a file, or file::test)'
+	@echo '  BOOT_JOBS=(nproc)       emulators at once in test-boot (modules side by side: pytest-xdist)'
 	@echo '  PYTEST_ARGS=            extra pytest arguments for test-boot (e.g. -x, -k NAME)'
 	@echo '  A=, B=                  the two profiles of diff'
 	@echo '  FROM=, NAME=, BASE=, CPU_MODEL=, DATE=, NOTE=   profile: log, new name, base profile, source fields'

@@ -39,6 +39,7 @@ struct acpi_madt {
 
 #define MADT_LOCAL_APIC		0
 #define MADT_IO_APIC		1
+#define MADT_INT_SRC_OVERRIDE	2
 #define MADT_LOCAL_X2APIC	9
 #define MADT_ENABLED		(1u << 0)
 
@@ -55,6 +56,14 @@ struct madt_io_apic {
 	uint8_t reserved;
 	uint32_t io_apic_address;
 	uint32_t global_system_interrupt_base;
+} __packed;
+
+struct madt_int_src_override {
+	uint8_t type, length;
+	uint8_t bus;			/* 0: ISA */
+	uint8_t source;			/* the ISA IRQ */
+	uint32_t global_system_interrupt;
+	uint16_t flags;
 } __packed;
 
 struct madt_local_x2apic {
@@ -252,6 +261,29 @@ unsigned int acpi_madt_ioapic_bases(uint64_t *bases, unsigned int max)
 		}
 	}
 	return n;
+}
+
+unsigned int acpi_madt_isa_irq_pin(unsigned int irq)
+{
+	const struct acpi_madt *madt = madt_find();
+	uint32_t gsi = irq, base = 0;
+	bool first = true;
+
+	if (!madt)
+		return irq;
+	for (const uint8_t *p = madt_next(madt, NULL); p; p = madt_next(madt, p)) {
+		if (p[0] == MADT_IO_APIC && p[1] >= sizeof(struct madt_io_apic) && first) {
+			base = ((const struct madt_io_apic *)(const void *)p)->global_system_interrupt_base;
+			first = false;
+		} else if (p[0] == MADT_INT_SRC_OVERRIDE &&
+			   p[1] >= sizeof(struct madt_int_src_override)) {
+			const struct madt_int_src_override *o = (const void *)p;
+
+			if (o->bus == 0 && o->source == irq)
+				gsi = o->global_system_interrupt;
+		}
+	}
+	return gsi >= base ? gsi - base : irq;
 }
 
 uint64_t acpi_hpet_base(void)

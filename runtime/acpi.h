@@ -29,6 +29,13 @@ unsigned int acpi_madt_apic_ids(uint32_t *ids, unsigned int max);
 unsigned int acpi_madt_ioapic_bases(uint64_t *bases, unsigned int max);
 
 /*
+ * The pin of the MADT's first I/O APIC that ISA IRQ @irq drives: its
+ * interrupt source override's GSI (the 8254's IRQ 0 on GSI 2, as on
+ * most PCs), else the IRQ itself, less the I/O APIC's GSI base.
+ */
+unsigned int acpi_madt_isa_irq_pin(unsigned int irq);
+
+/*
  * The physical address of the HPET's event timer block the ACPI HPET
  * table gives, or 0 when there is no such table (or its block is not in
  * memory space).

@@ -68,16 +68,31 @@ uint64_t platform_pit_now(const struct platform_state *p)
 
 bool platform_legacy_int(struct platform_state *p, uint64_t now_tsc, uint64_t *next_tsc)
 {
-	uint64_t now = tsc_to_pit(p, now_tsc), next;
+	uint64_t now = tsc_to_pit(p, now_tsc);
 
-	if (vpit_irq0_edges(&p->pit, now))
+	if (vpit_irq0_edges(&p->pit, now)) {
 		vpic_pulse_irq(&p->pic, 0);
-	*next_tsc = 0;
-	next = vpit_next_irq0(&p->pit, now);
-	/* A request due while IR0 is open; +1: the TSC tick at or after it. */
-	if (!(p->pic.chip[0].imr & 1) && next != UINT64_MAX)
-		*next_tsc = now_tsc + (next - now) * p->tsc_hz / VPIT_HZ + 1;
+		p->irq0_rose = true;
+	}
+	/* A request due while IR0 is open. */
+	*next_tsc = !(p->pic.chip[0].imr & 1) ? platform_pit_next_irq0(p, now_tsc) : 0;
 	return vpic_has_interrupt(&p->pic);
+}
+
+uint64_t platform_pit_next_irq0(const struct platform_state *p, uint64_t now_tsc)
+{
+	uint64_t now = tsc_to_pit(p, now_tsc), next = vpit_next_irq0(&p->pit, now);
+
+	/* +1: the TSC tick at or after it. */
+	return next == UINT64_MAX ? 0 : now_tsc + (next - now) * p->tsc_hz / VPIT_HZ + 1;
+}
+
+bool platform_legacy_irq0_rose(struct platform_state *p)
+{
+	bool rose = p->irq0_rose;
+
+	p->irq0_rose = false;
+	return rose;
 }
 
 uint8_t platform_legacy_inta(struct platform_state *p)
@@ -98,8 +113,10 @@ static bool legacy_io(struct platform_state *p, uint16_t port, unsigned int size
 		return false;
 	now = platform_pit_now(p);
 	/* Channel 0's OUT is IR0: its periods so far are requests (coalesced). */
-	if (vpit_irq0_edges(&p->pit, now))
+	if (vpit_irq0_edges(&p->pit, now)) {
 		vpic_pulse_irq(&p->pic, 0);
+		p->irq0_rose = true;
+	}
 	for (unsigned int i = 0; i < size; i++) {
 		uint16_t b = (uint16_t)(port + i);
 		uint8_t byte = in ? 0xff : (uint8_t)(v >> (8 * i));

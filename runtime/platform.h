@@ -159,6 +159,7 @@ struct platform_state {
 	struct vrtc rtc;		/* the guest's RTC and CMOS (vrtc.h): 2000-01-01 until platform_rtc_from_host() */
 	uint64_t pit_mult;
 	uint64_t tsc_hz;
+	bool irq0_rose;			/* platform_legacy_irq0_rose() */
 
 	/*
 	 * The guest's ACPI mode (platform_set_acpi_smi()): the FADT's
@@ -253,6 +254,18 @@ static inline bool platform_legacy_port(uint16_t port, unsigned int size)
  */
 bool platform_legacy_int(struct platform_state *p, uint64_t now_tsc, uint64_t *next_tsc);
 uint8_t platform_legacy_inta(struct platform_state *p);
+
+/*
+ * The TSC of channel 0's next IR0 request whatever the 8259's mask (0
+ * when none is due): the I/O APIC's pin takes it too.
+ */
+uint64_t platform_pit_next_irq0(const struct platform_state *p, uint64_t now_tsc);
+/*
+ * Did channel 0's OUT rise since the last call (requests coalesce)?
+ * Besides the 8259's IR0 it drives an I/O APIC pin (the MADT's override
+ * of ISA IRQ 0), whose entry the caller follows (arch/vmx/legacy_irq.c).
+ */
+bool platform_legacy_irq0_rose(struct platform_state *p);
 
 /* Port I/O of @size bytes (1, 2, 4). */
 uint32_t platform_io_read(struct platform_state *p, uint16_t port, unsigned int size);

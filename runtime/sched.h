@@ -91,8 +91,11 @@ struct sched_cpu {
 	bool resched;
 	unsigned int nr_cut;
 	uint64_t wake_preemptions;
-	/* Idle (every vCPU blocked): halted until a kick, or polled for a blocked vCPU's timer. */
-	uint64_t idle_halts, idle_polls;
+	/*
+	 * Idle (every vCPU blocked): halted until a kick, halted until a
+	 * blocked vCPU's timer (or a kick) on the host timer, or polled.
+	 */
+	uint64_t idle_halts, idle_timer_halts, idle_polls;
 };
 
 struct sched {
@@ -190,14 +193,18 @@ static inline bool sched_has_queued(struct sched *s, unsigned int cpu)
 
 /*
  * An idle CPU (no vCPU runnable there) halts until a poster kicks it,
- * unless it must watch a timer: @timer_due is the earliest deadline of
- * its blocked vCPUs' timers (0 = none), which only polling sees come
- * (no host timer wakes the CPU yet).  With one CPU nobody else can post:
- * it polls, as the machine's end is noticed there too.
+ * or, when it must watch a timer -- @timer_due is the earliest deadline
+ * of its blocked vCPUs' timers, 0 = none -- until that deadline too,
+ * where the VMM has a host timer to end the halt there (@host_timer);
+ * without one only polling sees the deadline come.  With one CPU nobody
+ * else can post: it halts only until a timer, else it polls.
  */
-static inline bool sched_idle_may_halt(const struct sched *s, uint64_t timer_due)
+static inline bool sched_idle_may_halt(const struct sched *s, uint64_t timer_due,
+				       bool host_timer)
 {
-	return s->nr_cpus >= 2 && !timer_due;
+	if (timer_due)
+		return host_timer;
+	return s->nr_cpus >= 2;
 }
 
 /*

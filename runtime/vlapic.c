@@ -84,10 +84,26 @@ bool vlapic_sw_enabled(const struct vlapic *l)
 	return vlapic_enabled(l) && (l->svr & APIC_SVR_ENABLE);
 }
 
-/* Tell the VM how others address this APIC (vm.c matches destinations there). */
+bool vlapic_lint0_extint(const struct vlapic *l)
+{
+	uint32_t lint0 = l->lvt[VLAPIC_LVT_LINT0];
+
+	/* Globally disabled, the BSP's LINT0 is the INTR pin the 8259 drives (11.4.3). */
+	if (!vlapic_enabled(l))
+		return l->apic_base & APIC_BASE_BSP;
+	return vlapic_sw_enabled(l) && !(lint0 & APIC_LVT_MASKED) &&
+	       (lint0 & APIC_LVT_DELIVERY_MODE_MASK) == APIC_LVT_DELIVERY_MODE_EXTINT;
+}
+
+/*
+ * Tell the VM how others address this APIC (vm.c matches destinations
+ * there) and whether its LINT0 takes the 8259s' INT (vm_extint_vcpu()).
+ */
 static void publish_destination(struct vlapic *l)
 {
 	struct vm_vcpu *v = &l->vm->vcpu[l->vcpu_id];
+
+	WRITE_ONCE(v->lint0_extint, vlapic_lint0_extint(l));
 
 	WRITE_ONCE(v->xapic_ldr, l->ldr);
 	WRITE_ONCE(v->xapic_dfr, l->dfr);
@@ -139,6 +155,16 @@ void vlapic_init(struct vlapic *l, struct vm *vm, unsigned int vcpu_id, uint32_t
 void vlapic_init_signal(struct vlapic *l)
 {
 	reset_registers(l);
+}
+
+void vlapic_firmware_handoff(struct vlapic *l)
+{
+	l->svr = APIC_SVR_ENABLE | APIC_SVR_VECTOR_MASK;
+	if (l->apic_base & APIC_BASE_BSP) {
+		l->lvt[VLAPIC_LVT_LINT0] = APIC_LVT_DELIVERY_MODE_EXTINT;
+		l->lvt[VLAPIC_LVT_LINT1] = APIC_LVT_DELIVERY_MODE_NMI;
+	}
+	publish_destination(l);
 }
 
 /* --- priorities (SDM 11.8.3) ---------------------------------------------- */
@@ -366,6 +392,8 @@ static void lvt_write(struct vlapic *l, enum vlapic_lvt which, uint32_t value)
 		}
 	}
 	l->lvt[which] = value;
+	if (which == VLAPIC_LVT_LINT0)
+		publish_destination(l);
 }
 
 static void svr_write(struct vlapic *l, uint32_t value)
@@ -376,6 +404,7 @@ static void svr_write(struct vlapic *l, uint32_t value)
 		for (unsigned int i = 0; i < VLAPIC_LVT_COUNT; i++)
 			l->lvt[i] |= APIC_LVT_MASKED;
 	}
+	publish_destination(l);
 }
 
 /* --- register access, both interfaces ------------------------------------- */

@@ -84,6 +84,21 @@ void vlapic_init(struct vlapic *l, struct vm *vm, unsigned int vcpu_id, uint32_t
 /* An INIT signal: every register to its reset value but the ID (and IA32_APIC_BASE). */
 void vlapic_init_signal(struct vlapic *l);
 
+/*
+ * What firmware leaves before it boots the OS (SeaBIOS's smp_setup(),
+ * MP spec 3.6.2.2's virtual wire mode): the APIC software-enabled
+ * (SVR 1FFH) and, on the BSP, LINT0 ExtINT and LINT1 NMI, so that the
+ * 8259s' INT reaches the BSP as it does on a PC (vm_extint_vcpu()).
+ */
+void vlapic_firmware_handoff(struct vlapic *l);
+
+/*
+ * Does LINT0 take the 8259s' INT: unmasked in ExtINT mode on a
+ * software-enabled APIC, or the BSP's APIC globally disabled (its LINT0
+ * is then the INTR pin, SDM 11.4.3)?  Published as vm_vcpu.lint0_extint.
+ */
+bool vlapic_lint0_extint(const struct vlapic *l);
+
 /* IA32_APIC_BASE (SDM 11.4.4, 11.12.5): VLAPIC_GP for reserved bits and invalid transitions. */
 enum vlapic_result vlapic_write_apic_base(struct vlapic *l, uint64_t value, uint64_t now);
 

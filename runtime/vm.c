@@ -24,6 +24,8 @@ void vm_init(struct vm *vm, unsigned int n, const uint32_t *apic_ids)
 			/* The reset values (SDM Vol. 3A 11.4.6 ... 11.6.2.2): flat model. */
 			.xapic_ldr = 0,
 			.xapic_dfr = 0xffffffffu,
+			/* Firmware leaves the BSP's LINT0 in ExtINT mode (MP spec 3.6.2.2, virtual wire). */
+			.lint0_extint = i == 0,
 		};
 	}
 }
@@ -116,6 +118,42 @@ struct icr_request vm_icr_decode(const struct vm *vm, unsigned int self, uint64_
 	if ((icr & APIC_ICR_DELIVERY_MODE_MASK) == APIC_ICR_DELIVERY_MODE_LOWEST && r.targets)
 		r.targets &= -r.targets;	/* the lowest id */
 	return r;
+}
+
+struct icr_request vm_ioapic_decode(const struct vm *vm, uint32_t low, uint32_t high)
+{
+	uint32_t mode = low & APIC_ICR_DELIVERY_MODE_MASK;	/* bits 10:8, as in the ICR */
+	uint32_t dest = high >> 24;
+	struct icr_request r = {
+		.kind = mode == APIC_ICR_DELIVERY_MODE_FIXED || mode == APIC_ICR_DELIVERY_MODE_LOWEST
+			? ICR_FIXED : ICR_RESERVED,
+		.vector = (uint8_t)(low & APIC_ICR_VECTOR_MASK),
+	};
+
+	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
+		const struct vm_vcpu *v = &vm->vcpu[i];
+		bool x2 = READ_ONCE(v->x2apic), hit;
+
+		if (!(low & APIC_ICR_DEST_LOGICAL))
+			hit = dest == 0xff || dest == v->apic_id;
+		else if (x2)
+			hit = dest == 0xff || logical_match(v, dest, true);	/* cluster 0 */
+		else
+			hit = logical_match(v, dest, false);
+		if (hit)
+			r.targets |= 1u << i;
+	}
+	if (mode == APIC_ICR_DELIVERY_MODE_LOWEST && r.targets)
+		r.targets &= -r.targets;	/* the lowest id */
+	return r;
+}
+
+unsigned int vm_extint_vcpu(const struct vm *vm)
+{
+	for (unsigned int i = 0; i < vm->nr_vcpus; i++)
+		if (READ_ONCE(vm->vcpu[i].lint0_extint))
+			return i;
+	return VM_MAX_VCPUS;
 }
 
 unsigned int vm_icr_deliver(struct vm *vm, unsigned int self, const struct icr_request *req)
@@ -236,6 +274,18 @@ bool vm_vcpu_post_startup(struct vm_vcpu *v, uint8_t vector)
 	return ok;
 }
 
+bool vm_vcpu_post_legacy(struct vm_vcpu *v)
+{
+	bool ok;
+
+	spin_lock(&v->lock);
+	ok = in_guest(v);
+	if (ok)
+		v->pending.legacy = true;
+	spin_unlock(&v->lock);
+	return ok;
+}
+
 bool vm_vcpu_take_events(struct vm_vcpu *v, struct vm_events *out)
 {
 	bool any;
@@ -244,7 +294,7 @@ bool vm_vcpu_take_events(struct vm_vcpu *v, struct vm_events *out)
 	*out = v->pending;
 	v->pending = (struct vm_events){ 0 };
 	spin_unlock(&v->lock);
-	any = out->nmi || out->init || out->stop;
+	any = out->nmi || out->init || out->stop || out->legacy;
 	for (unsigned int w = 0; w < 4; w++)
 		any = any || out->irr[w];
 	return any;
@@ -335,7 +385,7 @@ bool vm_vcpu_events_pending(struct vm_vcpu *v)
 	bool any;
 
 	spin_lock(&v->lock);
-	any = v->pending.nmi || v->pending.init || v->pending.stop || v->sipi;
+	any = v->pending.nmi || v->pending.init || v->pending.stop || v->pending.legacy || v->sipi;
 	for (unsigned int w = 0; w < 4; w++)
 		any = any || v->pending.irr[w];
 	spin_unlock(&v->lock);

@@ -46,6 +46,12 @@ struct vm_events {
 	bool nmi;
 	bool init;		/* leave the guest: it is in wait-for-SIPI now */
 	bool stop;		/* the VM is stopping: leave the guest for good */
+	/*
+	 * The guest's 8259s or 8254 changed for this vCPU: bring them up to
+	 * date on it (its LINT0 takes the 8259s' INT, or it keeps the 8254's
+	 * deadline: arch/vmx/legacy_irq.c).
+	 */
+	bool legacy;
 };
 
 /* The VM's view of one vCPU: what other CPUs may read or post to. */
@@ -66,6 +72,14 @@ struct vm_vcpu {
 	 */
 	uint32_t xapic_ldr, xapic_dfr;
 	bool x2apic;		/* the guest put this vCPU's APIC in x2APIC mode */
+	/*
+	 * Its LINT0 takes the 8259s' INT (ExtINT, the virtual wire): unmasked
+	 * in ExtINT mode, or the BSP's APIC globally disabled (LINT0 is then
+	 * the INTR pin, SDM Vol. 3A 11.4.3).  vm_init() gives it to vCPU 0,
+	 * as firmware leaves the BSP; a virtual APIC publishes its own
+	 * (vlapic_lint0_extint()).
+	 */
+	bool lint0_extint;
 	enum vcpu_run_state state_at_stop;	/* for the report */
 	void *arch;		/* the VMM's struct vcpu */
 };
@@ -123,6 +137,25 @@ struct icr_request vm_icr_decode(const struct vm *vm, unsigned int self, uint64_
 				 bool x2apic);
 
 /*
+ * An I/O APIC redirection entry's interrupt message (@low, @high as the
+ * guest wrote them: 82093AA 3.2.4): fixed or lowest-priority delivery of
+ * its vector (any other mode is ICR_RESERVED) to the 8-bit destination
+ * of bits 63:56, matched against each target in its own APIC mode -- an
+ * x2APIC-mode target by its APIC ID (physical; 0xff is every vCPU) or
+ * its x2APIC logical ID, the destination being cluster 0's bits (what an
+ * xAPIC-format message can name without interrupt remapping, as KVM
+ * matches it); an xAPIC-mode one by APIC ID or its LDR and DFR.
+ * Lowest priority picks the lowest id, as vm_icr_decode().
+ */
+struct icr_request vm_ioapic_decode(const struct vm *vm, uint32_t low, uint32_t high);
+
+/*
+ * The vCPU whose LINT0 takes the 8259s' INT (ExtINT): the lowest id
+ * with lint0_extint, or VM_MAX_VCPUS when none has (the INT goes nowhere).
+ */
+unsigned int vm_extint_vcpu(const struct vm *vm);
+
+/*
  * Carry out a decoded request from vCPU @self: post the events to every
  * target (kicking those on other CPUs) and report an SMI as dropped.
  * Events for @self are posted too; the caller takes them right after.
@@ -142,6 +175,8 @@ bool vm_vcpu_post_fixed(struct vm_vcpu *v, uint8_t vector);
 bool vm_vcpu_post_nmi(struct vm_vcpu *v);
 bool vm_vcpu_post_init(struct vm_vcpu *v);
 bool vm_vcpu_post_startup(struct vm_vcpu *v, uint8_t vector);
+/* vm_events.legacy: false for a vCPU not in the guest (it has no interrupts to take). */
+bool vm_vcpu_post_legacy(struct vm_vcpu *v);
 
 /* Called by the vCPU itself: take (and clear) what was posted.  False when nothing was. */
 bool vm_vcpu_take_events(struct vm_vcpu *v, struct vm_events *out);

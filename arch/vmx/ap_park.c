@@ -15,6 +15,9 @@
 #include "percpu.h"
 #include "traps.h"
 #include "apic.h"
+#include "msr_index.h"
+#include "phys_apic.h"
+#include "profile.h"
 #include "vmm.h"
 
 /* The CPUs whose NMIs in root operation are kicks (or stray): dropped. */
@@ -37,6 +40,10 @@ static bool cpu_kickable[HV_MAX_CPUS];
 static bool cpu_idle[HV_MAX_CPUS];
 static uint8_t cpu_idle_kicked[HV_MAX_CPUS];
 static uint8_t cpu_idle_nmi_sent[HV_MAX_CPUS];
+/* The idle timer's interrupt (or a late kick's) came since the prepare: vmx_idle_irq(). */
+static uint8_t cpu_idle_timer_fired[HV_MAX_CPUS];
+/* The physical APIC has TSC-deadline mode (CPUID.1:ECX[24]): the idle timer exists. */
+static bool idle_timer_ok;
 
 extern const char vmx_idle_window[], vmx_idle_window_end[];
 
@@ -55,8 +62,34 @@ static void ap_park_nmi(struct interrupt_frame *f)
 	nmi_host(f);
 }
 
+void vmx_idle_irq(struct interrupt_frame *f)
+{
+	unsigned int cpu = this_cpu_id();
+
+	if (cpu >= HV_MAX_CPUS)
+		return;
+	WRITE_ONCE(cpu_idle_timer_fired[cpu], 1);
+	/* As the NMI's: already past the test, skip the HLT. */
+	if (READ_ONCE(cpu_idle[cpu]) && f->rip >= (uintptr_t)vmx_idle_window &&
+	    f->rip < (uintptr_t)vmx_idle_window_end)
+		f->rip = (uintptr_t)vmx_idle_window_end;
+}
+
+/* The idle timer's vector, VMX_KICK_VECTOR, taken in root operation: EOI, then as above. */
+static void idle_timer_irq(struct interrupt_frame *f)
+{
+	vmx_apic_eoi();
+	vmx_idle_irq(f);
+}
+
+bool vmx_idle_timer_available(void)
+{
+	return READ_ONCE(idle_timer_ok);
+}
+
 void vmx_idle_prepare(unsigned int cpu)
 {
+	WRITE_ONCE(cpu_idle_timer_fired[cpu], 0);
 	WRITE_ONCE(cpu_idle_kicked[cpu], 0);
 	WRITE_ONCE(cpu_idle_nmi_sent[cpu], 0);
 	WRITE_ONCE(cpu_idle[cpu], true);
@@ -66,15 +99,34 @@ void vmx_idle_prepare(unsigned int cpu)
 
 void __attribute__((__noinline__)) vmx_idle_halt(unsigned int cpu)
 {
-	/* One copy of the window: the NMI handler knows its bounds. */
+	/* One copy of the window: the NMI handler and vmx_idle_irq() know its bounds. */
 	asm volatile(".globl vmx_idle_window\n"
 		     "vmx_idle_window:\n\t"
 		     "cmpb $0, %0\n\t"
 		     "jne vmx_idle_window_end\n\t"
+		     "cmpb $0, %1\n\t"
+		     "jne vmx_idle_window_end\n\t"
 		     "hlt\n"
 		     ".globl vmx_idle_window_end\n"
 		     "vmx_idle_window_end:"
-		     : : "m"(cpu_idle_kicked[cpu]) : "memory");
+		     : : "m"(cpu_idle_kicked[cpu]), "m"(cpu_idle_timer_fired[cpu]) : "memory");
+}
+
+void vmx_idle_halt_until(unsigned int cpu, uint64_t deadline)
+{
+	/* TSC-deadline mode, this CPU's physical APIC (the host's under apic: virtual). */
+	phys_apic_write(XAPIC_REG_LVT_TIMER, APIC_LVT_TIMER_MODE_TSC_DEADLINE | VMX_KICK_VECTOR);
+	wrmsr(MSR_IA32_TSC_DEADLINE, deadline);
+	/*
+	 * Interrupts on for the halt alone: the timer's interrupt ends it
+	 * (an interrupt before the HLT sets the flag the window tests, or
+	 * steps past it), the kick's NMI as ever.
+	 */
+	asm volatile("sti" : : : "memory");
+	vmx_idle_halt(cpu);
+	asm volatile("cli" : : : "memory");
+	/* Disarmed (a write of 0), so it does not fire in a guest as a kick. */
+	wrmsr(MSR_IA32_TSC_DEADLINE, 0);
 }
 
 /*
@@ -100,6 +152,17 @@ void vmx_idle_kick(unsigned int cpu)
 
 void vmx_ap_park_init(unsigned int n)
 {
+	uint32_t eax, ebx, ecx, edx;
+
+	/*
+	 * apic: virtual: the physical APICs are the host's, their timers free
+	 * for the idle timer (the guest's TSC-deadline MSR is the model's).
+	 */
+	cpuid_count(1, 0, &eax, &ebx, &ecx, &edx);
+	if (PROFILE_APIC_VIRTUAL && (ecx & CPUID_1_ECX_TSC_DEADLINE)) {
+		idt_set_handler(VMX_KICK_VECTOR, idle_timer_irq);
+		WRITE_ONCE(idle_timer_ok, true);
+	}
 	if (n < 2)
 		return;
 	for (unsigned int cpu = 0; cpu < n && cpu < HV_MAX_CPUS; cpu++)

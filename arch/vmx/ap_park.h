@@ -17,10 +17,14 @@
 #ifndef EXITPLAN_AP_PARK_H
 #define EXITPLAN_AP_PARK_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 /*
  * On the boot CPU, before any vCPU runs: CPUs 0 .. @n - 1 run vCPUs, and
- * an NMI in root operation there is a kick (dropped), not a fault.
- * Nothing to do for one CPU: no one sends it kicks.
+ * an NMI in root operation there is a kick (dropped), not a fault
+ * (nothing to do for one CPU: no one sends it kicks); and the idle
+ * timer's handler (vmx_idle_halt_until()) where there is one.
  */
 void vmx_ap_park_init(unsigned int n);
 
@@ -39,6 +43,23 @@ void __attribute__((noreturn)) vmx_park_this_cpu(void);
 void vmx_idle_prepare(unsigned int cpu);
 void vmx_idle_halt(unsigned int cpu);
 void vmx_idle_done(unsigned int cpu);
+
+/*
+ * The idle timer (apic: virtual, a CPU with TSC-deadline mode): instead
+ * of polling for a blocked vCPU's timer, vmx_idle_halt_until() halts
+ * (between the same prepare and done) until the TSC reaches @deadline,
+ * on the physical APIC's TSC-deadline timer, whose interrupt
+ * (VMX_KICK_VECTOR) is taken with interrupts on for the HLT alone -- or
+ * until a kick, as vmx_idle_halt().  The timer is disarmed after.
+ */
+bool vmx_idle_timer_available(void);
+void vmx_idle_halt_until(unsigned int cpu, uint64_t deadline);
+/*
+ * VMX_KICK_VECTOR taken in root operation (the idle timer's, or a kick
+ * that came late), after the EOI: ends an idle halt, race-free.
+ */
+struct interrupt_frame;
+void vmx_idle_irq(struct interrupt_frame *f);
 /* After posting to a vCPU of @cpu: wake @cpu if it is halted idle. */
 void vmx_idle_kick(unsigned int cpu);
 

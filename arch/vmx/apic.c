@@ -37,6 +37,7 @@
 #include "events.h"
 #include "msr_safe.h"
 #include "apic.h"
+#include "legacy_irq.h"
 #include "vlapic_exits.h"
 #include "vcpu_switch.h"
 
@@ -176,6 +177,9 @@ enum vmx_exit_action vmx_take_events(struct vcpu *vcpu)
 	/* The NMI first: it has priority over external interrupts (SDM 6.9). */
 	if (ev.nmi)
 		vmx_queue_nmi(vcpu);	/* injected by the stub before VMRESUME (events.c) */
+	/* The 8259s' INT for its LINT0, or the 8254's deadline changed (legacy_irq.c). */
+	if (ev.legacy)
+		vmx_legacy_irq_update(vcpu);
 	/* A globally disabled APIC accepts no interrupt: it is not there (SDM Vol. 3A 11.4.3). */
 	if (!PROFILE_APIC_VIRTUAL && !(a->apic_base & APIC_BASE_EN))
 		ev.irr[0] = ev.irr[1] = ev.irr[2] = ev.irr[3] = 0;

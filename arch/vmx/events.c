@@ -169,8 +169,12 @@ enum vmx_exit_action handle_interrupt_window(struct vcpu *vcpu)
 {
 	if (vcpu->arch->legacy_int_waiting)
 		vmx_legacy_irq_update(vcpu);	/* the 8259s' INTA, now (legacy_irq.c) */
-	if (PROFILE_APIC_VIRTUAL)
+	if (PROFILE_APIC_VIRTUAL) {
+		/* An 8259 vector (ExtINT) waits here beside the virtual APIC's (legacy_irq.c). */
+		if (vcpu->arch->irq_pending)
+			vmx_try_inject_pending(vcpu);
 		return vmx_vlapic_interrupt_window(vcpu);
+	}
 	if (!vmx_try_inject_pending(vcpu) && !vcpu->arch->irq_pending)
 		vmx_set_intr_window(vcpu, false);
 	return VMX_EXIT_RESUME;

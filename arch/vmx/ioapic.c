@@ -22,6 +22,7 @@ void ioapic_guest_init(struct ioapic_guest *g)
 	g->ioregsel = 0;
 	g->version = ioapic_hw_read(IOAPIC_REG_VER);
 	g->virtual_dest = false;
+	g->emulated_pins = 0;
 }
 
 static unsigned int redirection_entries(const struct ioapic_guest *g)
@@ -47,6 +48,8 @@ static uint32_t hw_low(const struct ioapic_guest *g, unsigned int n, uint32_t gu
 {
 	uint32_t v = guest_low;
 
+	if (g->virtual_dest && n < 64 && (g->emulated_pins & (1ull << n)))
+		return guest_low | IOREDTBL_MASKED;	/* the hardware's device is the host's */
 	if (g->virtual_dest && ioapic_delivery_allowed(guest_low))
 		v = (guest_low & ~(IOREDTBL_VECTOR_MASK | IOREDTBL_DELMOD_MASK |
 				   IOREDTBL_DESTMOD_LOGICAL)) |
@@ -59,11 +62,12 @@ static uint32_t hw_high(const struct ioapic_guest *g, uint32_t guest_high)
 	return g->virtual_dest ? (uint32_t)g->host_dest << IOREDTBL_DEST_SHIFT : guest_high;
 }
 
-void ioapic_guest_init_virtual(struct ioapic_guest *g, uint8_t host_dest)
+void ioapic_guest_init_virtual(struct ioapic_guest *g, uint8_t host_dest, uint64_t emulated_pins)
 {
 	ioapic_guest_init(g);
 	g->virtual_dest = true;
 	g->host_dest = host_dest;
+	g->emulated_pins = emulated_pins;
 	for (unsigned int n = 0; n < redirection_entries(g); n++) {
 		uint8_t lo = (uint8_t)(IOAPIC_REG_REDTBL + 2 * n);
 
@@ -89,6 +93,17 @@ bool ioapic_guest_route(const struct ioapic_guest *g, uint8_t host_vector, uint3
 	return true;
 }
 
+bool ioapic_guest_pin_route(const struct ioapic_guest *g, unsigned int pin, uint32_t *low,
+			    uint32_t *high)
+{
+	if (!g->virtual_dest || pin >= redirection_entries(g) ||
+	    (g->low[pin] & IOREDTBL_MASKED) || !ioapic_delivery_allowed(g->low[pin]))
+		return false;
+	*low = g->low[pin];
+	*high = g->high[pin];
+	return true;
+}
+
 enum ioapic_result ioapic_guest_read(struct ioapic_guest *g, unsigned int offset,
 				     unsigned int size, uint32_t *value)
 {
@@ -107,6 +122,10 @@ enum ioapic_result ioapic_guest_read(struct ioapic_guest *g, unsigned int offset
 
 		/* The guest's destination; the hardware's status bits (delivery status, remote IRR). */
 		uint32_t hw_bits = IOREDTBL_DELIVS | IOREDTBL_REMOTE_IRR | IOREDTBL_MASKED;
+
+		/* An emulated pin's hardware entry is masked for good: the mask is the guest's. */
+		if (n < 64 && (g->emulated_pins & (1ull << n)))
+			hw_bits &= ~IOREDTBL_MASKED;
 
 		if ((index - IOAPIC_REG_REDTBL) & 1)
 			*value = g->high[n];

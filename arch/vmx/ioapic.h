@@ -121,6 +121,13 @@ struct ioapic_guest {
 	 */
 	bool virtual_dest;
 	uint8_t host_dest;
+	/*
+	 * Pins whose device the hypervisor emulates (bit n: pin n): the
+	 * 8254's (acpi_madt_isa_irq_pin(0)).  The hardware's entry stays
+	 * masked -- its device is the host's -- and the emulated device's
+	 * interrupt follows the guest's entry (ioapic_guest_pin_route()).
+	 */
+	uint64_t emulated_pins;
 	uint32_t low[IOAPIC_MAX_ENTRIES], high[IOAPIC_MAX_ENTRIES];
 };
 
@@ -139,9 +146,17 @@ struct ioapic_refusal {
 void ioapic_guest_init(struct ioapic_guest *g);
 /*
  * The same with virtual destinations: the guest's entries start as the
- * hardware's; the hardware's are rewritten to physical mode, @host_dest.
+ * hardware's; the hardware's are rewritten to physical mode, @host_dest,
+ * those of @emulated_pins (bit n: pin n, below 64) masked.
  */
-void ioapic_guest_init_virtual(struct ioapic_guest *g, uint8_t host_dest);
+void ioapic_guest_init_virtual(struct ioapic_guest *g, uint8_t host_dest, uint64_t emulated_pins);
+/*
+ * Virtual destinations: the guest's entry of pin @pin (an emulated
+ * device's), its low and high dwords; false when it is masked, of a
+ * refused delivery mode, or past the table.
+ */
+bool ioapic_guest_pin_route(const struct ioapic_guest *g, unsigned int pin, uint32_t *low,
+			    uint32_t *high);
 /*
  * Virtual destinations: the guest's entry whose interrupt arrived as
  * @host_vector (IOAPIC_HOST_VECTOR()), its low and high dwords; false

@@ -19,6 +19,7 @@
  * instruction fetch, an event delivery through the page or an
  * instruction that is not a MOV stop the guest with a report.
  */
+#include "ap_park.h"
 #include "boot_info.h"
 #include "acpi.h"
 #include "arch_bits.h"
@@ -38,6 +39,7 @@
 #include "vcpu_arch.h"
 #include "vcpu_stop.h"
 #include "vlapic_exits.h"
+#include "legacy_irq.h"
 #include "vmx_ops.h"
 
 #define HPET_DEFAULT_BASE	0xfed00000ull	/* IA-PC HPET Specification 1.0a, 2.1 */
@@ -48,6 +50,8 @@ static uint64_t ioapic_page = IOAPIC_DEFAULT_BASE;
 /* The guest's I/O APIC, under the VM's platform_lock (so is the hardware's IOREGSEL). */
 static struct ioapic_guest vm_ioapic;
 static bool vm_ioapic_ready;
+/* apic: virtual: the pin the guest's 8254 drives (the MADT's override of ISA IRQ 0). */
+static unsigned int vm_ioapic_pit_pin;
 /* apic: virtual: the VM whose vCPUs the interrupts taken in root operation are for. */
 static struct vm *ioapic_vm;
 static void ioapic_root_irq(struct interrupt_frame *f);
@@ -143,7 +147,9 @@ static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa,
 			for (unsigned int n = 0; n < IOAPIC_MAX_ENTRIES; n++)
 				idt_set_handler(IOAPIC_HOST_VECTOR(n), ioapic_root_irq);
 			idt_set_handler(VMX_KICK_VECTOR, ioapic_root_irq);
-			ioapic_guest_init_virtual(&vm_ioapic, (uint8_t)percpu_area(0)->apic_id);
+			vm_ioapic_pit_pin = acpi_madt_isa_irq_pin(0);
+			ioapic_guest_init_virtual(&vm_ioapic, (uint8_t)percpu_area(0)->apic_id,
+						  vm_ioapic_pit_pin < 64 ? 1ull << vm_ioapic_pit_pin : 0);
 		} else {
 			ioapic_guest_init(&vm_ioapic);
 		}
@@ -167,6 +173,9 @@ static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa,
 		       "mode %s (low dword %#x) is not the guest's; later ones are not reported\n",
 		       refusal.entry, ioapic_delivery_mode_name(refusal.value), refusal.value);
 	vmx_mmio_complete(vcpu, a, value);
+	/* The 8254's pin may have been unmasked, masked or re-routed (legacy_irq.c). */
+	if (PROFILE_APIC_VIRTUAL && a->store && offset == IOAPIC_IOWIN)
+		vmx_legacy_irq_update(vcpu);
 	return VMX_EXIT_RESUME;
 }
 
@@ -179,11 +188,10 @@ static bool host_vector(uint8_t vector)
 /*
  * Post the interrupt that arrived as @vector to the vCPUs its guest
  * entry names (@self is the vCPU that took it, VM_MAX_VCPUS for none):
- * its vector, delivery mode (fixed or lowest priority) and destination
- * mode sit where an xAPIC ICR has them (bits 11:0), its destination
- * where the ICR's is, so it is decoded and posted as an IPI would be
- * (runtime/vm.c), the targets but @self kicked.  The targets, or 0 when
- * no entry delivers @vector.
+ * decoded as the I/O APIC's message, each target matched in its own
+ * APIC mode (vm_ioapic_decode(): x2APIC-mode targets too), and posted
+ * as an IPI would be (runtime/vm.c), the targets but @self kicked.  The
+ * targets, or 0 when no entry delivers @vector.
  */
 static uint32_t ioapic_post(struct vm *vm, unsigned int self, uint8_t vector)
 {
@@ -198,10 +206,7 @@ static uint32_t ioapic_post(struct vm *vm, unsigned int self, uint8_t vector)
 	}
 	if (!routed)
 		return 0;
-	req = vm_icr_decode(vm, self,
-			    ((uint64_t)(high >> IOREDTBL_DEST_SHIFT) << APIC_ICR_XAPIC_DEST_SHIFT) |
-			    (low & (IOREDTBL_VECTOR_MASK | IOREDTBL_DELMOD_MASK |
-				    IOREDTBL_DESTMOD_LOGICAL)), false);
+	req = vm_ioapic_decode(vm, low, high);
 	vm_icr_deliver(vm, self, &req);
 	return req.targets;
 }
@@ -233,8 +238,15 @@ static void ioapic_root_irq(struct interrupt_frame *f)
 	uint8_t vector = (uint8_t)f->vector;
 
 	vmx_apic_eoi();
+	vmx_idle_irq(f);	/* a halted idle CPU's HLT ends (ap_park.c) */
 	if (host_vector(vector) && ioapic_vm)
 		ioapic_post(ioapic_vm, VM_MAX_VCPUS, vector);
+}
+
+bool vmx_ioapic_pit_route(uint32_t *low, uint32_t *high)
+{
+	return PROFILE_APIC_VIRTUAL && READ_ONCE(vm_ioapic_ready) &&
+	       ioapic_guest_pin_route(&vm_ioapic, vm_ioapic_pit_pin, low, high);
 }
 
 bool vmx_ioapic_idle_polls(unsigned int cpu)

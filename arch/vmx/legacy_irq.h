@@ -8,8 +8,12 @@
 struct vcpu;
 
 /*
- * legacy_irq.c: the guest's 8259s' INT as an external interrupt of vCPU 0,
- * after an access to their ports or the 8254's, or the 8254's deadline.
+ * Bring the guest's 8259s and 8254 up to date on @vcpu (its VMCS
+ * current) and deliver what they raised where the guest routed it: the
+ * 8259s' INT to the vCPU whose LINT0 takes ExtINT, the 8254's IRQ 0
+ * through the I/O APIC entry of its pin.  After an access to their
+ * ports or the I/O APIC's, at the 8254's deadline (vCPU 0 keeps it), at
+ * an interrupt window the INT waits for, and when posted vm_events.legacy.
  */
 void vmx_legacy_irq_update(struct vcpu *vcpu);
 

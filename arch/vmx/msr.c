@@ -832,8 +832,13 @@ void vcpu_setup_msrs(struct vcpu *vcpu)
 	 * again at each STARTUP, when the physical APIC may be in the x2APIC
 	 * mode the guest has since left (apic_base_write()).
 	 */
+	/*
+	 * BSP is vCPU 0's alone: the CPU setting a vCPU up may carry several
+	 * (runtime/sched.h), and the boot CPU's BSP flag is not theirs.
+	 */
 	if (!a->apic_base)
-		a->apic_base = rdmsr(MSR_IA32_APIC_BASE);
+		a->apic_base = (rdmsr(MSR_IA32_APIC_BASE) & ~(uint64_t)APIC_BASE_BSP) |
+			       (vcpu->id == 0 ? APIC_BASE_BSP : 0);
 	cpuid_count(1, 0, &eax, &ebx, &ecx, &edx);
 	a->has_x2apic = ecx & CPUID_1_ECX_X2APIC;
 	a->has_tsc_deadline = ecx & CPUID_1_ECX_TSC_DEADLINE;

@@ -67,6 +67,8 @@ void vmx_vlapic_setup(struct vcpu *vcpu)
 	/* Where firmware put the window (it cannot move: vmx_vlapic_wrmsr()). */
 	l->apic_base = vmx_xapic_page() | APIC_BASE_EN | (a->apic_base & APIC_BASE_BSP);
 	a->apic_base = l->apic_base;
+	/* What firmware leaves: the BSP in virtual wire mode, the 8259s' INT on its LINT0. */
+	vlapic_firmware_handoff(l);
 	host_apic_enable();
 }
 
@@ -88,7 +90,8 @@ void vmx_vlapic_sync(struct vcpu *vcpu)
 	vlapic_timer_update(l, rdtsc());
 	vector = vlapic_pending_vector(l);
 	if (vector < 0) {
-		vmx_set_intr_window(vcpu, false);
+		/* The 8259s' INT or vector may wait for the window too (legacy_irq.c). */
+		vmx_set_intr_window(vcpu, a->legacy_int_waiting || a->irq_pending);
 	} else if ((vmcs_read32(VM_ENTRY_INTR_INFO_FIELD) & INTR_INFO_VALID) ||
 		   !vmx_guest_interruptible()) {
 		/* The interrupt-window exit comes back here when the guest can take it. */
@@ -100,7 +103,7 @@ void vmx_vlapic_sync(struct vcpu *vcpu)
 		vmcs_write(GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_ACTIVE);
 		vlapic_ack(l, (uint8_t)vector);
 		/* The next one waits for this one's EOI (an exit) or a higher class (an exit too). */
-		vmx_set_intr_window(vcpu, false);
+		vmx_set_intr_window(vcpu, a->legacy_int_waiting || a->irq_pending);
 	}
 	/* The model's next deadline, in host TSC ticks, for vmx_program_preemption_timer(). */
 	next = vlapic_timer_next(l);
@@ -147,7 +150,9 @@ enum vmx_exit_action vmx_vlapic_hlt(struct vcpu *vcpu)
 	bool idle;
 
 	vlapic_timer_update(l, rdtsc());
-	idle = vlapic_pending_vector(l) < 0;
+	/* The 8259s' INT waiting for its LINT0 ends the HLT too (legacy_irq.c). */
+	idle = vlapic_pending_vector(l) < 0 && !vcpu->arch->legacy_int_waiting &&
+	       !vcpu->arch->irq_pending;
 	if (idle && !vcpu->arch->shared)
 		vmcs_write(GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_HLT);
 	vmx_vlapic_sync(vcpu);
@@ -162,7 +167,8 @@ bool vmx_vlapic_has_interrupt(struct vcpu *vcpu)
 	struct vlapic *l = &vcpu->arch->vlapic;
 
 	vlapic_timer_update(l, rdtsc());
-	return vlapic_pending_vector(l) >= 0;
+	return vlapic_pending_vector(l) >= 0 || vcpu->arch->legacy_int_waiting ||
+	       vcpu->arch->irq_pending;
 }
 
 /* An ICR write: the model decoded it (vm_icr_decode()); deliver, and take ours at once. */

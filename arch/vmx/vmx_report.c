@@ -161,9 +161,9 @@ static void vmx_print_sched(const struct sched *s)
 		       (unsigned long long)sc->ple_yields, (unsigned long long)sc->pause_yields);
 		printk("exitplan: scheduler: CPU %u: %llu wakeup preemptions\n", c,
 		       (unsigned long long)sc->wake_preemptions);
-		printk("exitplan: scheduler: CPU %u idle: %llu halts until a kick, %llu polls for a "
-		       "blocked vCPU's timer\n", c, (unsigned long long)sc->idle_halts,
-		       (unsigned long long)sc->idle_polls);
+		printk("exitplan: scheduler: CPU %u idle: %llu halts until a kick, %llu halts until a "
+		       "blocked vCPU's timer, %llu polls\n", c, (unsigned long long)sc->idle_halts,
+		       (unsigned long long)sc->idle_timer_halts, (unsigned long long)sc->idle_polls);
 	}
 }
 

@@ -159,10 +159,12 @@ static bool vmx_vcpu_unblock(struct vcpu *vcpu)
 		a->block = VCPU_BLOCK_NONE;
 		return true;
 	case VCPU_BLOCK_HLT:
-		/* The 8254's IR0 is vCPU 0's (legacy_irq.c); its deadline may be what woke it. */
+		/* vCPU 0 keeps the 8254's deadline (legacy_irq.c); it may be what woke it. */
 		if (a->pit_deadline && rdtsc() >= a->pit_deadline)
 			vmx_legacy_irq_update(vcpu);
-		if (!vm_vcpu_events_pending(vcpu->vv) && !vmx_vlapic_has_interrupt(vcpu)) {
+		/* Woken for nothing it takes (the 8254's request was another vCPU's): block again. */
+		if (!vm_vcpu_events_pending(vcpu->vv) && !vmx_vlapic_has_interrupt(vcpu) &&
+		    !(vmcs_read32(VM_ENTRY_INTR_INFO_FIELD) & INTR_INFO_VALID)) {
 			vmx_vlapic_sync(vcpu);		/* its timer's next deadline, for the siblings */
 			break;
 		}
@@ -297,13 +299,17 @@ static bool vmx_cpu_has_work(unsigned int cpu)
 
 /*
  * Wait until a vCPU of @cpu is runnable: halted (interrupts off) until
- * vmm_kick()'s NMI when no blocked vCPU has a timer armed, else polling
- * for its deadline (sched_idle_may_halt()).  No NMI that comes is taken
- * for a guest's: the CPU has no current vCPU meanwhile.
+ * vmm_kick()'s NMI when no blocked vCPU has a timer armed, halted until
+ * the earliest such timer's deadline (or a kick) on the host's idle
+ * timer (ap_park.c) when it has one, else polling for the deadline
+ * (sched_idle_may_halt()).  No NMI that comes is taken for a guest's:
+ * the CPU has no current vCPU meanwhile.
  */
 static void vmx_cpu_idle(unsigned int cpu)
 {
 	struct sched_cpu *sc = &vmx_sched.cpu[cpu];
+	bool timer = vmx_idle_timer_available();
+	uint64_t due = vmx_sched_timer_due(cpu);
 
 	this_cpu()->vcpu = NULL;
 	/*
@@ -311,8 +317,7 @@ static void vmx_cpu_idle(unsigned int cpu)
 	 * with interrupts open for an instant: a device's interrupt for a
 	 * blocked vCPU would otherwise wait in its APIC for a kick.
 	 */
-	if (vmx_ioapic_idle_polls(cpu) ||
-	    !sched_idle_may_halt(&vmx_sched, vmx_sched_timer_due(cpu))) {
+	if (vmx_ioapic_idle_polls(cpu) || !sched_idle_may_halt(&vmx_sched, due, timer)) {
 		sc->idle_polls++;
 		while (!vmx_cpu_has_work(cpu)) {
 			vmx_ioapic_idle(cpu);
@@ -320,13 +325,22 @@ static void vmx_cpu_idle(unsigned int cpu)
 		}
 		return;
 	}
-	sc->idle_halts++;
+	if (due)
+		sc->idle_timer_halts++;
+	else
+		sc->idle_halts++;
 	for (;;) {
 		vmx_idle_prepare(cpu);
-		/* A timer armed meanwhile is a vCPU's woken and blocked again: this CPU's own doing. */
-		if (vmx_cpu_has_work(cpu) || vmx_sched_timer_due(cpu))
+		if (vmx_cpu_has_work(cpu))
 			break;
-		vmx_idle_halt(cpu);
+		/* A timer armed meanwhile is a vCPU's woken and blocked again: this CPU's own doing. */
+		due = vmx_sched_timer_due(cpu);
+		if (!sched_idle_may_halt(&vmx_sched, due, timer))
+			break;		/* polled, at the next call */
+		if (due)
+			vmx_idle_halt_until(cpu, due);
+		else
+			vmx_idle_halt(cpu);
 	}
 	vmx_idle_done(cpu);
 }
@@ -336,8 +350,8 @@ static void vmx_cpu_idle(unsigned int cpu)
  * until all of its vCPUs are gone.  The VMCS of the one picked is made
  * current (VMPTRLD) when it is another than the last one; with none
  * runnable the CPU waits in root operation (vmx_cpu_idle()): halted
- * until a kick, or polling while a blocked vCPU's timer is armed (no
- * host timer wakes it yet).
+ * until a kick or a blocked vCPU's timer, or polling for the timer
+ * where no host timer ends a halt.
  */
 static void vmx_cpu_run(unsigned int cpu)
 {

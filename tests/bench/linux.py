@@ -55,14 +55,21 @@ class Workload:
     profile: str        # the profile it runs under in exitplan
     ncpu: int           # CPUs of the emulated machine (both settings)
     nvcpu: int          # vCPUs under exitplan (more than ncpu: scheduled)
+    # Bare Bochs also on this many CPUs (overcommit: as many as the guest's
+    # vCPUs, the machine Linux sees under exitplan); 0: only on ncpu.
+    bare_also: int = 0
+
+    def bare_ncpus(self) -> Tuple[int, ...]:
+        return (self.ncpu,) + ((self.bare_also,) if self.bare_also else ())
 
 
 # The same runs as tests/boot/test_linux.py.  Overcommit: 8 spinning
-# threads; under exitplan 4 vCPUs on the 2 CPUs, bare on the 2 CPUs.
+# threads; under exitplan 4 vCPUs on the 2 CPUs; bare on the same 2 CPUs
+# and on 4 (what the guest sees: the price of overcommit itself).
 WORKLOADS: Tuple[Workload, ...] = (
     Workload("hrtimer", "hrtimer", "", "linux-hrtimer", 2, 2),
     Workload("pipe ping-pong", "pingpong", "", "linux-pipe-pingpong", 2, 2),
-    Workload("overcommit", "spinlock", "8,2000", "linux-overcommit", 2, 4),
+    Workload("overcommit", "spinlock", "8,2000", "linux-overcommit", 2, 4, bare_also=4),
 )
 WHAT = {"hrtimer": "ticks between timerfd wake-ups (1 ms period, 50 periods)",
         "pingpong": "round trip of one byte through two pipes, CPUs 0 and 1 (200)",
@@ -76,6 +83,7 @@ EXITED_RE = re.compile(r"^linux-init: (\S+) exited with status (\d+)\r?$", re.M)
 class Result:
     workload: Workload
     setting: str                       # BARE or the profile
+    ncpu: int                          # CPUs of this run's machine
     status: str                        # ok | timeout | failed (status N) | incomplete | error: ...
     row: Optional[Dict[str, object]] = None   # n, mean, p50, p99
     tsc_mhz: Optional[str] = None             # what Linux detected
@@ -87,9 +95,10 @@ def cmdline(base: str, w: Workload, bare: bool) -> str:
     return c + (f" tsc_early_khz={BARE_TSC_KHZ}" if bare else "")
 
 
-def parse(w: Workload, setting: str, text: str, timed_out: bool = False) -> Result:
+def parse(w: Workload, setting: str, text: str, timed_out: bool = False,
+          ncpu: int = 0) -> Result:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    r = Result(w, setting, "")
+    r = Result(w, setting, ncpu or w.ncpu, "")
     rows = [x for x in linux_workloads.parse(text) if x["workload"] == w.prog]
     r.row = rows[-1] if rows else None
     tsc = TSC_RE.findall(text)
@@ -109,16 +118,18 @@ def slug(w: Workload) -> str:
     return w.prog if w.prog != "spinlock" else "overcommit"
 
 
-def serial_path(out: Path, w: Workload, bare: bool) -> Path:
-    return out / "linux" / f"{slug(w)}-{'bare' if bare else w.profile}.serial"
+def serial_path(out: Path, w: Workload, bare: bool, ncpu: int = 0) -> Path:
+    """ncpu: a bare run's CPUs, when not w.ncpu (bare4: on 4)."""
+    tag = w.profile if not bare else "bare" + (str(ncpu) if ncpu and ncpu != w.ncpu else "")
+    return out / "linux" / f"{slug(w)}-{tag}.serial"
 
 
-def _bare_job(root: Path, linux_dir: Path, w: Workload, line: str, cpu: str, serial: Path,
+def _bare_job(root: Path, linux_dir: Path, ncpu: int, line: str, cpu: str, serial: Path,
               timeout: int):
     def job():
         try:
             p = subprocess.run([str(root / "tests" / "linux" / "bochs-bare.sh"), str(serial),
-                                line, cpu, str(w.ncpu), str(timeout)],
+                                line, cpu, str(ncpu), str(timeout)],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                env={**os.environ, "LINUX_DIR": str(linux_dir)},
                                timeout=timeout + 120)
@@ -152,23 +163,25 @@ def run_all(bootlib, root: Path, out: Path, elf_of: Callable[[str], Path], cpu: 
         if p.returncode:
             raise bootlib.BootError(f"mkiso.sh: {p.stdout[-600:]}")
         todo.append(bench_workloads.hv_job(bootlib, iso, cpu, serial, timeout, w.ncpu))
-        meta.append((w, w.profile))
-        todo.append(_bare_job(REPO, linux_dir, w, cmdline(base, w, True), cpu,
-                              serial_path(out, w, True), timeout))
-        meta.append((w, BARE))
+        meta.append((w, w.profile, w.ncpu))
+        for n in w.bare_ncpus():
+            todo.append(_bare_job(REPO, linux_dir, n, cmdline(base, w, True), cpu,
+                                  serial_path(out, w, True, n), timeout))
+            meta.append((w, BARE, n))
     done = bootlib.run_parallel(todo, max_workers=jobs)
-    return [Result(w, s, text) if text.startswith("error: ") else parse(w, s, text, t)
-            for (w, s), (text, t) in zip(meta, done)]
+    return [Result(w, s, n, text) if text.startswith("error: ") else parse(w, s, text, t, n)
+            for (w, s, n), (text, t) in zip(meta, done)]
 
 
 def from_serial(out: Path) -> List[Result]:
     """Results recorded earlier under OUT/linux/."""
     res = []
     for w in WORKLOADS:
-        for bare in (False, True):
-            p = serial_path(out, w, bare)
+        for bare, n in [(False, w.ncpu)] + [(True, n) for n in w.bare_ncpus()]:
+            p = serial_path(out, w, bare, n)
             if p.exists():
-                res.append(parse(w, BARE if bare else w.profile, p.read_text(errors="replace")))
+                res.append(parse(w, BARE if bare else w.profile, p.read_text(errors="replace"),
+                                 ncpu=n))
     return res
 
 
@@ -180,7 +193,7 @@ def render(results: List[Result]) -> List[str]:
     """The Linux section of results.md (its lines)."""
     if not results:
         return []
-    by = {(r.workload.name, r.setting == BARE): r for r in results}
+    by = {(r.workload.name, r.setting == BARE, r.ncpu): r for r in results}
     L = ["## Workloads: Linux programs, under exitplan and on bare Bochs (Bochs ticks)", "",
          "The project's kernel (docs/LINUX.md) and initramfs, /init running one program "
          "(tests/linux/ep-*.c, `exitplan.run=`), under exitplan with the profile measured "
@@ -193,21 +206,26 @@ def render(results: List[Result]) -> List[str]:
          *table.head(["workload", "what", "profile", "CPUs (vCPUs)", "exitplan", "bare Bochs",
                       "exitplan - bare (mean)", "ratio (mean)"])]
     for w in WORKLOADS:
-        hv, bare = by.get((w.name, False)), by.get((w.name, True))
-        if hv is None and bare is None:
-            continue
-        diff = ratio = ""
-        if hv and bare and hv.status == "ok" and bare.status == "ok":
-            a, b = hv.row["mean"], bare.row["mean"]
-            diff, ratio = f"{a - b:+d}", (f"{a / b:.2f}" if b else "")
-        cpus = f"{w.ncpu}" + (f" ({w.nvcpu})" if w.nvcpu != w.ncpu else "")
-        L.append(table.row([w.name, WHAT[w.prog], f"`{w.profile}`", cpus, _cell(hv), _cell(bare),
-                            diff, ratio]))
+        hv = by.get((w.name, False, w.ncpu))
+        for n in w.bare_ncpus():
+            bare = by.get((w.name, True, n))
+            if hv is None and bare is None:
+                continue
+            diff = ratio = ""
+            if hv and bare and hv.status == "ok" and bare.status == "ok":
+                a, b = hv.row["mean"], bare.row["mean"]
+                diff, ratio = f"{a - b:+d}", (f"{a / b:.2f}" if b else "")
+            cpus = f"{w.ncpu}" + (f" ({w.nvcpu})" if w.nvcpu != w.ncpu else "")
+            if n != w.ncpu:
+                cpus += f"; bare on {n}"
+            L.append(table.row([w.name, WHAT[w.prog], f"`{w.profile}`", cpus, _cell(hv),
+                                _cell(bare), diff, ratio]))
     L += ["", "TSC rate each Linux detected (MHz), and the exits of each exitplan run "
           "(boot included, all vCPUs; its statistics document):", ""]
     for r in results:
         if r.setting == BARE:
-            L.append(f"- {r.workload.name}, bare: tsc {r.tsc_mhz or '?'} MHz")
+            on = f" on {r.ncpu} CPUs" if r.ncpu != r.workload.ncpu else ""
+            L.append(f"- {r.workload.name}, bare{on}: tsc {r.tsc_mhz or '?'} MHz")
             continue
         L.append(f"- {r.workload.name}, `{r.setting}`: tsc {r.tsc_mhz or '?'} MHz; "
                  f"{sum(r.exits.values())} exits: {table.mix(r.exits, 6)}")
@@ -217,8 +235,8 @@ def render(results: List[Result]) -> List[str]:
 
 def write_csv(results: List[Result], path: Path) -> None:
     table.write_csv(path, "workload,program,setting,ncpu,nvcpu,status,n,mean,p50,p99,tsc_mhz,exits",
-                    [[r.workload.name, r.workload.prog, r.setting, r.workload.ncpu,
-                      r.workload.nvcpu if r.setting != BARE else r.workload.ncpu, r.status,
+                    [[r.workload.name, r.workload.prog, r.setting, r.ncpu,
+                      r.workload.nvcpu if r.setting != BARE else r.ncpu, r.status,
                       *((r.row or {}).get(k, "") for k in ("n", "mean", "p50", "p99")),
                       r.tsc_mhz or "", sum(r.exits.values())] for r in results])
 

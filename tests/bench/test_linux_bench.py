@@ -44,6 +44,11 @@ linux-init: running pingpong
 workload pingpong: n=200 mean=7441 p50=6850 p99=9000 ticks
 linux-init: pingpong exited with status 0
 """
+SPIN_RUN = """tsc: Detected 10.000 MHz processor
+linux-init: running spinlock
+workload spinlock: n=8 mean=300 p50=290 p99=410 ticks
+linux-init: spinlock exited with status 0
+"""
 
 
 def test_parse_runs():
@@ -78,7 +83,8 @@ def test_command_lines():
 def test_render_and_csv(tmp_path):
     res = [linux.parse(PINGPONG, PINGPONG.profile, HV_RUN),
            linux.parse(PINGPONG, linux.BARE, BARE_RUN),
-           linux.Result(OVERCOMMIT, OVERCOMMIT.profile, "timeout")]
+           linux.Result(OVERCOMMIT, OVERCOMMIT.profile, 2, "timeout"),
+           linux.parse(OVERCOMMIT, linux.BARE, SPIN_RUN, ncpu=4)]
     md = "\n".join(linux.render(res))
     assert md.startswith("## Workloads: Linux programs")
     assert "retired instructions" in md
@@ -86,8 +92,12 @@ def test_render_and_csv(tmp_path):
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[2:] == ["`linux-pipe-pingpong`", "2", "14955 / 13630 / 19185",
                          "7441 / 6850 / 9000", "+7514", "2.01"]
-    oc = next(line for line in md.splitlines() if line.startswith("| overcommit |"))
-    assert "| 2 (4) |" in oc and "| timeout |" in oc
+    oc = [line for line in md.splitlines() if line.startswith("| overcommit |")]
+    # Bare on the same 2 CPUs (not run here) and on the 4 the guest sees.
+    assert len(oc) == 2
+    assert "| 2 (4) |" in oc[0] and "| timeout |" in oc[0]
+    assert "| 2 (4); bare on 4 |" in oc[1] and "| 300 / 290 / 410 |" in oc[1]
+    assert "- overcommit, bare on 4 CPUs: tsc" in md
     assert "hrtimer" not in [line.split("|")[1].strip() for line in md.splitlines()
                              if line.startswith("| ")]
     assert "- pipe ping-pong, `linux-pipe-pingpong`: tsc 10.002 MHz; 17 exits: MSR_WRITE 15, " \
@@ -97,17 +107,23 @@ def test_render_and_csv(tmp_path):
     rows = list(csv.DictReader((tmp_path / "linux.csv").open()))
     assert [(r["setting"], r["status"], r["mean"]) for r in rows] == \
         [("linux-pipe-pingpong", "ok", "14955"), ("bare Bochs", "ok", "7441"),
-         ("linux-overcommit", "timeout", "")]
+         ("linux-overcommit", "timeout", ""), ("bare Bochs", "ok", "300")]
     assert rows[2]["nvcpu"] == "4" and rows[1]["nvcpu"] == "2"
+    assert (rows[3]["ncpu"], rows[3]["nvcpu"]) == ("4", "4") and rows[2]["ncpu"] == "2"
 
 
 def test_from_serial(tmp_path):
     (tmp_path / "linux").mkdir()
     linux.serial_path(tmp_path, PINGPONG, False).write_text(HV_RUN)
     linux.serial_path(tmp_path, PINGPONG, True).write_text(BARE_RUN)
-    got = [(r.workload.name, r.setting, r.status) for r in linux.from_serial(tmp_path)]
-    assert got == [("pipe ping-pong", "linux-pipe-pingpong", "ok"),
-                   ("pipe ping-pong", linux.BARE, "ok")]
+    four = linux.serial_path(tmp_path, OVERCOMMIT, True, 4)
+    assert four.name == "overcommit-bare4.serial"
+    assert linux.serial_path(tmp_path, OVERCOMMIT, True, 2).name == "overcommit-bare.serial"
+    four.write_text(SPIN_RUN)
+    got = [(r.workload.name, r.setting, r.ncpu, r.status) for r in linux.from_serial(tmp_path)]
+    assert got == [("pipe ping-pong", "linux-pipe-pingpong", 2, "ok"),
+                   ("pipe ping-pong", linux.BARE, 2, "ok"),
+                   ("overcommit", linux.BARE, 4, "ok")]
 
 
 def test_bench_workloads_module_is_not_shadowed():

@@ -14,6 +14,14 @@ RUN_TIMEOUT  ?= 300
 BOOT_TIMEOUT ?= 120
 BOOT_TESTS   ?= tests/boot
 PYTEST_ARGS  ?=
+# Emulators at once in test-boot (bootlib's slots, file locks that hold
+# across processes), and pytest-xdist workers to keep them busy: a module
+# to a worker (its module-scoped boots shared), one worker more than
+# slots, so that a slot a module frees while it builds or checks is taken
+# at once.  Without xdist (python3-pytest-xdist) the modules run in turn.
+BOOT_JOBS    ?= $(shell nproc)
+boot_xdist    = $(if $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && echo y),\
+	-n $(shell expr $(BOOT_JOBS) + 1) --dist loadfile)
 
 RUN_SERIAL  := $(HV_DIR)/run-$(RUN_NAME)-$(CPU).serial
 QEMU_SERIAL := $(HV_DIR)/run-$(RUN_NAME)-qemu.serial
@@ -50,5 +58,5 @@ run-qemu: deps-test
 # The boot tests build what they need through make themselves (bootlib).
 test-boot: deps-test
 	$(call msg,TEST,$(BOOT_TESTS))EXITPLAN_BUILD=$(BUILD) EXITPLAN_PROFILE=$(PROFILE) EXITPLAN_CPU=$(CPU) \
-	EXITPLAN_BOOT_TIMEOUT=$(BOOT_TIMEOUT) \
-		$(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS) $(BOOT_TESTS)
+	EXITPLAN_BOOT_TIMEOUT=$(BOOT_TIMEOUT) EXITPLAN_BOOT_JOBS=$(BOOT_JOBS) \
+		$(PYTHON) -m pytest -q -p no:cacheprovider $(boot_xdist) $(PYTEST_ARGS) $(BOOT_TESTS)

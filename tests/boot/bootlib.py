@@ -18,8 +18,14 @@ where the guest's output and the hypervisor's are interleaved.
 
 Independent runs can go in parallel (2 cores here): run_parallel() takes
 a list of zero-argument callables and returns their results in order.
+Whatever asks for them (run_parallel's threads, the pytest-xdist workers
+`make test-boot` starts), at most EMULATOR_SLOTS emulators run at once,
+and one `make` at a time: both are file locks under BUILD, so they hold
+across processes.
 """
 import concurrent.futures
+import contextlib
+import fcntl
 import os
 import re
 import shlex
@@ -45,6 +51,10 @@ BOOT_TIMEOUT = int(os.environ.get("EXITPLAN_BOOT_TIMEOUT", "120"))
 # subset while another part is being written).
 MAKE_ARGS = shlex.split(os.environ.get("EXITPLAN_MAKE_ARGS", ""))
 MAX_PARALLEL = int(os.environ.get("EXITPLAN_BOOT_JOBS", str(os.cpu_count() or 2)))
+# Emulators at once, in every process of the suite: one per core, so that
+# a boot's wall-clock timeout measures the boot, not a crowded machine.
+EMULATOR_SLOTS = MAX_PARALLEL
+LOCK_DIR = BUILD / "boot-locks"
 
 # The last line of every complete run (runtime/main.c), and a panic, read
 # from the hypervisor's channel only (BootResult.hv).
@@ -64,14 +74,54 @@ STATS = {"runs": 0, "seconds": 0.0}
 _stats_lock = threading.Lock()
 
 
-def _timed(cmd, **kwargs):
-    start = time.monotonic()
-    try:
-        return subprocess.run(cmd, **kwargs)
-    finally:
-        with _stats_lock:
-            STATS["runs"] += 1
-            STATS["seconds"] += time.monotonic() - start
+def _lock_file(name: str):
+    LOCK_DIR.mkdir(parents=True, exist_ok=True)
+    return open(LOCK_DIR / name, "a")
+
+
+@contextlib.contextmanager
+def _make_lock():
+    """One make at a time in the suite: two makes of the same target in
+    one tree would write the same files."""
+    with _lock_file("make") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def emulator_slot():
+    """Wait for one of EMULATOR_SLOTS slots (flock: per open file, so
+    threads of one process exclude each other as processes do)."""
+    while True:
+        for i in range(EMULATOR_SLOTS):
+            f = _lock_file(f"emulator-{i}")
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                f.close()
+                continue
+            try:
+                yield i
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+                f.close()
+            return
+        time.sleep(0.1)
+
+
+def timed_run(cmd, **kwargs):
+    """An emulator run, in a slot; its time (not the wait) counts."""
+    with emulator_slot():
+        start = time.monotonic()
+        try:
+            return subprocess.run(cmd, **kwargs)
+        finally:
+            with _stats_lock:
+                STATS["runs"] += 1
+                STATS["seconds"] += time.monotonic() - start
 
 
 def make(*targets: str, **variables: str) -> None:
@@ -82,8 +132,9 @@ def make(*targets: str, **variables: str) -> None:
     build = os.path.relpath(BUILD, REPO) if BUILD.is_relative_to(REPO) else str(BUILD)
     cmd = ["make", "--no-print-directory", "-s", f"-j{os.cpu_count() or 2}", f"BUILD={build}"]
     cmd += [f"{k}={v}" for k, v in variables.items()] + MAKE_ARGS + list(targets)
-    p = subprocess.run(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True)
+    with _make_lock():
+        p = subprocess.run(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
     if p.returncode != 0:
         raise BootError(f"{' '.join(cmd)} failed:\n{p.stdout[-6000:]}")
 
@@ -127,10 +178,11 @@ def build_profile_variant(base: str, name: str, edits, out: Path, why: str) -> P
     srcs = " ".join(str(c) for c in sorted(gdir.glob("*.c")))
     cppflags = (f"-I runtime -I arch/vmx -I generated/common -I {gdir} "
                 f"-I {build}/{name}/include -MMD -MP")
-    p = subprocess.run(["make", "--no-print-directory", "-s", f"BUILD={build}",
-                        f"PROFILE={name}", f"GEN_COMMON_SRCS={common}",
-                        f"GEN_PROFILE_SRCS={srcs}", f"HV_CPPFLAGS={cppflags}", "build"],
-                       cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    with _make_lock():
+        p = subprocess.run(["make", "--no-print-directory", "-s", f"BUILD={build}",
+                            f"PROFILE={name}", f"GEN_COMMON_SRCS={common}",
+                            f"GEN_PROFILE_SRCS={srcs}", f"HV_CPPFLAGS={cppflags}", "build"],
+                           cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
         raise BootError(f"building {name} failed:\n{p.stdout[-4000:]}")
     return build / name / "exitplan.elf"
@@ -297,7 +349,7 @@ def run_bochs(iso: Path, cpu: str = DEFAULT_CPU, serial: Optional[Path] = None,
     iso = Path(iso)
     serial = Path(serial) if serial else iso.with_name(f"{iso.stem}-{cpu}.serial")
     serial.parent.mkdir(parents=True, exist_ok=True)
-    p = _timed([str(BOOT_DIR / "run-bochs.sh"), str(iso), cpu, str(serial),
+    p = timed_run([str(BOOT_DIR / "run-bochs.sh"), str(iso), cpu, str(serial),
                 str(timeout), str(ncpu)],
                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                env=dict(os.environ, BOCHS_MEGS=str(megs)) if megs else None)
@@ -314,7 +366,7 @@ def run_qemu(iso: Path, serial: Optional[Path] = None, timeout: int = BOOT_TIMEO
     iso = Path(iso)
     serial = Path(serial) if serial else iso.with_name(f"{iso.stem}-qemu.serial")
     env = dict(os.environ, QEMU_CPU=cpu, QEMU_SMP=str(ncpu))
-    p = _timed([str(BOOT_DIR / "run-qemu.sh"), str(iso), str(serial), str(timeout)],
+    p = timed_run([str(BOOT_DIR / "run-qemu.sh"), str(iso), str(serial), str(timeout)],
                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     if p.returncode not in (0, 124):
         raise BootError(f"run-qemu.sh failed ({p.returncode}):\n{p.stdout}")

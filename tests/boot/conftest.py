@@ -28,8 +28,10 @@ def boot_out():
 
 @pytest.fixture
 def test_out(boot_out, request):
-    """A directory of this test's own."""
-    d = boot_out / re.sub(r"[^A-Za-z0-9_.-]", "_", request.node.name)
+    """A directory of this test's own (its module's name in it: modules
+    run side by side under pytest-xdist)."""
+    name = f"{request.node.module.__name__}.{request.node.name}"
+    d = boot_out / re.sub(r"[^A-Za-z0-9_.-]", "_", name)
     d.mkdir(parents=True, exist_ok=True)
     return d
 
@@ -37,14 +39,32 @@ def test_out(boot_out, request):
 # The whole boot suite must stay under 10 minutes on 2 cores.
 SUITE_BUDGET_S = 600
 _session_start = [0.0]
+# The emulator runs of the pytest-xdist workers, summed as each ends.
+_workers = {"runs": 0, "seconds": 0.0}
 
 
 def pytest_sessionstart(session):
     _session_start[0] = time.monotonic()
 
 
+def pytest_sessionfinish(session):
+    """In an xdist worker: hand this process's emulator runs to the controller."""
+    out = getattr(session.config, "workeroutput", None)
+    if out is not None:
+        out["boot_stats"] = dict(bootlib.STATS)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """In the xdist controller: a worker ended; add its emulator runs."""
+    got = getattr(node, "workeroutput", {}).get("boot_stats") or {}
+    _workers["runs"] += got.get("runs", 0)
+    _workers["seconds"] += got.get("seconds", 0.0)
+
+
 def pytest_terminal_summary(terminalreporter):
-    runs, secs = bootlib.STATS["runs"], bootlib.STATS["seconds"]
+    runs = bootlib.STATS["runs"] + _workers["runs"]
+    secs = bootlib.STATS["seconds"] + _workers["seconds"]
     if not runs:
         return
     elapsed = time.monotonic() - _session_start[0]

@@ -54,12 +54,16 @@ def test_run_outside_kernel_with_cmdline_and_modules(test_out, profile, cpu):
 
     build = os.path.relpath(bootlib.BUILD, bootlib.REPO) \
         if bootlib.BUILD.is_relative_to(bootlib.REPO) else str(bootlib.BUILD)
-    p = subprocess.run(["make", "--no-print-directory", f"BUILD={build}", "run",
-                        f"KERNEL={kernel}", f"CMDLINE={cmdline}", f"MODULES={mod1} {mod2}",
-                        f"PROFILE={profile}", f"CPU={cpu}",
-                        f"RUN_TIMEOUT={bootlib.BOOT_TIMEOUT}"] + bootlib.MAKE_ARGS,
-                       cwd=bootlib.REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True)
+    # The ISO first (one make at a time in the suite), then `make run`,
+    # which finds it built, in an emulator slot.
+    run_vars = dict(KERNEL=str(kernel), CMDLINE=cmdline, MODULES=f"{mod1} {mod2}",
+                    PROFILE=profile, CPU=cpu)
+    bootlib.make("iso", **run_vars)
+    p = bootlib.timed_run(["make", "--no-print-directory", f"BUILD={build}", "run",
+                           *(f"{k}={v}" for k, v in run_vars.items()),
+                           f"RUN_TIMEOUT={bootlib.BOOT_TIMEOUT}"] + bootlib.MAKE_ARGS,
+                          cwd=bootlib.REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True)
     assert p.returncode == 0, p.stdout[-4000:]
     verdict = p.stdout.rstrip("\n").splitlines()[-1]
     m = re.fullmatch(r"run: PASS: guest handlers: \d+ passed, 0 failed; exit status 1 = "
@@ -87,11 +91,11 @@ def test_run_outside_kernel_with_cmdline_and_modules(test_out, profile, cpu):
 
     # The reference: QEMU itself, booting the kernel directly.
     qemu = test_out / "qemu.serial"
-    subprocess.run(["timeout", str(bootlib.BOOT_TIMEOUT), "qemu-system-x86_64", "-display", "none",
-                    "-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
-                    "-kernel", str(kernel), "-append", cmdline, "-initrd", f"{mod1},{mod2}",
-                    "-serial", f"file:{qemu}"], stdin=subprocess.DEVNULL,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    bootlib.timed_run(["timeout", str(bootlib.BOOT_TIMEOUT), "qemu-system-x86_64", "-display",
+                       "none", "-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+                       "-kernel", str(kernel), "-append", cmdline, "-initrd", f"{mod1},{mod2}",
+                       "-serial", f"file:{qemu}"], stdin=subprocess.DEVNULL,
+                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     q = bootlib.read_result("qemu", "qemu64", qemu)
     seen = r"^(?:guest handlers: command line|multiboot: module) .*$"
     assert re.findall(seen, q.serial, re.M) == re.findall(seen, r.serial, re.M), q.describe()

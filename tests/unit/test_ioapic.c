@@ -231,7 +231,7 @@ static void test_virtual_destinations(void **state)
 
 	(void)state;
 	hw[IOAPIC_REG_REDTBL + 2 * 3 + 1] = 5u << 24;		/* firmware's, before init */
-	ioapic_guest_init_virtual(&g, 7);
+	ioapic_guest_init_virtual(&g, 7, 0);
 	assert_int_equal(hw[IOAPIC_REG_REDTBL + 2 * 3 + 1], 7u << 24);
 	assert_int_equal(win_read(IOAPIC_REG_REDTBL + 2 * 3 + 1), 5u << 24);
 	/* Pin 4: logical destination 0x04, edge, vector 0x21; pin 9: physical 1, level, 0x21. */
@@ -267,7 +267,7 @@ static void test_virtual_destinations(void **state)
 	 * own vector of every entry with it (pin 4's masked 0x221, pin 9's).
 	 */
 	hw[IOAPIC_REG_VER] = 0x00170020u;
-	ioapic_guest_init_virtual(&g, 7);
+	ioapic_guest_init_virtual(&g, 7, 0);
 	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 9, 0xa121, &r), IOAPIC_DONE);
 	hw_eois = 0;
 	assert_int_equal(ioapic_guest_write(&g, IOAPIC_EOI, 4, 0x21, &r), IOAPIC_DONE);
@@ -276,6 +276,43 @@ static void test_virtual_destinations(void **state)
 	/* Without virtual destinations no vector routes. */
 	ioapic_guest_init(&g);
 	assert_false(ioapic_guest_route(&g, (uint8_t)IOAPIC_HOST_VECTOR(9), &low, &high));
+}
+
+/*
+ * An emulated pin (the 8254's, pin 2): its hardware entry stays masked
+ * whatever the guest writes, the guest reads its own mask back, and the
+ * pin's route is the guest's entry while unmasked.
+ */
+static void test_emulated_pin(void **state)
+{
+	struct ioapic_refusal r;
+	uint32_t low, high;
+
+	(void)state;
+	ioapic_guest_init_virtual(&g, 7, 1ull << 2);
+	assert_true(hw[IOAPIC_REG_REDTBL + 2 * 2] & IOREDTBL_MASKED);
+	assert_false(ioapic_guest_pin_route(&g, 2, &low, &high));
+	/* Logical destination 0x08, edge, vector 0x30, unmasked. */
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 2 + 1, 0x08u << 24, &r), IOAPIC_DONE);
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 2, 0x830, &r), IOAPIC_DONE);
+	assert_true(hw[IOAPIC_REG_REDTBL + 2 * 2] & IOREDTBL_MASKED);
+	assert_int_equal(win_read(IOAPIC_REG_REDTBL + 2 * 2), 0x830);
+	assert_true(ioapic_guest_pin_route(&g, 2, &low, &high));
+	assert_int_equal(low, 0x830);
+	assert_int_equal(high, 0x08u << 24);
+	/* Other pins go to the hardware as before. */
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 3, 0x831, &r), IOAPIC_DONE);
+	assert_int_equal(hw[IOAPIC_REG_REDTBL + 2 * 3], IOAPIC_HOST_VECTOR(3));
+	/* Masked again, or a refused mode: no route; past the table: none. */
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 2, 0x830 | IOREDTBL_MASKED, &r),
+			 IOAPIC_DONE);
+	assert_false(ioapic_guest_pin_route(&g, 2, &low, &high));
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 2, 0x430, &r), IOAPIC_REFUSED);
+	assert_false(ioapic_guest_pin_route(&g, 2, &low, &high));
+	assert_false(ioapic_guest_pin_route(&g, FAKE_ENTRIES, &low, &high));
+	/* Without virtual destinations nothing is emulated. */
+	ioapic_guest_init(&g);
+	assert_false(ioapic_guest_pin_route(&g, 2, &low, &high));
 }
 
 int main(void)
@@ -288,6 +325,7 @@ int main(void)
 		cmocka_unit_test_setup(test_ioregsel_latch, setup),
 		cmocka_unit_test_setup(test_bad_access, setup),
 		cmocka_unit_test_setup(test_virtual_destinations, setup),
+		cmocka_unit_test_setup(test_emulated_pin, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

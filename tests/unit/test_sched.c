@@ -363,20 +363,26 @@ static void test_wake_preempts_running(void **state)
 }
 
 /*
- * An idle CPU halts until a kick unless a blocked vCPU's timer is armed
- * (only polling sees it come); on one CPU nobody can kick: it polls.
+ * An idle CPU halts until a kick; with a blocked vCPU's timer armed only
+ * when a host timer ends the halt at its deadline (else only polling
+ * sees it come); on one CPU nobody can kick: it halts only for a timer.
  */
 static void test_idle_halts_only_without_a_timer(void **state)
 {
 	(void)state;
 	sched_init(&s, 2, 4, 1);
-	assert_true(sched_idle_may_halt(&s, 0));
-	assert_false(sched_idle_may_halt(&s, 12345));
+	assert_true(sched_idle_may_halt(&s, 0, false));
+	assert_true(sched_idle_may_halt(&s, 0, true));
+	assert_false(sched_idle_may_halt(&s, 12345, false));
+	assert_true(sched_idle_may_halt(&s, 12345, true));
 	sched_init(&s, 1, 3, 1);
-	assert_false(sched_idle_may_halt(&s, 0));
-	assert_false(sched_idle_may_halt(&s, 12345));
+	assert_false(sched_idle_may_halt(&s, 0, false));
+	assert_false(sched_idle_may_halt(&s, 0, true));
+	assert_false(sched_idle_may_halt(&s, 12345, false));
+	assert_true(sched_idle_may_halt(&s, 12345, true));
 	/* A new machine's counters start at 0. */
 	assert_int_equal(s.cpu[0].idle_halts, 0);
+	assert_int_equal(s.cpu[0].idle_timer_halts, 0);
 	assert_int_equal(s.cpu[0].idle_polls, 0);
 }
 

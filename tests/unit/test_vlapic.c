@@ -92,6 +92,50 @@ static void test_reset_state(void **state)
 	assert_false(vlapic_accept_irq(&lapic, 0x40, false));
 }
 
+/*
+ * LINT0 takes the 8259s' INT (vm_vcpu.lint0_extint) only unmasked in
+ * ExtINT mode on a software-enabled APIC, or as the BSP's INTR pin while
+ * its APIC is globally disabled; firmware's handoff leaves the BSP so.
+ */
+static void test_lint0_extint(void **state)
+{
+	(void)state;
+	vlapic_init(&lapic, &vm, 0, 0, true, true, true, 39);
+	assert_false(vm.vcpu[0].lint0_extint);		/* power-up: LVT masked */
+	vlapic_firmware_handoff(&lapic);
+	assert_true(vlapic_sw_enabled(&lapic));
+	assert_int_equal(rd(XAPIC_REG_LVT_LINT0, 0), APIC_LVT_DELIVERY_MODE_EXTINT);
+	assert_int_equal(rd(XAPIC_REG_LVT_LINT1, 0), APIC_LVT_DELIVERY_MODE_NMI);
+	assert_true(vm.vcpu[0].lint0_extint);
+	/* Masked, or fixed delivery: not the 8259's. */
+	wr(XAPIC_REG_LVT_LINT0, APIC_LVT_DELIVERY_MODE_EXTINT | APIC_LVT_MASKED, 0);
+	assert_false(vm.vcpu[0].lint0_extint);
+	wr(XAPIC_REG_LVT_LINT0, 0x31, 0);
+	assert_false(vm.vcpu[0].lint0_extint);
+	wr(XAPIC_REG_LVT_LINT0, APIC_LVT_DELIVERY_MODE_EXTINT, 0);
+	assert_true(vm.vcpu[0].lint0_extint);
+	/* A software disable masks it. */
+	wr(XAPIC_REG_SVR, 0xff, 0);
+	assert_false(vm.vcpu[0].lint0_extint);
+	/* Globally disabled, the BSP's LINT0 is INTR; an AP's is nothing. */
+	assert_int_equal(vlapic_write_apic_base(&lapic, APIC_DEFAULT_PHYS_BASE, 0), VLAPIC_DONE);
+	assert_true(vm.vcpu[0].lint0_extint);
+	vlapic_init(&lapic, &vm, 1, 1, false, true, true, 39);
+	vlapic_firmware_handoff(&lapic);
+	assert_int_equal(rd(XAPIC_REG_LVT_LINT0, 0), APIC_LVT_MASKED);	/* not the BSP */
+	assert_false(vm.vcpu[1].lint0_extint);
+	wr(XAPIC_REG_LVT_LINT0, APIC_LVT_DELIVERY_MODE_EXTINT, 0);
+	assert_true(vm.vcpu[1].lint0_extint);
+	assert_int_equal(vlapic_write_apic_base(&lapic, APIC_DEFAULT_PHYS_BASE, 0), VLAPIC_DONE);
+	assert_false(vm.vcpu[1].lint0_extint);
+	/* An INIT masks it again. */
+	vlapic_init(&lapic, &vm, 1, 1, false, true, true, 39);
+	vlapic_firmware_handoff(&lapic);
+	wr(XAPIC_REG_LVT_LINT0, APIC_LVT_DELIVERY_MODE_EXTINT, 0);
+	vlapic_init_signal(&lapic);
+	assert_false(vm.vcpu[1].lint0_extint);
+}
+
 /* An INIT resets everything but the ID; IA32_APIC_BASE (x2APIC mode) stays (SDM 11.4.7.3). */
 static void test_init_signal(void **state)
 {
@@ -557,6 +601,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_reset_state, setup),
+		cmocka_unit_test_setup(test_lint0_extint, setup),
 		cmocka_unit_test_setup(test_init_signal, setup),
 		cmocka_unit_test_setup(test_priority_nested, setup),
 		cmocka_unit_test_setup(test_tpr, setup),

@@ -151,6 +151,83 @@ static void test_decode_logical_x2apic(void **state)
 			 0);
 }
 
+/* --- the I/O APIC's messages and the 8259s' ExtINT ------------------------------ */
+
+/* A redirection entry's dwords: @low (vector, delivery and destination mode), destination @dest. */
+static struct icr_request ioapic_msg(uint32_t low, uint8_t dest)
+{
+	return vm_ioapic_decode(&vm, low, (uint32_t)dest << 24);
+}
+
+static void test_ioapic_decode_physical_logical(void **state)
+{
+	struct icr_request r;
+
+	(void)state;
+	/* Physical: the APIC ID, 0xff every vCPU, an ID nobody has none. */
+	r = ioapic_msg(0x30, 3);
+	assert_int_equal(r.kind, ICR_FIXED);
+	assert_int_equal(r.vector, 0x30);
+	assert_int_equal(r.targets, 0x8);
+	assert_int_equal(ioapic_msg(0x30, 0xff).targets, 0xf);
+	assert_int_equal(ioapic_msg(0x30, 9).targets, 0);
+	/* Logical, flat xAPIC: LDR bit i for vCPU i. */
+	for (unsigned int i = 0; i < 4; i++)
+		vm.vcpu[i].xapic_ldr = (1u << i) << 24;
+	assert_int_equal(ioapic_msg(0x830, 0x6).targets, 0x6);
+	/* Lowest priority: one of them; SMI, NMI, INIT, ExtINT are no interrupt of the guest's. */
+	assert_int_equal(ioapic_msg(0x930, 0x6).targets, 0x2);
+	assert_int_equal(ioapic_msg(0x230, 0x6).kind, ICR_RESERVED);
+	assert_int_equal(ioapic_msg(0x730, 0x6).kind, ICR_RESERVED);
+}
+
+/*
+ * A target in x2APIC mode is matched in its own mode: physical by APIC
+ * ID, logical by its x2APIC logical ID in cluster 0 -- not by the xAPIC
+ * LDR it had (stale once the APIC switched), while the others still are.
+ */
+static void test_ioapic_decode_x2apic_targets(void **state)
+{
+	(void)state;
+	for (unsigned int i = 0; i < 4; i++)
+		vm.vcpu[i].xapic_ldr = 0x80u << 24;	/* stale, or never written */
+	vm.vcpu[2].x2apic = vm.vcpu[3].x2apic = true;
+	assert_int_equal(ioapic_msg(0x30, 2).targets, 0x4);
+	/* x2APIC logical IDs 1 << id: bits 2 and 3 are vCPUs 2 and 3; 0x80 the xAPIC ones. */
+	assert_int_equal(ioapic_msg(0x830, 0x0c).targets, 0xc);
+	assert_int_equal(ioapic_msg(0x830, 0x80).targets, 0x3);
+	assert_int_equal(ioapic_msg(0x830, 0x04).targets, 0x4);
+	assert_int_equal(ioapic_msg(0x830, 0xff).targets, 0xf);
+}
+
+/* The 8259s' INT goes to the lowest vCPU whose LINT0 takes ExtINT; at reset vCPU 0's. */
+static void test_extint_vcpu(void **state)
+{
+	(void)state;
+	assert_int_equal(vm_extint_vcpu(&vm), 0);
+	vm.vcpu[0].lint0_extint = false;
+	assert_int_equal(vm_extint_vcpu(&vm), VM_MAX_VCPUS);
+	vm.vcpu[3].lint0_extint = true;
+	assert_int_equal(vm_extint_vcpu(&vm), 3);
+	vm.vcpu[2].lint0_extint = true;
+	assert_int_equal(vm_extint_vcpu(&vm), 2);
+}
+
+/* A legacy event is posted like an interrupt: to a vCPU in the guest, and it wakes it. */
+static void test_post_legacy(void **state)
+{
+	struct vm_events ev;
+
+	(void)state;
+	assert_false(vm_vcpu_post_legacy(&vm.vcpu[1]));		/* waiting for SIPI */
+	assert_true(vm_vcpu_post_legacy(&vm.vcpu[0]));
+	assert_true(vm_vcpu_events_pending(&vm.vcpu[0]));
+	assert_false(vm_vcpu_wakeup_pending(&vm.vcpu[0]));	/* not an NMI, INIT or stop */
+	assert_true(vm_vcpu_take_events(&vm.vcpu[0], &ev));
+	assert_true(ev.legacy);
+	assert_false(vm_vcpu_events_pending(&vm.vcpu[0]));
+}
+
 /* --- INIT, STARTUP and the run states --------------------------------------- */
 
 static void test_startup_only_after_wait_for_sipi(void **state)
@@ -324,6 +401,10 @@ int main(void)
 		cmocka_unit_test_setup(test_decode_shorthands, setup),
 		cmocka_unit_test_setup(test_decode_logical_xapic, setup),
 		cmocka_unit_test_setup(test_decode_logical_x2apic, setup),
+		cmocka_unit_test_setup(test_ioapic_decode_physical_logical, setup),
+		cmocka_unit_test_setup(test_ioapic_decode_x2apic_targets, setup),
+		cmocka_unit_test_setup(test_extint_vcpu, setup),
+		cmocka_unit_test_setup(test_post_legacy, setup),
 		cmocka_unit_test_setup(test_startup_only_after_wait_for_sipi, setup),
 		cmocka_unit_test_setup(test_init_while_running, setup),
 		cmocka_unit_test_setup(test_broadcast_init_sipi_sipi, setup),

@@ -31,7 +31,8 @@
  * last AP ends spinning with its APIC software-disabled, deaf to the
  * hypervisor's kick: the machine must stop all the same), apic-cycle
  * (each CPU's APIC goes xAPIC -> x2APIC -> disabled -> xAPIC before it
- * is set up; exitplan only).
+ * is set up; exitplan only), irq-route (the 8254's IRQ 0 routed to the
+ * last AP through the I/O APIC and the 8259: irq_route_checks()).
  * Runs unmodified on bare Bochs and under QEMU -smp n.
  */
 #include "acpi.h"
@@ -65,6 +66,8 @@ struct cpu_slot {
 	volatile uint32_t cmd, cmd_done;
 	volatile uint32_t armed;	/* about to halt with interrupts off */
 	volatile uint32_t nmis;
+	volatile uint32_t pit_irqs;	/* PIT_IOAPIC_VECTOR interrupts taken */
+	volatile uint32_t extint_irqs;	/* the 8259's IRQ 0 (PIT_PIC_VECTOR) taken */
 };
 
 static struct cpu_slot slots[MAX_CPUS];
@@ -72,7 +75,7 @@ static unsigned int ncpus;
 static volatile uint32_t ap_lock;
 
 /* In the order the BSP sends them: each AP's cmd_done only grows. */
-enum { CMD_NONE, CMD_NMI_HALT, CMD_STATE, CMD_DEAF };
+enum { CMD_NONE, CMD_NMI_HALT, CMD_STATE, CMD_LINT0_EXTINT, CMD_LINT0_MASKED, CMD_DEAF };
 
 /*
  * The state a CPU keeps outside what VMX switches (issue 11): DR0-DR3,
@@ -357,6 +360,9 @@ void ap_main(void)
 				ap_nmi_halt(s);
 			if (cmd == CMD_STATE)
 				state_check((unsigned int)i);
+			if (cmd == CMD_LINT0_EXTINT || cmd == CMD_LINT0_MASKED)
+				lapic_write(XAPIC_REG_LVT_LINT0, APIC_LVT_DELIVERY_MODE_EXTINT |
+					    (cmd == CMD_LINT0_MASKED ? APIC_LVT_MASKED : 0));
 			if (cmd == CMD_DEAF) {
 				/* APIC software-disabled: no fixed interrupt reaches it now. */
 				lapic_write(XAPIC_REG_SVR, APIC_SPURIOUS_VECTOR);
@@ -541,6 +547,159 @@ static void init_sipi_checks(void)
 	count_check("ipi-after-restart", 1u << 1);
 }
 
+/*
+ * irq-route (exitplan only): the 8254's IRQ 0 reaches the vCPU the
+ * guest routes it to, whichever CPU runs it (issue 11).  Channel 0 runs
+ * as a rate generator; first through the I/O APIC pin the MADT's
+ * interrupt source override names for ISA IRQ 0 -- physical destination
+ * the last AP, then logical destination the same AP -- then through the
+ * 8259 to the LINT0 of that AP, in ExtINT mode while the BSP's is
+ * masked.  Each time the AP gets the interrupts and no other CPU does.
+ * Bare Bochs gives the 8254's IRQ 0 to the I/O APIC's pin 2 alone, and
+ * the ExtINT path to the BSP only: skipped there.
+ */
+#define IOAPIC_BASE		0xfec00000u
+#define IOAPIC_REDTBL(pin)	(0x10u + 2 * (pin))
+#define IOREDTBL_LOGICAL	(1u << 11)
+#define IOREDTBL_MASKED		(1u << 16)
+#define PIT_IOAPIC_VECTOR	0x60
+#define PIT_PIC_BASE		0x68	/* the master 8259's vectors: IRQ 0 is 0x68 */
+#define PIT_PIC_VECTOR		PIT_PIC_BASE
+#define PIT_DIVISOR		11932	/* 100 Hz */
+#define PIT_IRQS_WANTED		3
+
+static void ioapic_write(uint8_t index, uint32_t v)
+{
+	mmio_write32(IOAPIC_BASE, index);
+	mmio_write32(IOAPIC_BASE + 0x10, v);
+}
+
+/* The I/O APIC pin of ISA IRQ @irq: its MADT override's GSI (ACPI 6.x 5.2.12.5), else @irq. */
+static unsigned int isa_irq_pin(unsigned int irq)
+{
+	const struct acpi_rsdp *rsdp = acpi_find_rsdp();
+	const struct acpi_header *madt = rsdp ? acpi_find_table(rsdp, "APIC") : NULL;
+	const uint8_t *p, *end;
+	unsigned int pin = irq;
+
+	if (!madt)
+		return irq;
+	p = (const uint8_t *)madt + sizeof(*madt) + 8;
+	end = (const uint8_t *)madt + madt->length;
+	for (; p + 2 <= end && p[1] >= 2; p += p[1]) {
+		uint32_t gsi;
+
+		if (p[0] != 2 || p[1] < 10 || p[2] != 0 || p[3] != irq)
+			continue;
+		memcpy(&gsi, p + 4, sizeof(gsi));
+		pin = gsi;
+	}
+	return pin;
+}
+
+static void pit_ioapic_irq(struct trap_frame *f)
+{
+	int i = slot_of(lapic_id());
+
+	(void)f;
+	if (i >= 0)
+		__atomic_fetch_add(&slots[i].pit_irqs, 1, __ATOMIC_RELAXED);
+	lapic_eoi();
+}
+
+static void pit_pic_irq(struct trap_frame *f)
+{
+	int i = slot_of(lapic_id());
+
+	(void)f;
+	if (i >= 0)
+		__atomic_fetch_add(&slots[i].extint_irqs, 1, __ATOMIC_RELAXED);
+	outb(0x20, 0x20);		/* non-specific EOI to the 8259: ExtINT is not the APIC's */
+}
+
+/* Channel 0, mode 2 (rate generator), lobyte/hibyte, @divisor. */
+static void pit_start(uint16_t divisor)
+{
+	outb(0x43, 0x34);
+	outb(0x40, divisor & 0xff);
+	outb(0x40, divisor >> 8);
+}
+
+/* Exactly the CPU in slot @who took at least PIT_IRQS_WANTED of @count's interrupts. */
+static void route_check(const char *name, unsigned int who, volatile uint32_t *(*count)(unsigned int))
+{
+	uint32_t before[MAX_CPUS], others = 0;
+
+	for (unsigned int i = 0; i < ncpus; i++)
+		before[i] = *count(i);
+	wait_until(count(who), before[who] + PIT_IRQS_WANTED);
+	for (unsigned int i = 0; i < ncpus; i++)
+		if (i != who && *count(i) != before[i])
+			others |= 1u << i;
+	check(name, *count(who) >= before[who] + PIT_IRQS_WANTED && !others,
+	      "APIC ID %u took %u of the 8254's interrupts (want %u); other CPUs that did: mask 0x%x",
+	      slots[who].apic_id, *count(who) - before[who], PIT_IRQS_WANTED, others);
+}
+
+static volatile uint32_t *pit_count(unsigned int i)
+{
+	return &slots[i].pit_irqs;
+}
+
+static volatile uint32_t *extint_count(unsigned int i)
+{
+	return &slots[i].extint_irqs;
+}
+
+static void irq_route_checks(void)
+{
+	unsigned int who = ncpus - 1, pin = isa_irq_pin(0);
+	struct cpu_slot *s = &slots[who];
+	uint32_t logical = logical_id(who);
+
+	if (!exitplan_detected()) {
+		skip("irq-route", "not under exitplan (bare Bochs's 8254 reaches the BSP alone)");
+		return;
+	}
+	printf("smp: routing the 8254's IRQ 0 (I/O APIC pin %u) to APIC ID %u\n", pin, s->apic_id);
+	irq_register(PIT_IOAPIC_VECTOR, pit_ioapic_irq);
+	irq_register(PIT_PIC_VECTOR, pit_pic_irq);
+	/* The 8259s out of the way first (their vectors off the exceptions), IRQ 0 masked. */
+	outb(0x20, 0x11);
+	outb(0x21, PIT_PIC_BASE);
+	outb(0x21, 0x04);
+	outb(0x21, 0x01);
+	outb(0x21, 0xff);
+	pit_start(PIT_DIVISOR);
+
+	ioapic_write((uint8_t)(IOAPIC_REDTBL(pin) + 1), s->apic_id << 24);
+	ioapic_write((uint8_t)IOAPIC_REDTBL(pin), PIT_IOAPIC_VECTOR);
+	route_check("irq-route-ioapic-physical", who, pit_count);
+	ioapic_write((uint8_t)IOAPIC_REDTBL(pin), PIT_IOAPIC_VECTOR | IOREDTBL_MASKED);
+	/* An 8-bit destination: in x2APIC mode cluster 0's logical IDs (APIC IDs below 8). */
+	if (logical <= 0xff) {
+		ioapic_write((uint8_t)(IOAPIC_REDTBL(pin) + 1), logical << 24);
+		ioapic_write((uint8_t)IOAPIC_REDTBL(pin), PIT_IOAPIC_VECTOR | IOREDTBL_LOGICAL);
+		route_check("irq-route-ioapic-logical", who, pit_count);
+		ioapic_write((uint8_t)IOAPIC_REDTBL(pin), PIT_IOAPIC_VECTOR | IOREDTBL_MASKED);
+	}
+
+	/* The 8259: the BSP's LINT0 masked, the AP's ExtINT. */
+	lapic_write(XAPIC_REG_LVT_LINT0, APIC_LVT_DELIVERY_MODE_EXTINT | APIC_LVT_MASKED);
+	s->cmd = CMD_LINT0_EXTINT;
+	smp_send_ipi(s->apic_id, IPI_VECTOR);		/* wake it for the command */
+	wait_until(&s->cmd_done, CMD_LINT0_EXTINT);
+	outb(0x21, 0xfe);
+	route_check("irq-route-extint", who, extint_count);
+	outb(0x21, 0xff);
+	s->cmd = CMD_LINT0_MASKED;
+	smp_send_ipi(s->apic_id, IPI_VECTOR);
+	wait_until(&s->cmd_done, CMD_LINT0_MASKED);
+	outb(0x43, 0x30);				/* channel 0 to mode 0: it stops at terminal count */
+	outb(0x40, 0);
+	outb(0x40, 0);
+}
+
 #define XAPIC_PAGE		0xfee00000u
 #define HV_WINDOW		0x04000000u	/* exitplan's region (docs/GUESTS.md) */
 
@@ -690,6 +849,8 @@ void guest_main(void)
 	nmi_check();
 	init_sipi_checks();
 	state_checks();
+	if (cmdline_has("irq-route"))
+		irq_route_checks();
 	if (cmdline_has("ap-deaf")) {
 		/* The last AP ends spinning with its APIC off: the machine must still stop. */
 		struct cpu_slot *s = &slots[ncpus - 1];
