@@ -30,8 +30,13 @@ import workloads
 
 SUBJECT = "overcommit"
 K = 200		# the guest's default: long enough that slices end mid-work
-# (label, CPUs, vCPUs)
-RATIOS: Tuple[Tuple[str, int, int], ...] = (("1:1", 2, 2), ("2:1", 2, 4), ("3:1", 1, 3))
+# At 3:1 the three vCPUs take turns on one CPU: with K each one's whole share
+# (about 200 x 900 ticks) fits in one 200000-tick slice, so no holder is ever
+# descheduled and nobody waits.  Two and a half times K spans a few slices.
+K_3TO1 = 5 * K // 2
+# (label, CPUs, vCPUs, acquisitions per vCPU)
+RATIOS: Tuple[Tuple[str, int, int, int], ...] = (
+    ("1:1", 2, 2, K), ("2:1", 2, 4, K), ("3:1", 1, 3, K_3TO1))
 # (label, the profile's pause line; None = as it is)
 PAUSE_MODES: Tuple[Tuple[str, Optional[str]], ...] = (
     ("PAUSE-loop exiting", None),
@@ -144,7 +149,7 @@ def run_all(bootlib, root: Path, out: Path, gen_out: Path, build: Callable[[str]
         elfs[mode] = elfs[PAUSE_MODES[0][0]]
     guest = bootlib.build_guest("overcommit")
     todo, meta = [], []
-    for ratio, ncpu, nvcpu in RATIOS:
+    for ratio, ncpu, nvcpu, k in RATIOS:
         for mode in modes_of(ratio):
             serial = serial_path(out, ratio, mode)
             serial.parent.mkdir(parents=True, exist_ok=True)
@@ -152,7 +157,7 @@ def run_all(bootlib, root: Path, out: Path, gen_out: Path, build: Callable[[str]
                                (["wake_preempt=off"] if mode == SLEEP_NO_PREEMPT_MODE else []))
             iso = bootlib.build_iso(elfs[mode], guest, serial.with_suffix(".iso"),
                                     hv_args=hv_args,
-                                    guest_args=f"k={K}" +
+                                    guest_args=f"k={k}" +
                                     (" lock=sleep" if mode in SLEEP_MODES else ""))
             meta.append((ratio, mode))
             todo.append(workloads.hv_job(bootlib, iso, cpu, serial, timeout, ncpu))
@@ -164,7 +169,7 @@ def run_all(bootlib, root: Path, out: Path, gen_out: Path, build: Callable[[str]
 def from_serial(out: Path) -> List[Result]:
     """Results recorded earlier under OUT/overcommit/."""
     results = []
-    for ratio, _, _ in RATIOS:
+    for ratio, *_ in RATIOS:
         for mode in modes_of(ratio):
             p = serial_path(out, ratio, mode)
             if p.exists():
@@ -184,7 +189,9 @@ def render(results: List[Result]) -> List[str]:
     modes = [m for m, _ in PAUSE_MODES] + list(SLEEP_MODES)
     ple_mode, none_mode = PAUSE_MODES[0][0], PAUSE_MODES[-1][0]
     L = ["## Workloads: overcommit, a ticket spinlock on shared CPUs (Bochs ticks)", "",
-         f"The overcommit guest (tests/guest/overcommit, k={K} acquisitions per vCPU) under "
+         f"The overcommit guest (tests/guest/overcommit, k={K} acquisitions per vCPU; "
+         f"{K_3TO1} at 3:1, where three vCPUs take turns on one CPU and {K} fit in one "
+         "slice, so that a lock holder is descheduled at all) under "
          "profiles/overcommit.yaml (`apic: virtual`) and the same profile with plain PAUSE "
          "exiting or none, and with a sleeping lock (lock=sleep: waiters halt until the "
          "unlocker's IPI) under the PLE profile, with the scheduler's wakeup preemption (the "
@@ -194,7 +201,7 @@ def render(results: List[Result]) -> List[str]:
          "acquisition).  Bochs ticks are retired instructions: deterministic path lengths, "
          "not cycles.", ""]
     L += table.head(["v:p"] + modes + ["none / PLE"])
-    for ratio, _, _ in RATIOS:
+    for ratio, *_ in RATIOS:
         cells = [table.cell(by.get((ratio, m)), _total) for m in modes]
         ple, none = by.get((ratio, ple_mode)), by.get((ratio, none_mode))
         speed = (f"{none.ticks / ple.ticks:.1f}x" if ple and none and ple.status == "ok" and

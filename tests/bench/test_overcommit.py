@@ -7,6 +7,7 @@ No timing: the shape of the report, never a number's size.
     /usr/bin/python3 -m pytest -q tests/bench/test_overcommit.py
 """
 import csv
+import re
 import sys
 from pathlib import Path
 
@@ -109,3 +110,19 @@ def test_render_and_csv(tmp_path):
     rows = list(csv.DictReader((tmp_path / "o.csv").open()))
     assert [r["ticks"] for r in rows] == ["200000", "800000"]
     assert overcommit.render([]) == []
+
+
+
+def test_turn_taking_ratios_outlast_a_slice():
+    """At 3:1 the vCPUs take turns on one CPU: unless each one's share of the
+    work outlasts its slice, no lock holder is ever descheduled and the
+    PAUSE settings cannot differ (what the 3:1 row once measured, k=200).
+    About 900 ticks an acquisition (the 1:1 runs)."""
+    slice_ticks = int(re.search(r"^#define SCHED_DEFAULT_SLICE_TICKS\s+(\d+)$",
+                                (REPO / "runtime" / "sched.h").read_text(), re.M).group(1))
+    m = re.search(r"^\s+slice: (\d+)", (REPO / "profiles" / "overcommit.yaml").read_text(), re.M)
+    slice_ticks = int(m.group(1)) if m else slice_ticks
+    one_cpu = [(ratio, k) for ratio, ncpu, _, k in overcommit.RATIOS if ncpu == 1]
+    assert one_cpu == [("3:1", overcommit.K_3TO1)]
+    for ratio, k in one_cpu:
+        assert k * 900 > 2 * slice_ticks, ratio
