@@ -26,6 +26,10 @@ msg  = @printf '  %-7s %s\n' '$(1)' '$(2)';
 endif
 MAKEFLAGS += --no-print-directory
 
+# pytest-xdist's arguments for N workers ($(call pytest_workers,N,EXTRA)),
+# empty where python3-pytest-xdist is missing: the tests then run in turn.
+pytest_workers = $(if $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && echo y),-n $(1) $(2))
+
 .PHONY: all help deps-build deps-run deps-test deps-bench gen check-gen diff explain \
 	build iso run test check test-quick check-clone test-make check-spec test-gen test-unit \
 	test-boot bench fuzz clean
@@ -94,7 +98,7 @@ help:
 	@echo '  BENCH_PASSES=15, BENCH_ARGS=   bench-host passes; extra run_bench.py arguments'
 	@echo '  SEEDS=1-20, ITERATIONS=20000, FUZZ_ARGS=   fuzz: seeds, instructions per seed, guest options (stops, bugs=)'
 	@echo '  BUILD=build             output folder'
-	@echo '  CHECK_JOBS=2            parts of make check run at once (without make -j)'
+	@echo '  CHECK_JOBS=2            parts of make check run at once (without make -j), and the workers of tests/gen'
 	@echo '  V=1                     print full command lines instead of "  CC      file"'
 	@echo
 	@echo 'Examples'

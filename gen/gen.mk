@@ -68,5 +68,7 @@ profile:
 	$(call msg,GEN,profiles/$(NAME).yaml)$(PYTHON) $(GEN) from-stats $(gen_from_stats_args)
 	$(call msg,GEN,generated/$(NAME)/)$(PYTHON) $(GEN) gen $(call gen_sq,$(NAME))
 
+# CHECK_JOBS workers (pytest-xdist): make check's long pole.
 test-gen:
-	$(call msg,TEST,tests/gen)$(PYTHON) -m pytest -q -p no:cacheprovider tests/gen
+	$(call msg,TEST,tests/gen)$(PYTHON) -m pytest -q -p no:cacheprovider \
+		$(call pytest_workers,$(CHECK_JOBS)) tests/gen

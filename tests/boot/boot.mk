@@ -20,8 +20,7 @@ PYTEST_ARGS  ?=
 # slots, so that a slot a module frees while it builds or checks is taken
 # at once.  Without xdist (python3-pytest-xdist) the modules run in turn.
 BOOT_JOBS    ?= $(shell nproc)
-boot_xdist    = $(if $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && echo y),\
-	-n $(shell expr $(BOOT_JOBS) + 1) --dist loadfile)
+boot_xdist    = $(call pytest_workers,$(shell expr $(BOOT_JOBS) + 1),--dist loadfile)
 
 RUN_SERIAL  := $(HV_DIR)/run-$(RUN_NAME)-$(CPU).serial
 QEMU_SERIAL := $(HV_DIR)/run-$(RUN_NAME)-qemu.serial

@@ -143,3 +143,16 @@ def test_no_path_outside_the_repository():
                                         for m in RELATIVE_UP.findall(l)):
                 hits.append(f"{name}:{i}: {l.strip()}")
     assert not hits, "\n".join(hits)
+
+
+def test_long_test_suites_run_side_by_side():
+    """tests/gen and the boot tests use pytest-xdist where it is installed
+    (deps-test installs python3-pytest-xdist): CHECK_JOBS generator
+    workers; one boot module per worker, a worker more than BOOT_JOBS
+    (bootlib's emulator slots keep the emulators to BOOT_JOBS)."""
+    pytest.importorskip("xdist")
+    gen = make("-n", "test-gen", "CHECK_JOBS=3", "V=1").stdout
+    assert re.search(r"-m pytest .*-n 3 .*tests/gen", gen.replace("\\\n", " ")), gen
+    boot = make("-n", "test-boot", "BOOT_JOBS=2", "BOOT_TESTS=tests/boot/x.py", "V=1").stdout
+    assert re.search(r"EXITPLAN_BOOT_JOBS=2 .*-m pytest .*-n 3 --dist loadfile .*tests/boot/x\.py",
+                     boot.replace("\\\n", " ")), boot
