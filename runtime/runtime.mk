@@ -68,7 +68,10 @@ HV_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-jump-tables \
 	-mgeneral-regs-only -fno-asynchronous-unwind-tables -fcf-protection=none \
 	-fomit-frame-pointer -ffixed-rbp -ffixed-r10 -ffixed-r11 -ffixed-r12 -ffixed-r13 \
 	-ffixed-r14 -ffixed-r15
-HV_CPPFLAGS = -I runtime -I arch/vmx -I lib -I generated/common -I generated/$(PROFILE) \
+# The profile's generated code: generated/PROFILE, or where a test-only
+# variant was generated (tests/boot/bootlib.py build_profile_variant()).
+GEN_PROFILE_DIR ?= generated/$(PROFILE)
+HV_CPPFLAGS = -I runtime -I arch/vmx -I lib -I generated/common -I $(GEN_PROFILE_DIR) \
 	-I $(HV_INCDIR) -MMD -MP
 HV_ASFLAGS := -D__ASSEMBLER__ -g
 HV_LDFLAGS := -nostdlib -static -pie --no-dynamic-linker -z notext -z norelro \

@@ -176,12 +176,10 @@ def build_profile_variant(base: str, name: str, edits, out: Path, why: str) -> P
     build = out / "build"
     common = " ".join(str(c) for c in sorted((REPO / "generated" / "common").glob("*.c")))
     srcs = " ".join(str(c) for c in sorted(gdir.glob("*.c")))
-    cppflags = (f"-I runtime -I arch/vmx -I generated/common -I {gdir} "
-                f"-I {build}/{name}/include -MMD -MP")
     with _make_lock():
-        p = subprocess.run(["make", "--no-print-directory", "-s", f"BUILD={build}",
-                            f"PROFILE={name}", f"GEN_COMMON_SRCS={common}",
-                            f"GEN_PROFILE_SRCS={srcs}", f"HV_CPPFLAGS={cppflags}", "build"],
+        p = subprocess.run(["make", "--no-print-directory", "-s", f"-j{os.cpu_count() or 2}",
+                            f"BUILD={build}", f"PROFILE={name}", f"GEN_COMMON_SRCS={common}",
+                            f"GEN_PROFILE_SRCS={srcs}", f"GEN_PROFILE_DIR={gdir}", "build"],
                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
         raise BootError(f"building {name} failed:\n{p.stdout[-4000:]}")

@@ -17,7 +17,7 @@ QUIET_LINE = re.compile(r"^  [A-Z]+ +\S.*$")
 # Phony targets that are steps of others, not meant to be typed.
 INTERNAL_TARGETS = {"all", "FORCE", "unit-build", "bench-host-build"}
 # Variables set with ?= that are plumbing, not knobs for a person.
-INTERNAL_VARIABLES = {"GEN_COMMON_SRCS", "GEN_PROFILE_SRCS"}
+INTERNAL_VARIABLES = {"GEN_COMMON_SRCS", "GEN_PROFILE_SRCS", "GEN_PROFILE_DIR"}
 
 
 def make(*args, check=True):
