@@ -66,14 +66,22 @@ uint64_t platform_pit_now(const struct platform_state *p)
 	return tsc_to_pit(p, rdtsc());
 }
 
-bool platform_legacy_int(struct platform_state *p, uint64_t now_tsc, uint64_t *next_tsc)
+/*
+ * Channel 0's OUT up to @now (8254 clock): its periods so far are
+ * requests (coalesced) on both inputs it drives, the master 8259's IR0
+ * and the I/O APIC pin (platform_legacy_irq0_rose()).
+ */
+static void pit_irq0_catch_up(struct platform_state *p, uint64_t now)
 {
-	uint64_t now = tsc_to_pit(p, now_tsc);
-
 	if (vpit_irq0_edges(&p->pit, now)) {
 		vpic_pulse_irq(&p->pic, 0);
 		p->irq0_rose = true;
 	}
+}
+
+bool platform_legacy_int(struct platform_state *p, uint64_t now_tsc, uint64_t *next_tsc)
+{
+	pit_irq0_catch_up(p, tsc_to_pit(p, now_tsc));
 	/* A request due while IR0 is open. */
 	*next_tsc = !(p->pic.chip[0].imr & 1) ? platform_pit_next_irq0(p, now_tsc) : 0;
 	return vpic_has_interrupt(&p->pic);
@@ -112,11 +120,7 @@ static bool legacy_io(struct platform_state *p, uint16_t port, unsigned int size
 	if (!platform_legacy_port(port, size))
 		return false;
 	now = platform_pit_now(p);
-	/* Channel 0's OUT is IR0: its periods so far are requests (coalesced). */
-	if (vpit_irq0_edges(&p->pit, now)) {
-		vpic_pulse_irq(&p->pic, 0);
-		p->irq0_rose = true;
-	}
+	pit_irq0_catch_up(p, now);
 	for (unsigned int i = 0; i < size; i++) {
 		uint16_t b = (uint16_t)(port + i);
 		uint8_t byte = in ? 0xff : (uint8_t)(v >> (8 * i));
