@@ -44,11 +44,17 @@ static bool redirection_index(const struct ioapic_guest *g, uint8_t index)
  * fixed delivery of the entry's own host vector, physical mode (the
  * high dword is host_dest); trigger mode, polarity and mask the guest's.
  */
+/* Pin @n's device is the hypervisor's emulation (emulated_pins): its hardware entry stays masked. */
+static bool emulated_pin(const struct ioapic_guest *g, unsigned int n)
+{
+	return n < 64 && (g->emulated_pins & (1ull << n));
+}
+
 static uint32_t hw_low(const struct ioapic_guest *g, unsigned int n, uint32_t guest_low)
 {
 	uint32_t v = guest_low;
 
-	if (g->virtual_dest && n < 64 && (g->emulated_pins & (1ull << n)))
+	if (g->virtual_dest && emulated_pin(g, n))
 		return guest_low | IOREDTBL_MASKED;	/* the hardware's device is the host's */
 	if (g->virtual_dest && ioapic_delivery_allowed(guest_low))
 		v = (guest_low & ~(IOREDTBL_VECTOR_MASK | IOREDTBL_DELMOD_MASK |
@@ -124,7 +130,7 @@ enum ioapic_result ioapic_guest_read(struct ioapic_guest *g, unsigned int offset
 		uint32_t hw_bits = IOREDTBL_DELIVS | IOREDTBL_REMOTE_IRR | IOREDTBL_MASKED;
 
 		/* An emulated pin's hardware entry is masked for good: the mask is the guest's. */
-		if (n < 64 && (g->emulated_pins & (1ull << n)))
+		if (emulated_pin(g, n))
 			hw_bits &= ~IOREDTBL_MASKED;
 
 		if ((index - IOAPIC_REG_REDTBL) & 1)
