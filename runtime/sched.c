@@ -132,14 +132,13 @@ bool sched_resched(struct sched *s, unsigned int cpu, uint64_t now, uint64_t *re
 	*retry_at = 0;
 	spin_lock(&c->lock);
 	v = current_of(s, c);
-	if (c->resched && v && v->state == SCHED_RUNNING && c->nr_queued &&
-	    now - c->turn_start < s->wake_granularity) {
-		/* Too early in its turn: it runs on until the granularity is up. */
-		*retry_at = c->turn_start + s->wake_granularity;
-		spin_unlock(&c->lock);
-		return false;
-	}
 	if (c->resched && v && v->state == SCHED_RUNNING && c->nr_queued) {
+		if (now - c->turn_start < s->wake_granularity) {
+			/* Too early in its turn: it runs on until the granularity is up. */
+			*retry_at = c->turn_start + s->wake_granularity;
+			spin_unlock(&c->lock);
+			return false;
+		}
 		/* Behind the cut-ins, before the rest: only the woken ones go first. */
 		enqueue_at(c, v, c->nr_cut);
 		v->preempted = true;
