@@ -286,18 +286,23 @@ bool vm_vcpu_post_legacy(struct vm_vcpu *v)
 	return ok;
 }
 
+/* Is anything posted in @e?  Every field of struct vm_events, once. */
+static bool events_any(const struct vm_events *e)
+{
+	bool any = e->nmi || e->init || e->stop || e->legacy;
+
+	for (unsigned int w = 0; w < 4; w++)
+		any = any || e->irr[w];
+	return any;
+}
+
 bool vm_vcpu_take_events(struct vm_vcpu *v, struct vm_events *out)
 {
-	bool any;
-
 	spin_lock(&v->lock);
 	*out = v->pending;
 	v->pending = (struct vm_events){ 0 };
 	spin_unlock(&v->lock);
-	any = out->nmi || out->init || out->stop || out->legacy;
-	for (unsigned int w = 0; w < 4; w++)
-		any = any || out->irr[w];
-	return any;
+	return events_any(out);
 }
 
 bool vm_vcpu_take_startup(struct vm_vcpu *v, uint8_t *vector)
@@ -385,9 +390,7 @@ bool vm_vcpu_events_pending(struct vm_vcpu *v)
 	bool any;
 
 	spin_lock(&v->lock);
-	any = v->pending.nmi || v->pending.init || v->pending.stop || v->pending.legacy || v->sipi;
-	for (unsigned int w = 0; w < 4; w++)
-		any = any || v->pending.irr[w];
+	any = events_any(&v->pending) || v->sipi;
 	spin_unlock(&v->lock);
 	return any;
 }
