@@ -155,18 +155,17 @@ def explain(plan):
       [p.stats])
 
     w(f"\nInterprocessor interrupts (apic: {p.apic}):\n")
-    w(_wrap("every ICR write exits (MSR_WRITE of the x2APIC ICR, or an EPT_VIOLATION on the "
-            "read-only xAPIC page); a checked fixed IPI is then written to the real ICR, and "
-            "the target's guest takes it through its IDT, with no exit (interrupts: direct). "
-            "INIT, STARTUP and NMI are emulated, SMI dropped. Cost per IPI: the sender's exit "
-            "alone; the guest can address any physical CPU the destination names."
-            if p.apic == "passthrough" and p.interrupts == "direct" else {
+    # passthrough: how the target takes the IPI, and what it costs, is interrupts:'s.
+    arrival, cost = (("the target's guest takes it through its IDT, with no exit (interrupts: "
+                      "direct)", "the sender's exit alone") if p.interrupts == "direct" else
+                     ("the target takes it as one EXTERNAL_INTERRUPT exit",
+                      "the sender's exit and the target's interrupt exit"))
+    w(_wrap({
         "passthrough": "every ICR write exits (MSR_WRITE of the x2APIC ICR, or an EPT_VIOLATION "
                        "on the read-only xAPIC page); a checked fixed IPI is then written to the "
-                       "real ICR, and the target takes it as one EXTERNAL_INTERRUPT exit. "
-                       "INIT, STARTUP and NMI are emulated, SMI dropped. Cost per IPI: the "
-                       "sender's exit and the target's interrupt exit; the guest can address "
-                       "any physical CPU the destination names.",
+                       f"real ICR, and {arrival}. INIT, STARTUP and NMI are emulated, SMI "
+                       f"dropped. Cost per IPI: {cost}; the guest can address any physical CPU "
+                       "the destination names.",
         "intercept-icr": "every ICR write exits (MSR_WRITE of the x2APIC ICR, or an "
                          "EPT_VIOLATION on the read-only xAPIC page) and the hypervisor delivers "
                          "each fixed IPI itself: it decodes the destination, posts the vector to "
