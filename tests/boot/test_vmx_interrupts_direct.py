@@ -34,17 +34,22 @@ PINGPONG = {
 DOC_RE = re.compile(r"^# exitplan-stats-begin\n(.*?)^# exitplan-stats-end$", re.M | re.S)
 
 
-@pytest.fixture(scope="module")
-def pingpong_runs(boot_out):
-    guest = bootlib.build_guest("pingpong")
+def boot_cases(boot_out, guest_name, cases):
+    """Boot @guest_name under PROFILE once per case {name: (vCPUs, guest arguments)}."""
+    guest = bootlib.build_guest(guest_name)
     hv = bootlib.build_hv(PROFILE)
     out = boot_out / "vmx-interrupts-direct"
     jobs = []
-    for name, (ncpu, args) in PINGPONG.items():
+    for name, (ncpu, args) in cases.items():
         iso = bootlib.build_iso(hv, guest, out / f"{name}.iso", guest_args=args)
         jobs.append(lambda i=iso, n=ncpu, s=out / f"{name}.serial":
                     bootlib.run_bochs(i, SKYLAKE, s, ncpu=n))
-    return dict(zip(PINGPONG, bootlib.run_parallel(jobs, max_workers=2)))
+    return dict(zip(cases, bootlib.run_parallel(jobs, max_workers=2)))
+
+
+@pytest.fixture(scope="module")
+def pingpong_runs(boot_out):
+    return boot_cases(boot_out, "pingpong", PINGPONG)
 
 
 @pytest.mark.parametrize("name", sorted(PINGPONG))
@@ -90,15 +95,7 @@ SMP = {
 
 @pytest.fixture(scope="module")
 def smp_runs(boot_out):
-    guest = bootlib.build_guest("smp")
-    hv = bootlib.build_hv(PROFILE)
-    out = boot_out / "vmx-interrupts-direct"
-    jobs = []
-    for name, (ncpu, args) in SMP.items():
-        iso = bootlib.build_iso(hv, guest, out / f"{name}.iso", guest_args=args)
-        jobs.append(lambda i=iso, n=ncpu, s=out / f"{name}.serial":
-                    bootlib.run_bochs(i, SKYLAKE, s, ncpu=n))
-    return dict(zip(SMP, bootlib.run_parallel(jobs, max_workers=2)))
+    return boot_cases(boot_out, "smp", SMP)
 
 
 @pytest.mark.parametrize("name", sorted(SMP))

@@ -42,23 +42,29 @@ with b.emulator_slot():
 """
 
 
+def peak_inside(b, guard, jobs: int, hold: float) -> int:
+    """How many of @jobs threads (bootlib's run_parallel) were inside
+    @guard() at once at the most, each holding it @hold seconds."""
+    inside, peak, lock = [0], [0], threading.Lock()
+
+    def job():
+        with guard():
+            with lock:
+                inside[0] += 1
+                peak[0] = max(peak[0], inside[0])
+            time.sleep(hold)
+            with lock:
+                inside[0] -= 1
+        return True
+
+    assert b.run_parallel([job] * jobs, max_workers=jobs) == [True] * jobs
+    return peak[0]
+
+
 def test_threads_never_hold_more_slots_than_there_are(monkeypatch, tmp_path):
     b = load_bootlib(monkeypatch, tmp_path, 2)
     assert b.EMULATOR_SLOTS == 2
-    busy, peak, lock = [0], [0], threading.Lock()
-
-    def job():
-        with b.emulator_slot():
-            with lock:
-                busy[0] += 1
-                peak[0] = max(peak[0], busy[0])
-            time.sleep(0.3)
-            with lock:
-                busy[0] -= 1
-        return True
-
-    assert b.run_parallel([job] * 6, max_workers=6) == [True] * 6
-    assert peak[0] == 2
+    assert peak_inside(b, b.emulator_slot, 6, 0.3) == 2
 
 
 def test_processes_share_the_slots(tmp_path):
@@ -85,17 +91,4 @@ def test_timed_run_counts_the_run_not_the_wait(monkeypatch, tmp_path):
 
 def test_one_make_at_a_time(monkeypatch, tmp_path):
     b = load_bootlib(monkeypatch, tmp_path, 2)
-    inside, peak, lock = [0], [0], threading.Lock()
-
-    def job():
-        with b._make_lock():
-            with lock:
-                inside[0] += 1
-                peak[0] = max(peak[0], inside[0])
-            time.sleep(0.1)
-            with lock:
-                inside[0] -= 1
-        return True
-
-    assert b.run_parallel([job] * 4, max_workers=4) == [True] * 4
-    assert peak[0] == 1
+    assert peak_inside(b, b._make_lock, 4, 0.1) == 1
