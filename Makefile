@@ -8,6 +8,15 @@ GUEST    ?= handlers
 BUILD    := build
 PROFILES := $(sort $(basename $(notdir $(wildcard profiles/*.yaml))))
 
+# Compiled Python and the generator's compiled templates are kept in the
+# build directory, never beside the sources: make check runs the generator
+# about a hundred times, and compiling is a third of each run.  This
+# overrides PYTHONDONTWRITEBYTECODE, whose point (no __pycache__ in the
+# tree) the prefix keeps.
+export PYTHONPYCACHEPREFIX := $(abspath $(BUILD))/cache/python
+export EXITPLAN_GEN_CACHE  := $(abspath $(BUILD))/cache/jinja
+unexport PYTHONDONTWRITEBYTECODE
+
 # Output as Kbuild prints it: one "  TAG     target" line per step, the
 # full command lines with V=1.  Compiler errors and warnings show either
 # way.  In a recipe: $(call msg,CC,$@)$(CC) ... (msg ends in ';', so the

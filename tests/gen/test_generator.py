@@ -407,6 +407,21 @@ def test_deterministic_across_hash_seeds(tmp_path):
     assert sa == sb
 
 
+def test_template_cache_changes_nothing(tmp_path):
+    """EXITPLAN_GEN_CACHE (make sets it) keeps compiled templates, never output."""
+    cache = tmp_path / "cache"
+    runs = {"none": {"EXITPLAN_GEN_CACHE": ""}, "cold": {"EXITPLAN_GEN_CACHE": str(cache)},
+            "warm": {"EXITPLAN_GEN_CACHE": str(cache)}}
+    out = {}
+    for name, env in runs.items():
+        assert run_gen("--out", tmp_path / name, "gen", "-q", env=env).returncode == 0
+        out[name] = {k: v[0] for k, v in snapshot(tmp_path / name).items()}
+        if name == "cold":
+            templates = len(list((ROOT / "gen" / "templates").glob("*/*.j2")))
+            assert len(list(cache.glob("*.jinja"))) == templates
+    assert out["none"] == out["cold"] == out["warm"]
+
+
 # --- explain and diff -------------------------------------------------------------
 @pytest.mark.parametrize("profile", PROFILES)
 def test_explain_mentions_direct_reasons_and_gates(profile, generator):
