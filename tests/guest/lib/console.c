@@ -101,7 +101,7 @@ int printf(const char *fmt, ...)
 	int n;
 
 	va_start(ap, fmt);
-	n = vprintf(fmt, ap);
+	n = vformat(console_putc, fmt, ap);
 	va_end(ap);
 	return n;
 }
