@@ -4,8 +4,8 @@
  * and the test guests' printf and snprintf.  It knows the conversions
  * they print with and nothing else; an unknown conversion is printed
  * literally so that a format mistake is visible.  The guests build it
- * -m32 without libgcc, so no 64-bit division by a variable: hex digits
- * are shifts, decimal ones div10().
+ * -m32 without libgcc, so no 64-bit division in C: hex digits are
+ * shifts, decimal ones div10().
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,9 +30,10 @@ static void put(struct out *o, char c)
 }
 
 /*
- * Returns v / 10 and leaves v % 10 in *digit.  On i386 a 64-bit '/' is a
- * call to libgcc's __udivdi3, which a -nostdlib guest does not have:
- * divide in two 32-bit DIVL steps, the high half first.
+ * Returns v / 10 and leaves v % 10 in *digit.  On i386 GCC may make a
+ * 64-bit '/' a call to libgcc's __udivdi3 (it does at -O0 and -Os), which
+ * a -nostdlib guest does not have: divide in two 32-bit DIVL steps, the
+ * high half first.
  */
 static uint64_t div10(uint64_t v, unsigned int *digit)
 {
