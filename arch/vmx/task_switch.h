@@ -14,26 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The 32-bit task-state segment (SDM Vol. 3A 8.2.1, Figure 8-2). */
-struct tss32 {
-	uint16_t prev_task_link, r0;
-	uint32_t esp0;
-	uint16_t ss0, r1;
-	uint32_t esp1;
-	uint16_t ss1, r2;
-	uint32_t esp2;
-	uint16_t ss2, r3;
-	uint32_t cr3;
-	uint32_t eip;
-	uint32_t eflags;
-	uint32_t gpr[8];		/* EAX, ECX, EDX, EBX, ESP, EBP, ESI, EDI */
-	uint16_t sreg[6][2];		/* ES, CS, SS, DS, FS, GS: selector, reserved */
-	uint16_t ldt_selector, r4;
-	uint16_t trap;			/* bit 0: T, the debug trap flag */
-	uint16_t io_map_base;
-} __attribute__((packed));
-
-_Static_assert(sizeof(struct tss32) == 104, "the 32-bit TSS is 104 bytes");
+#include "tss.h"	/* struct tss32, shared with the handlers guest */
 
 /* The segment registers in the TSS's order. */
 enum ts_sreg { TS_ES, TS_CS, TS_SS, TS_DS, TS_FS, TS_GS, TS_NR_SREGS };

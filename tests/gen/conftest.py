@@ -24,6 +24,17 @@ def run_gen(*args, env=None, cwd=ROOT):
                           capture_output=True, text=True, timeout=120)
 
 
+def can_run_32bit(tmp_path):
+    """Whether gcc links a bare -m32 program (no 32-bit libc here) and the
+    host runs it (a kernel without IA-32 emulation does not)."""
+    probe = tmp_path / "probe32"
+    r = subprocess.run(["gcc", "-m32", "-ffreestanding", "-nostdlib", "-static", "-no-pie", "-x", "c", "-",
+                        "-o", str(probe)],
+                       input='void _start(void) { asm volatile("int $0x80" :: "a"(1), "b"(0)); }\n',
+                       capture_output=True, text=True)
+    return r.returncode == 0 and subprocess.run([str(probe)]).returncode == 0
+
+
 def snapshot(directory):
     """{relpath: (bytes, mtime_ns)} of every file under directory."""
     out = {}

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, can_run_32bit
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
 
@@ -68,19 +68,10 @@ def test_nospec_64bit(tmp_path):
     assert r.returncode == 0, f"case {r.returncode} wrong"
 
 
-def _can_run_32bit(tmp_path):
-    probe = tmp_path / "probe32"
-    r = subprocess.run(["gcc", "-m32", "-ffreestanding", "-nostdlib", "-static", "-no-pie", "-x", "c", "-",
-                        "-o", str(probe)],
-                       input='void _start(void) { asm volatile("int $0x80" :: "a"(1), "b"(0)); }\n',
-                       capture_output=True, text=True)
-    return r.returncode == 0 and subprocess.run([str(probe)]).returncode == 0
-
-
 def test_nospec_32bit(tmp_path):
     """With a 32-bit long (no 32-bit libc here: a bare _start and the
     i386 exit system call)."""
-    if not _can_run_32bit(tmp_path):
+    if not can_run_32bit(tmp_path):
         pytest.skip("cannot link or run 32-bit programs")
     body = NOSPEC_CHECK + ('void _start(void)\n{\n\tint bad = check();\n\n'
                            '\tasm volatile("int $0x80" :: "a"(1), "b"(bad));\n\tfor (;;)\n\t\t;\n}\n')

@@ -154,7 +154,8 @@ def test_lib_is_shared_and_freestanding():
     lib = sources("lib")
     names = {os.path.basename(p) for p in lib}
     generated = set(os.listdir(os.path.join(ROOT, "generated", "common")))
-    assert {"port_io.h", "string.h", "string.c", "multiboot.h", "exceptions.c"} <= names, sorted(names)
+    assert {"port_io.h", "string.h", "string.c", "multiboot.h", "exceptions.c",
+            "format.h", "format.c"} <= names, sorted(names)
     for p in lib:
         with open(p, encoding="utf-8") as f:
             text = f.read()

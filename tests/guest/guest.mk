@@ -6,7 +6,8 @@
 #   make test-guests-qemu             run all under QEMU and check the output
 # The library in tests/guest/lib/ is linked into every guest, with the
 # freestanding code it shares with the hypervisor (lib/: port I/O, the
-# string functions, multiboot v1, the exception mnemonics); each guest's own sources are
+# string functions, the printf formatter, multiboot v1, the exception
+# mnemonics); each guest's own sources are
 # tests/guest/NAME/*.c.
 
 GUEST_NAMES := handlers isolation status bench hrtimer stats smp pingpong fuzz overcommit

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * runtime/format.c, the formatter behind printk, panic and snprintf,
- * against the host C library's snprintf: every conversion, length
- * modifier, flag, width and precision runtime/format.h documents, edge
+ * lib/format.c, the formatter behind the hypervisor's printk, panic and
+ * snprintf and the guests' printf, against the host C library's snprintf:
+ * every conversion, length modifier, flag, width and precision
+ * lib/format.h documents, edge
  * values (INT_MIN, LLONG_MIN, ULLONG_MAX), truncation at every buffer
  * size, and the deliberate differences (%p, NULL strings, unknown
  * conversions) as format.c documents them.
@@ -22,11 +23,12 @@
 #include <cmocka.h>
 
 #include "compiler.h"
-
-int ep_snprintf(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-int ep_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
+/* format.h's declarations, under the names format.c is compiled with. */
+#define snprintf ep_snprintf
+#define vsnprintf ep_vsnprintf
+#include "format.h"
+#undef snprintf
+#undef vsnprintf
 
 #define OUT 512
 
@@ -163,7 +165,7 @@ static void test_documented_differences(void **state)
 	int n;
 
 	(void)state;
-	/* %p: always 0x and 16 digits, so addresses line up in dumps. */
+	/* %p: always 0x and 16 digits (the pointer's width), so addresses line up. */
 	n = ep_snprintf(buf, sizeof(buf), "%p", (void *)0x1234);
 	assert_string_equal(buf, "0x0000000000001234");
 	assert_int_equal(n, 18);
@@ -482,6 +484,78 @@ static void test_huge_width(void **state)
 	assert_string_equal(buf, host);
 }
 
+/*
+ * The decimal digits come from div10(), which on i386 divides in two
+ * 32-bit DIVL steps (the guests have no __udivdi3): values whose high
+ * half is not a multiple of 10, the largest, and powers of ten around
+ * the 32-bit boundary.  Here the x86_64 path; tests/gen/test_lib_format32.py
+ * runs the i386 one.
+ */
+static void test_decimal_of_64_bit_values(void **state)
+{
+	(void)state;
+	SAME("%llu", (unsigned long long)UINT64_MAX);
+	SAME("%lld", (long long)INT64_MIN);
+	SAME("%lld", (long long)INT64_MAX);
+	SAME("%llu", 10000000000000000000ULL);		/* 10^19 */
+	SAME("%llu", 9999999999999999999ULL);
+	SAME("%llu", 4294967295ULL);
+	SAME("%llu", 4294967296ULL);
+	SAME("%llu", 42949672950ULL);			/* (2^32 - 1) * 10 */
+	SAME("%llu", 0x00000009ffffffffULL);		/* high half 9: remainder 9 into DIVL */
+	SAME("[%025llu]", 0xfffffffffffffff6ULL);
+	SAME("%llx|%llX", 0x8000000000000001ULL, 0xfedcba9876543210ULL);
+}
+
+/* vformat(): the same output, one character at a time to the sink, uncut. */
+static char sunk[OUT * 2];
+static size_t sunk_len;
+
+static void sink(char c)
+{
+	assert_true(sunk_len < sizeof(sunk));
+	sunk[sunk_len++] = c;
+}
+
+static int ep_sink(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	sunk_len = 0;
+	va_start(ap, fmt);
+	n = vformat(sink, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+static void test_sink_gets_every_character(void **state)
+{
+	char buf[OUT];
+	int n;
+
+	(void)state;
+	n = ep_sink("%s=%5d [%-4x] %llu%%", "exits", -42, 0xabu, (unsigned long long)UINT64_MAX);
+	snprintf(buf, sizeof(buf), "%s=%5d [%-4x] %llu%%", "exits", -42, 0xabu,
+		 (unsigned long long)UINT64_MAX);
+	assert_int_equal(n, (int)strlen(buf));
+	assert_int_equal(sunk_len, strlen(buf));
+	assert_memory_equal(sunk, buf, sunk_len);
+	/* A NUL character is sent like any other, and counted. */
+	n = ep_sink("a%cb", '\0');
+	assert_int_equal(n, 3);
+	assert_int_equal(sunk_len, 3);
+	assert_memory_equal(sunk, "a\0b", 3);
+	/* Nothing is cut: a sink has no size (the buffer holds 1000 here). */
+	n = ep_sink("%600d|", 7);
+	assert_int_equal(n, 601);
+	assert_int_equal(sunk_len, 601);
+	assert_int_equal(sunk[599], '7');
+	n = ep_sink("");
+	assert_int_equal(n, 0);
+	assert_int_equal(sunk_len, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -492,8 +566,10 @@ int main(void)
 		cmocka_unit_test(test_random_directives_match_libc),
 		cmocka_unit_test(test_pointer_width_and_flags),
 		cmocka_unit_test(test_huge_width),
+		cmocka_unit_test(test_decimal_of_64_bit_values),
+		cmocka_unit_test(test_sink_gets_every_character),
 	};
 
-	return cmocka_run_group_tests_name("runtime/format.c against the C library", tests,
+	return cmocka_run_group_tests_name("lib/format.c against the C library", tests,
 					   NULL, NULL);
 }

@@ -12,7 +12,7 @@
 #   PROFILE/test_dispatch   the generated dispatch, for all 65536 reasons
 #   PROFILE/test_msrs       the manual MSR switching (arch/vmx/manual_msrs.h with
 #                           the profile's msr_switch.h) and the bitmap rules
-#   test_format             runtime/format.c against the host's snprintf
+#   test_format             lib/format.c against the host's snprintf
 #   test_platform           runtime/platform.c: fw_cfg, isa-debug-exit and
 #                           the ports a guest does not own
 #   test_pci                runtime/pci.c: the guest's view of PCI
@@ -123,9 +123,9 @@ $(UNIT_OUT)/test_policy: $(call UNIT_OBJ,common,$(UNIT_SRC)/test_policy.c) $(UNI
 	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
 
 # The pure parts of runtime/ and arch/vmx (UNIT_RUNTIME_TESTS), each with
-# the sources it tests and the fakes of what those call.  format.c defines snprintf/vsnprintf: renamed here so
+# the sources it tests and the fakes of what those call.  lib/format.c defines snprintf/vsnprintf: renamed here so
 # that the host's stay the C library's (the test compares the two).
-$(call UNIT_OBJ,common,runtime/format.c): UNIT_CFLAGS += -Dsnprintf=ep_snprintf -Dvsnprintf=ep_vsnprintf
+$(call UNIT_OBJ,common,lib/format.c): UNIT_CFLAGS += -Dsnprintf=ep_snprintf -Dvsnprintf=ep_vsnprintf
 # A quoted include searches the including file's directory before any
 # -iquote, so runtime/platform.c's "cpu.h" would be runtime/cpu.h, real
 # IN/OUT instructions, not the fake.  -I- (GCC: "obsolete", a note, not a
@@ -135,7 +135,7 @@ $(call UNIT_OBJ,common,runtime/format.c): UNIT_CFLAGS += -Dsnprintf=ep_snprintf 
 # does not treat snprintf as the C library's; here it would.
 $(UNIT_OUT)/obj/common/runtime/%.o: UNIT_INC = $(subst -iquote ,-I ,$(UNIT_INC_QUOTE)) -I-
 $(UNIT_OUT)/obj/common/runtime/%.o: UNIT_CFLAGS += -Wno-format-truncation
-UNIT_SRCS_test_format        := runtime/format.c
+UNIT_SRCS_test_format        := lib/format.c
 UNIT_SRCS_test_platform      := runtime/platform.c runtime/pci.c runtime/vpic.c runtime/vpit.c runtime/vrtc.c $(UNIT_SRC)/fakes/fake_runtime.c \
 				$(UNIT_SRC)/fakes/fake_cpu.c
 UNIT_SRCS_test_pci           := runtime/pci.c $(UNIT_SRC)/fakes/fake_runtime.c \

@@ -728,14 +728,6 @@ static void check_xsetbv(void)
 static uint64_t vmx_region_pa;
 static struct { uint64_t eptp_or_vpid, gpa_or_linear; } inv_desc;
 
-#define CHECK_UD(name, insn, ...)						\
-	do {									\
-		expect_fault(X86_EXC_UD);					\
-		asm volatile(ASM_TRY("1f") insn "\n\t1:" : : __VA_ARGS__ : "memory"); \
-		check(name, fault_happened(), "got %s",			\
-		      vector_name(last_fault_vector()));			\
-	} while (0)
-
 static void check_vmx_instructions(void)
 {
 	uint32_t field = 0, value = 0, type = 1;

@@ -21,25 +21,8 @@
 #include "string.h"
 #include "task_checks.h"
 #include "test.h"
+#include "tss.h"	/* struct tss32, the hypervisor's too */
 #include "x86.h"
-
-/* The 32-bit TSS (SDM Vol. 3A 8.2.1, Figure 8-2). */
-struct tss32 {
-	uint16_t link, r0;
-	uint32_t esp0;
-	uint16_t ss0, r1;
-	uint32_t esp1;
-	uint16_t ss1, r2;
-	uint32_t esp2;
-	uint16_t ss2, r3;
-	uint32_t cr3, eip, eflags;
-	uint32_t gpr[8];	/* EAX, ECX, EDX, EBX, ESP, EBP, ESI, EDI */
-	uint32_t sreg[6];	/* ES, CS, SS, DS, FS, GS */
-	uint32_t ldt;
-	uint16_t trap, io_map_base;
-} __attribute__((packed));
-
-_Static_assert(sizeof(struct tss32) == 104, "the 32-bit TSS is 104 bytes");
 
 /* The selectors of this file's GDT: entry.S's first four entries, then these. */
 #define SEL_CODE	0x08
@@ -201,8 +184,8 @@ static void tss_init(struct tss32 *t, void (*entry)(void), uint8_t *stack, uint3
 		t->gpr[i] = tag + i;
 	t->gpr[4] = (uint32_t)(uintptr_t)(stack + sizeof(task_stacks[0]));
 	for (unsigned int i = 0; i < 6; i++)
-		t->sreg[i] = SEL_DATA;
-	t->sreg[1] = SEL_CODE;
+		t->sreg[i][0] = SEL_DATA;
+	t->sreg[1][0] = SEL_CODE;	/* CS */
 	t->io_map_base = sizeof(*t);	/* no I/O bitmap */
 }
 

@@ -203,14 +203,6 @@ static void attack_bochs_shutdown(void)
 static uint64_t vmxon_region_pa;
 static struct { uint64_t eptp, reserved; } invept_desc;
 
-#define EXPECT_UD(name, insn, ...)						\
-	do {									\
-		expect_fault(X86_EXC_UD);					\
-		asm volatile(ASM_TRY("1f") insn "\n\t1:" : : __VA_ARGS__ : "memory"); \
-		check(name, fault_happened(), "got %s",			\
-		      vector_name(last_fault_vector()));			\
-	} while (0)
-
 static void attack_vmx(void)
 {
 	uint32_t field = 0, value = 0, type = 2;	/* all-context INVEPT */
@@ -218,11 +210,11 @@ static void attack_vmx(void)
 	printf("isolation: attacking vmx\n");
 	/* The region address points at the hypervisor: VMXON must not get far. */
 	vmxon_region_pa = HV_LOW;
-	EXPECT_UD("vmx-vmxon", "vmxon %0", "m"(vmxon_region_pa));
-	EXPECT_UD("vmx-vmread", "vmread %0, %1", "r"(field), "r"(value));
-	EXPECT_UD("vmx-vmwrite", "vmwrite %0, %1", "r"(value), "r"(field));
-	EXPECT_UD("vmx-vmptrld", "vmptrld %0", "m"(vmxon_region_pa));
-	EXPECT_UD("vmx-invept", "invept %0, %1", "m"(invept_desc), "r"(type));
+	CHECK_UD("vmx-vmxon", "vmxon %0", "m"(vmxon_region_pa));
+	CHECK_UD("vmx-vmread", "vmread %0, %1", "r"(field), "r"(value));
+	CHECK_UD("vmx-vmwrite", "vmwrite %0, %1", "r"(value), "r"(field));
+	CHECK_UD("vmx-vmptrld", "vmptrld %0", "m"(vmxon_region_pa));
+	CHECK_UD("vmx-invept", "invept %0, %1", "m"(invept_desc), "r"(type));
 }
 
 static void expect_wrmsr_gp(const char *name, uint32_t msr, uint64_t value)

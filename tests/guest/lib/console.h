@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <stdbool.h>
 
+#include "format.h"	/* snprintf, vsnprintf */
+
 void console_init(void);
 void console_set_e9(bool on);
 void console_putc(char c);
@@ -19,11 +21,8 @@ void console_puts(const char *s);
 /* Wait until COM1 has shifted out every byte (LSR.TEMT). */
 void console_flush(void);
 
-/* %s %c %d %i %u %x %X %p %%, with 0-padding, width, and l / ll. */
+/* To the console, formatted by lib/format.c (the conversions of format.h). */
 int printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int vprintf(const char *fmt, va_list ap);
-int snprintf(char *buf, unsigned int size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-int vsnprintf(char *buf, unsigned int size, const char *fmt, va_list ap);
+int vprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 #endif /* GUEST_CONSOLE_H */

@@ -15,6 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch_bits.h"	/* X86_EXC_UD */
+#include "idt.h"
+
 /* Each guest defines its name and its body; lib/main.c calls it. */
 extern const char guest_name[];
 void guest_main(void);
@@ -26,6 +29,18 @@ bool check(const char *name, bool ok, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void skip(const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * PASS when the instruction @insn (asm text, its operands after it, at
+ * least one) raises #UD, else FAIL with what it raised (idt.h's
+ * expected-fault mechanism).
+ */
+#define CHECK_UD(name, insn, ...)						\
+	do {									\
+		expect_fault(X86_EXC_UD);					\
+		asm volatile(ASM_TRY("1f") insn "\n\t1:" : : __VA_ARGS__ : "memory"); \
+		check(name, fault_happened(), "got %s",			\
+		      vector_name(last_fault_vector()));			\
+	} while (0)
 
 unsigned int tests_passed(void);
 unsigned int tests_failed(void);

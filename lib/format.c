@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The one formatter behind printk, panic and snprintf.  It knows the
- * conversions the hypervisor prints with and nothing else; an unknown
- * conversion is printed literally so that a format mistake is visible.
+ * The one formatter behind the hypervisor's printk, panic and snprintf
+ * and the test guests' printf and snprintf.  It knows the conversions
+ * they print with and nothing else; an unknown conversion is printed
+ * literally so that a format mistake is visible.  The guests build it
+ * -m32 without libgcc, so no 64-bit division in C: hex digits are
+ * shifts, decimal ones div10().
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,6 +14,7 @@
 #include "string.h"
 
 struct out {
+	format_sink sink;	/* NULL: into buf */
 	char *buf;
 	size_t size;
 	size_t len;		/* what the full output would need */
@@ -18,9 +22,33 @@ struct out {
 
 static void put(struct out *o, char c)
 {
-	if (o->len + 1 < o->size)
+	if (o->sink)
+		o->sink(c);
+	else if (o->len + 1 < o->size)
 		o->buf[o->len] = c;
 	o->len++;
+}
+
+/*
+ * Returns v / 10 and leaves v % 10 in *digit.  On i386 GCC may make a
+ * 64-bit '/' a call to libgcc's __udivdi3 (it does at -O0 and -Os), which
+ * a -nostdlib guest does not have: divide in two 32-bit DIVL steps, the
+ * high half first.
+ */
+static uint64_t div10(uint64_t v, unsigned int *digit)
+{
+#ifdef __i386__
+	uint32_t hi = (uint32_t)(v >> 32), lo = (uint32_t)v;
+	uint32_t qhi = hi / 10, rem = hi % 10, qlo;
+
+	/* rem < 10, so rem:lo / 10 fits in 32 bits: no #DE. */
+	asm("divl %4" : "=a"(qlo), "=d"(rem) : "a"(lo), "d"(rem), "rm"(10u));
+	*digit = rem;
+	return ((uint64_t)qhi << 32) | qlo;
+#else
+	*digit = (unsigned int)(v % 10);
+	return v / 10;
+#endif
 }
 
 static void pad(struct out *o, char c, int n)
@@ -74,6 +102,7 @@ static void put_str(struct out *o, const struct spec *sp, const char *s)
 		pad(o, ' ', sp->width - (int)n);
 }
 
+/* base is 10 or 16. */
 static void put_num(struct out *o, const struct spec *sp, uint64_t v, bool negative,
 		    unsigned int base, bool upper, const char *prefix)
 {
@@ -84,8 +113,13 @@ static void put_num(struct out *o, const struct spec *sp, uint64_t v, bool negat
 
 	/* C: zero with precision 0 has no digits at all. */
 	while (v || (n == 0 && sp->precision != 0)) {
-		tmp[n++] = digits[v % base];
-		v /= base;
+		unsigned int d = (unsigned int)v & 0xf;
+
+		if (base == 16)
+			v >>= 4;
+		else
+			v = div10(v, &d);
+		tmp[n++] = digits[d];
 	}
 	if (sp->precision > n)
 		zeros = sp->precision - n;
@@ -108,10 +142,8 @@ static void put_num(struct out *o, const struct spec *sp, uint64_t v, bool negat
 		pad(o, ' ', sp->width - total);
 }
 
-int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+static void format(struct out *o, const char *fmt, va_list ap)
 {
-	struct out o = { .buf = buf, .size = size, .len = 0 };
-
 	while (*fmt) {
 		struct spec sp = { .precision = -1 };
 		int lmod = 0;		/* -2 hh, -1 h, 0 int, 1 l, 2 ll, 3 z */
@@ -120,7 +152,7 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 		int64_t s;
 
 		if (*fmt != '%') {
-			put(&o, *fmt++);
+			put(o, *fmt++);
 			continue;
 		}
 		fmt++;
@@ -185,7 +217,7 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 		case 'i':
 			if (lmod >= 1)
 				s = lmod == 1 ? va_arg(ap, long) :
-				    lmod == 2 ? va_arg(ap, long long) : (int64_t)va_arg(ap, size_t);
+				    lmod == 2 ? va_arg(ap, long long) : (ptrdiff_t)va_arg(ap, size_t);
 			else
 				s = va_arg(ap, int);
 			if (lmod == -1)
@@ -193,7 +225,7 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			else if (lmod == -2)
 				s = (signed char)s;
 			/* Negate in unsigned arithmetic: INT64_MIN has no positive. */
-			put_num(&o, &sp, s < 0 ? -(uint64_t)s : (uint64_t)s, s < 0, 10, false, NULL);
+			put_num(o, &sp, s < 0 ? -(uint64_t)s : (uint64_t)s, s < 0, 10, false, NULL);
 			break;
 		case 'u':
 		case 'x':
@@ -207,20 +239,21 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 				u = (unsigned short)u;
 			else if (lmod == -2)
 				u = (unsigned char)u;
-			put_num(&o, &sp, u, false, *fmt == 'u' ? 10 : 16, *fmt == 'X',
+			put_num(o, &sp, u, false, *fmt == 'u' ? 10 : 16, *fmt == 'X',
 				sp.alt && u && *fmt != 'u' ? (*fmt == 'X' ? "0X" : "0x") : NULL);
 			break;
 		case 'p':
 			/*
-			 * Always 0x and 16 digits, so addresses line up in dumps:
-			 * the digits are a precision, which a width (also with
-			 * '-') pads around with spaces and never shortens.
+			 * Always 0x and the pointer's width in digits (16; 8 in
+			 * a 32-bit guest), so addresses line up in dumps: the
+			 * digits are a precision, which a width (also with '-')
+			 * pads around with spaces and never shortens.
 			 */
-			sp.precision = 16;
-			put_num(&o, &sp, (uintptr_t)va_arg(ap, void *), false, 16, false, "0x");
+			sp.precision = (int)(2 * sizeof(void *));
+			put_num(o, &sp, (uintptr_t)va_arg(ap, void *), false, 16, false, "0x");
 			break;
 		case 's':
-			put_str(&o, &sp, va_arg(ap, const char *));
+			put_str(o, &sp, va_arg(ap, const char *));
 			break;
 		case 'c':
 			sp.precision = -1;
@@ -229,28 +262,43 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 
 				/* A NUL char is still one character of output. */
 				if (!c[0]) {
-					pad(&o, ' ', sp.left ? 0 : sp.width - 1);
-					put(&o, '\0');
-					pad(&o, ' ', sp.left ? sp.width - 1 : 0);
+					pad(o, ' ', sp.left ? 0 : sp.width - 1);
+					put(o, '\0');
+					pad(o, ' ', sp.left ? sp.width - 1 : 0);
 				} else {
-					put_str(&o, &sp, c);
+					put_str(o, &sp, c);
 				}
 			}
 			break;
 		case '%':
-			put(&o, '%');
+			put(o, '%');
 			break;
 		default:
 			/* Unknown: print the directive as written. */
 			while (start < fmt)
-				put(&o, *start++);
+				put(o, *start++);
 			if (!*fmt)
 				continue;
-			put(&o, *fmt);
+			put(o, *fmt);
 			break;
 		}
 		fmt++;
 	}
+}
+
+int vformat(format_sink sink, const char *fmt, va_list ap)
+{
+	struct out o = { .sink = sink };
+
+	format(&o, fmt, ap);
+	return (int)o.len;
+}
+
+int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	struct out o = { .buf = buf, .size = size };
+
+	format(&o, fmt, ap);
 	if (size)
 		buf[o.len < size ? o.len : size - 1] = '\0';
 	return (int)o.len;

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The 32-bit task-state segment (SDM Vol. 3A 8.2.1, Figure 8-2): what the
+ * hypervisor's task-switch emulation (arch/vmx/task_switch.c) reads and
+ * writes, and what the handlers guest's task checks build.
+ */
+#ifndef EXITPLAN_TSS_H
+#define EXITPLAN_TSS_H
+
+#include <stdint.h>
+
+struct tss32 {
+	uint16_t prev_task_link, r0;
+	uint32_t esp0;
+	uint16_t ss0, r1;
+	uint32_t esp1;
+	uint16_t ss1, r2;
+	uint32_t esp2;
+	uint16_t ss2, r3;
+	uint32_t cr3;
+	uint32_t eip;
+	uint32_t eflags;
+	uint32_t gpr[8];		/* EAX, ECX, EDX, EBX, ESP, EBP, ESI, EDI */
+	uint16_t sreg[6][2];		/* ES, CS, SS, DS, FS, GS: selector, reserved */
+	uint16_t ldt_selector, r4;
+	uint16_t trap;			/* bit 0: T, the debug trap flag */
+	uint16_t io_map_base;
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct tss32) == 104, "the 32-bit TSS is 104 bytes");
+
+#endif /* EXITPLAN_TSS_H */
