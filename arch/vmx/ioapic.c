@@ -17,12 +17,14 @@ const char *ioapic_delivery_mode_name(uint32_t low)
 	return delivery_mode_names[ioredtbl_delivery_mode(low)];
 }
 
-void ioapic_guest_init(struct ioapic_guest *g)
+static void guest_init(struct ioapic_guest *g, bool virtual_dest, uint8_t host_dest,
+		       uint64_t emulated_pins)
 {
 	g->ioregsel = 0;
 	g->version = ioapic_hw_read(IOAPIC_REG_VER);
-	g->virtual_dest = false;
-	g->emulated_pins = 0;
+	g->virtual_dest = virtual_dest;
+	g->host_dest = host_dest;
+	g->emulated_pins = emulated_pins;
 }
 
 static unsigned int redirection_entries(const struct ioapic_guest *g)
@@ -39,23 +41,31 @@ static bool redirection_index(const struct ioapic_guest *g, uint8_t index)
 	       index < IOAPIC_REG_REDTBL + 2 * redirection_entries(g);
 }
 
-/*
- * Entry @n's low dword as the hardware gets it.  Virtual destinations:
- * fixed delivery of the entry's own host vector, physical mode (the
- * high dword is host_dest); trigger mode, polarity and mask the guest's.
- */
 /* Pin @n's device is the hypervisor's emulation (emulated_pins): its hardware entry stays masked. */
 static bool emulated_pin(const struct ioapic_guest *g, unsigned int n)
 {
 	return n < 64 && (g->emulated_pins & (1ull << n));
 }
 
+/* Entry @n is the guest's own, kept in low[n]/high[n], not the hardware's. */
+static bool shadowed(const struct ioapic_guest *g, unsigned int n)
+{
+	return g->virtual_dest || emulated_pin(g, n);
+}
+
+/*
+ * Entry @n's low dword as the hardware gets it.  An emulated pin's is
+ * masked: the hardware's device there is the host's.  Virtual
+ * destinations: fixed delivery of the entry's own host vector, physical
+ * mode (the high dword is host_dest); trigger mode, polarity and mask
+ * the guest's.
+ */
 static uint32_t hw_low(const struct ioapic_guest *g, unsigned int n, uint32_t guest_low)
 {
 	uint32_t v = guest_low;
 
-	if (g->virtual_dest && emulated_pin(g, n))
-		return guest_low | IOREDTBL_MASKED;	/* the hardware's device is the host's */
+	if (emulated_pin(g, n))
+		return guest_low | IOREDTBL_MASKED;
 	if (g->virtual_dest && ioapic_delivery_allowed(guest_low))
 		v = (guest_low & ~(IOREDTBL_VECTOR_MASK | IOREDTBL_DELMOD_MASK |
 				   IOREDTBL_DESTMOD_LOGICAL)) |
@@ -68,20 +78,30 @@ static uint32_t hw_high(const struct ioapic_guest *g, uint32_t guest_high)
 	return g->virtual_dest ? (uint32_t)g->host_dest << IOREDTBL_DEST_SHIFT : guest_high;
 }
 
+/* Entry @n becomes the guest's: it starts as the hardware's, which is rewritten for it. */
+static void take_entry(struct ioapic_guest *g, unsigned int n)
+{
+	uint8_t lo = (uint8_t)(IOAPIC_REG_REDTBL + 2 * n);
+
+	g->low[n] = ioapic_hw_read(lo);
+	g->high[n] = ioapic_hw_read((uint8_t)(lo + 1));
+	ioapic_hw_write((uint8_t)(lo + 1), hw_high(g, g->high[n]));
+	ioapic_hw_write(lo, hw_low(g, n, g->low[n]));
+}
+
+void ioapic_guest_init(struct ioapic_guest *g, uint64_t emulated_pins)
+{
+	guest_init(g, false, 0, emulated_pins);
+	for (unsigned int n = 0; n < redirection_entries(g); n++)
+		if (emulated_pin(g, n))
+			take_entry(g, n);
+}
+
 void ioapic_guest_init_virtual(struct ioapic_guest *g, uint8_t host_dest, uint64_t emulated_pins)
 {
-	ioapic_guest_init(g);
-	g->virtual_dest = true;
-	g->host_dest = host_dest;
-	g->emulated_pins = emulated_pins;
-	for (unsigned int n = 0; n < redirection_entries(g); n++) {
-		uint8_t lo = (uint8_t)(IOAPIC_REG_REDTBL + 2 * n);
-
-		g->low[n] = ioapic_hw_read(lo);
-		g->high[n] = ioapic_hw_read((uint8_t)(lo + 1));
-		ioapic_hw_write((uint8_t)(lo + 1), hw_high(g, g->high[n]));
-		ioapic_hw_write(lo, hw_low(g, n, g->low[n]));
-	}
+	guest_init(g, true, host_dest, emulated_pins);
+	for (unsigned int n = 0; n < redirection_entries(g); n++)
+		take_entry(g, n);
 }
 
 bool ioapic_guest_route(const struct ioapic_guest *g, uint8_t host_vector, uint32_t *low,
@@ -102,7 +122,7 @@ bool ioapic_guest_route(const struct ioapic_guest *g, uint8_t host_vector, uint3
 bool ioapic_guest_pin_route(const struct ioapic_guest *g, unsigned int pin, uint32_t *low,
 			    uint32_t *high)
 {
-	if (!g->virtual_dest || pin >= redirection_entries(g) ||
+	if (!emulated_pin(g, pin) || pin >= redirection_entries(g) ||
 	    (g->low[pin] & IOREDTBL_MASKED) || !ioapic_delivery_allowed(g->low[pin]))
 		return false;
 	*low = g->low[pin];
@@ -123,7 +143,8 @@ enum ioapic_result ioapic_guest_read(struct ioapic_guest *g, unsigned int offset
 	else if (offset == IOAPIC_IOWIN &&
 		 (index <= IOAPIC_REG_ARB || redirection_index(g, index)))
 		*value = ioapic_hw_read(index);
-	if (offset == IOAPIC_IOWIN && g->virtual_dest && redirection_index(g, index)) {
+	if (offset == IOAPIC_IOWIN && redirection_index(g, index) &&
+	    shadowed(g, (index - IOAPIC_REG_REDTBL) / 2)) {
 		unsigned int n = (index - IOAPIC_REG_REDTBL) / 2;
 
 		/* The guest's destination; the hardware's status bits (delivery status, remote IRR). */
@@ -146,6 +167,7 @@ enum ioapic_result ioapic_guest_write(struct ioapic_guest *g, unsigned int offse
 				      struct ioapic_refusal *refusal)
 {
 	uint8_t index = g->ioregsel;
+	unsigned int n;
 
 	if (size != 4 || (offset & 3))
 		return IOAPIC_BAD_ACCESS;
@@ -170,18 +192,19 @@ enum ioapic_result ioapic_guest_write(struct ioapic_guest *g, unsigned int offse
 	if (offset != IOAPIC_IOWIN || !redirection_index(g, index))
 		return IOAPIC_DONE;
 	/* The high dword is the destination only; the low one has the delivery mode. */
+	n = (index - IOAPIC_REG_REDTBL) / 2;
 	if ((index - IOAPIC_REG_REDTBL) & 1) {
-		if (g->virtual_dest)
-			g->high[(index - IOAPIC_REG_REDTBL) / 2] = value;
+		if (shadowed(g, n))
+			g->high[n] = value;
 		ioapic_hw_write(index, hw_high(g, value));
 		return IOAPIC_DONE;
 	}
-	if (g->virtual_dest)
-		g->low[(index - IOAPIC_REG_REDTBL) / 2] = value;
-	ioapic_hw_write(index, hw_low(g, (index - IOAPIC_REG_REDTBL) / 2, value));
+	if (shadowed(g, n))
+		g->low[n] = value;
+	ioapic_hw_write(index, hw_low(g, n, value));
 	if (ioapic_delivery_allowed(value))
 		return IOAPIC_DONE;
-	refusal->entry = (index - IOAPIC_REG_REDTBL) / 2;
+	refusal->entry = n;
 	refusal->value = value;
 	return IOAPIC_REFUSED;
 }

@@ -123,9 +123,11 @@ struct ioapic_guest {
 	uint8_t host_dest;
 	/*
 	 * Pins whose device the hypervisor emulates (bit n: pin n): the
-	 * 8254's (acpi_madt_isa_irq_pin(0)).  The hardware's entry stays
-	 * masked -- its device is the host's -- and the emulated device's
-	 * interrupt follows the guest's entry (ioapic_guest_pin_route()).
+	 * 8254's (acpi_madt_isa_irq_pin(0)), under every APIC model.  The
+	 * hardware's entry stays masked -- its device is the host's, the
+	 * hypervisor's delay timer -- the guest's is kept in low[]/high[]
+	 * as with virtual destinations, and the emulated device's interrupt
+	 * follows it (ioapic_guest_pin_route()).
 	 */
 	uint64_t emulated_pins;
 	uint32_t low[IOAPIC_MAX_ENTRIES], high[IOAPIC_MAX_ENTRIES];
@@ -143,17 +145,23 @@ struct ioapic_refusal {
 	uint32_t value;		/* the low dword the guest wrote */
 };
 
-void ioapic_guest_init(struct ioapic_guest *g);
 /*
- * The same with virtual destinations: the guest's entries start as the
- * hardware's; the hardware's are rewritten to physical mode, @host_dest,
- * those of @emulated_pins (bit n: pin n, below 64) masked.
+ * The guest's destinations are the hardware's (the passthrough APIC
+ * models): its entries are written through, filtered, but for those of
+ * @emulated_pins (bit n: pin n, below 64), which start as the hardware's
+ * and are the guest's from then on, the hardware's kept masked.
+ */
+void ioapic_guest_init(struct ioapic_guest *g, uint64_t emulated_pins);
+/*
+ * The same with virtual destinations: every entry of the guest's starts
+ * as the hardware's; the hardware's are rewritten to physical mode,
+ * @host_dest, those of @emulated_pins masked.
  */
 void ioapic_guest_init_virtual(struct ioapic_guest *g, uint8_t host_dest, uint64_t emulated_pins);
 /*
- * Virtual destinations: the guest's entry of pin @pin (an emulated
- * device's), its low and high dwords; false when it is masked, of a
- * refused delivery mode, or past the table.
+ * The guest's entry of pin @pin, an emulated device's (emulated_pins),
+ * its low and high dwords; false when it is masked, of a refused
+ * delivery mode, past the table, or not an emulated pin.
  */
 bool ioapic_guest_pin_route(const struct ioapic_guest *g, unsigned int pin, uint32_t *low,
 			    uint32_t *high);

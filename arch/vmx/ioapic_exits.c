@@ -50,7 +50,7 @@ static uint64_t ioapic_page = IOAPIC_DEFAULT_BASE;
 /* The guest's I/O APIC, under the VM's platform_lock (so is the hardware's IOREGSEL). */
 static struct ioapic_guest vm_ioapic;
 static bool vm_ioapic_ready;
-/* apic: virtual: the pin the guest's 8254 drives (the MADT's override of ISA IRQ 0). */
+/* The pin the guest's 8254 drives (the MADT's override of ISA IRQ 0). */
 static unsigned int vm_ioapic_pit_pin;
 /* apic: virtual: the VM whose vCPUs the interrupts taken in root operation are for. */
 static struct vm *ioapic_vm;
@@ -138,6 +138,16 @@ static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa,
 	spin_lock(&vcpu->vm->platform_lock);
 	if (!vm_ioapic_ready) {
 		/*
+		 * The 8254's pin is an emulated pin under every APIC model:
+		 * the host's 8254 behind it is the hypervisor's delay timer,
+		 * never the guest's, and the guest's own 8254 (runtime/vpit.c)
+		 * drives the pin instead (legacy_irq.c).
+		 */
+		uint64_t emulated;
+
+		vm_ioapic_pit_pin = acpi_madt_isa_irq_pin(0);
+		emulated = vm_ioapic_pit_pin < 64 ? 1ull << vm_ioapic_pit_pin : 0;
+		/*
 		 * apic: virtual: no physical APIC answers the guest's
 		 * destinations; the hardware sends every interrupt to CPU 0,
 		 * whose exit hands it on (vmx_ioapic_deliver()).
@@ -147,11 +157,10 @@ static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa,
 			for (unsigned int n = 0; n < IOAPIC_MAX_ENTRIES; n++)
 				idt_set_handler(IOAPIC_HOST_VECTOR(n), ioapic_root_irq);
 			idt_set_handler(VMX_KICK_VECTOR, ioapic_root_irq);
-			vm_ioapic_pit_pin = acpi_madt_isa_irq_pin(0);
 			ioapic_guest_init_virtual(&vm_ioapic, (uint8_t)percpu_area(0)->apic_id,
-						  vm_ioapic_pit_pin < 64 ? 1ull << vm_ioapic_pit_pin : 0);
+						  emulated);
 		} else {
-			ioapic_guest_init(&vm_ioapic);
+			ioapic_guest_init(&vm_ioapic, emulated);
 		}
 		WRITE_ONCE(vm_ioapic_ready, true);
 	}
@@ -174,7 +183,7 @@ static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa,
 		       refusal.entry, ioapic_delivery_mode_name(refusal.value), refusal.value);
 	vmx_mmio_complete(vcpu, a, value);
 	/* The 8254's pin may have been unmasked, masked or re-routed (legacy_irq.c). */
-	if (PROFILE_APIC_VIRTUAL && a->store && offset == IOAPIC_IOWIN)
+	if (a->store && offset == IOAPIC_IOWIN)
 		vmx_legacy_irq_update(vcpu);
 	return VMX_EXIT_RESUME;
 }
@@ -245,7 +254,7 @@ static void ioapic_root_irq(struct interrupt_frame *f)
 
 bool vmx_ioapic_pit_route(uint32_t *low, uint32_t *high)
 {
-	return PROFILE_APIC_VIRTUAL && READ_ONCE(vm_ioapic_ready) &&
+	return READ_ONCE(vm_ioapic_ready) &&
 	       ioapic_guest_pin_route(&vm_ioapic, vm_ioapic_pit_pin, low, high);
 }
 

@@ -13,13 +13,15 @@
  *     interrupt-window exit it asks for) and injects the vector as any
  *     external interrupt (events.c).  Found by another vCPU, the INT is
  *     posted to it (vm_events.legacy) and it is kicked;
- *   - apic: virtual: the I/O APIC pin the MADT's override of ISA IRQ 0
- *     names (emulated: the hardware's pin is the host's 8254, kept
- *     masked, ioapic.c).  While the guest's entry there delivers, each
- *     rising edge sends its vector to the vCPUs its destination names,
- *     physical or logical, in each target's own APIC mode
+ *   - the I/O APIC pin the MADT's override of ISA IRQ 0 names (emulated
+ *     under every APIC model: the hardware's pin is the host's 8254,
+ *     kept masked, ioapic.c).  While the guest's entry there delivers,
+ *     each rising edge sends its vector to the vCPUs its destination
+ *     names, physical or logical, in each target's own APIC mode
  *     (vm_ioapic_decode()), posted and kicked like an IPI wherever they
- *     run.
+ *     run; the vCPU that found the edge takes its own at once (its
+ *     virtual APIC, or under the passthrough models its own APIC's self
+ *     IPI or an injection, vmx_deliver_apic_irq()).
  *
  * The 8254's next request is kept by vCPU 0, the clock (pit_deadline):
  * it arms the VMX-preemption timer, or, blocked on a shared CPU, ends a
@@ -32,14 +34,16 @@
  *
  * Not yet: the other ISA IRQs (the guest's 8259s have no other emulated
  * source; a host device's interrupt comes through the hardware's I/O
- * APIC, ioapic_exits.c), and under the passthrough APIC models the 8254
- * through the I/O APIC (the guest's entry is the hardware's there).
+ * APIC, ioapic_exits.c), and under the passthrough APIC models the
+ * 8259's INT to any vCPU but 0 (the guest's LINT0 there is its physical
+ * APIC's, which the hypervisor does not see).
  */
 #include "platform.h"
 #include "spinlock.h"
 #include "vm.h"
 #include "vmcs_fields.h"
 #include "vcpu_arch.h"
+#include "apic.h"
 #include "events.h"
 #include "legacy_irq.h"
 #include "mmio.h"
@@ -58,8 +62,12 @@ static void deliver_pin(struct vcpu *vcpu, uint32_t low, uint32_t high)
 
 	req.targets &= ~(1u << vcpu->id);
 	vm_icr_deliver(vcpu->vm, vcpu->id, &req);
-	if (self && req.kind == ICR_FIXED)
+	if (!self || req.kind != ICR_FIXED)
+		return;
+	if (PROFILE_APIC_VIRTUAL)
 		vmx_vlapic_post(vcpu, req.vector);
+	else
+		vmx_deliver_apic_irq(vcpu, req.vector);
 }
 
 /* Ask vCPU @id to bring the 8259s and the 8254 up to date on itself (vm_events.legacy). */

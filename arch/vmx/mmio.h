@@ -54,10 +54,10 @@ bool vmx_hide_device_pages(struct ept *ept);
  */
 enum vmx_exit_action vmx_ioapic_deliver(struct vcpu *vcpu, uint8_t vector);
 /*
- * apic: virtual: the guest's I/O APIC entry of the pin its 8254 drives
- * (emulated: the hardware's stays masked), when it delivers; the VM's
- * platform_lock held.  False under the other APIC models, before the
- * guest first touches its I/O APIC, or while the entry is masked.
+ * The guest's I/O APIC entry of the pin its 8254 drives (emulated: the
+ * hardware's stays masked), when it delivers; the VM's platform_lock
+ * held.  False before the guest first touches its I/O APIC, or while the
+ * entry is masked.
  */
 bool vmx_ioapic_pit_route(uint32_t *low, uint32_t *high);
 /*

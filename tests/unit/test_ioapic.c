@@ -54,7 +54,7 @@ static int setup(void **state)
 	for (unsigned int n = 0; n < FAKE_ENTRIES; n++)
 		hw[IOAPIC_REG_REDTBL + 2 * n] = IOREDTBL_MASKED;
 	hw_writes = hw_eois = 0;
-	ioapic_guest_init(&g);
+	ioapic_guest_init(&g, 0);
 	return 0;
 }
 
@@ -170,7 +170,7 @@ static void test_reserved(void **state)
 	assert_int_equal(ioapic_guest_write(&g, IOAPIC_EOI, 4, 0x141, &r), IOAPIC_DONE);
 	assert_int_equal(hw_eois, 0);
 	hw[IOAPIC_REG_VER] = 0x00170020u;
-	ioapic_guest_init(&g);
+	ioapic_guest_init(&g, 0);
 	assert_int_equal(ioapic_guest_write(&g, IOAPIC_EOI, 4, 0x141, &r), IOAPIC_DONE);
 	assert_int_equal(hw_eois, 1);
 	assert_int_equal(hw_last_eoi, 0x41);
@@ -274,7 +274,7 @@ static void test_virtual_destinations(void **state)
 	assert_int_equal(hw_eois, 2);
 	assert_int_equal(hw_last_eoi, IOAPIC_HOST_VECTOR(9));
 	/* Without virtual destinations no vector routes. */
-	ioapic_guest_init(&g);
+	ioapic_guest_init(&g, 0);
 	assert_false(ioapic_guest_route(&g, (uint8_t)IOAPIC_HOST_VECTOR(9), &low, &high));
 }
 
@@ -310,8 +310,53 @@ static void test_emulated_pin(void **state)
 	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 2, 0x430, &r), IOAPIC_REFUSED);
 	assert_false(ioapic_guest_pin_route(&g, 2, &low, &high));
 	assert_false(ioapic_guest_pin_route(&g, FAKE_ENTRIES, &low, &high));
-	/* Without virtual destinations nothing is emulated. */
-	ioapic_guest_init(&g);
+	/* Not an emulated pin: no route. */
+	ioapic_guest_init_virtual(&g, 7, 0);
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 2, 0x830, &r), IOAPIC_DONE);
+	assert_false(ioapic_guest_pin_route(&g, 2, &low, &high));
+}
+
+/*
+ * The passthrough APIC models: the 8254's pin is emulated there too.
+ * Its entry starts as the firmware's and is the guest's from then on,
+ * destination included; the hardware's stays masked (its 8254 is the
+ * host's).  Every other pin is written through, filtered, as before.
+ */
+static void test_emulated_pin_passthrough(void **state)
+{
+	struct ioapic_refusal r;
+	uint32_t low, high;
+
+	(void)state;
+	hw[IOAPIC_REG_REDTBL + 2 * 2] = 0x31;			/* firmware's: unmasked */
+	hw[IOAPIC_REG_REDTBL + 2 * 2 + 1] = 3u << 24;
+	ioapic_guest_init(&g, 1ull << 2);
+	assert_true(hw[IOAPIC_REG_REDTBL + 2 * 2] & IOREDTBL_MASKED);
+	assert_int_equal(win_read(IOAPIC_REG_REDTBL + 2 * 2), 0x31);
+	assert_true(ioapic_guest_pin_route(&g, 2, &low, &high));
+	assert_int_equal(high, 3u << 24);
+	/* Physical destination 1, vector 0x60: the guest's, the hardware masked. */
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 2 + 1, 1u << 24, &r), IOAPIC_DONE);
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 2, 0x60, &r), IOAPIC_DONE);
+	assert_true(hw[IOAPIC_REG_REDTBL + 2 * 2] & IOREDTBL_MASKED);
+	assert_int_equal(win_read(IOAPIC_REG_REDTBL + 2 * 2), 0x60);
+	assert_int_equal(win_read(IOAPIC_REG_REDTBL + 2 * 2 + 1), 1u << 24);
+	assert_true(ioapic_guest_pin_route(&g, 2, &low, &high));
+	assert_int_equal(low, 0x60);
+	assert_int_equal(high, 1u << 24);
+	/* A refused delivery mode is reported and no route. */
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 2, 0x460, &r), IOAPIC_REFUSED);
+	assert_false(ioapic_guest_pin_route(&g, 2, &low, &high));
+	/* Pin 3 is the hardware's: written through, its destination too, no route. */
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 3 + 1, 1u << 24, &r), IOAPIC_DONE);
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 3, 0x61, &r), IOAPIC_DONE);
+	assert_int_equal(hw[IOAPIC_REG_REDTBL + 2 * 3], 0x61);
+	assert_int_equal(hw[IOAPIC_REG_REDTBL + 2 * 3 + 1], 1u << 24);
+	assert_false(ioapic_guest_pin_route(&g, 3, &low, &high));
+	/* No emulated pin: pin 2 is the hardware's as well. */
+	ioapic_guest_init(&g, 0);
+	assert_int_equal(win_write(IOAPIC_REG_REDTBL + 2 * 2, 0x60, &r), IOAPIC_DONE);
+	assert_int_equal(hw[IOAPIC_REG_REDTBL + 2 * 2], 0x60);
 	assert_false(ioapic_guest_pin_route(&g, 2, &low, &high));
 }
 
@@ -326,6 +371,7 @@ int main(void)
 		cmocka_unit_test_setup(test_bad_access, setup),
 		cmocka_unit_test_setup(test_virtual_destinations, setup),
 		cmocka_unit_test_setup(test_emulated_pin, setup),
+		cmocka_unit_test_setup(test_emulated_pin_passthrough, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
