@@ -45,6 +45,11 @@ BARE = "bare Bochs"
 # exitplan's CPUID 15H on Bochs says ~10.002 MHz (docs/LINUX.md); the bare
 # kernel is told 10 MHz, which is what its 1 ms periods are made of.
 BARE_TSC_KHZ = 10000
+# The bare kernel idles with HLT, as under exitplan (whose CPUID hides
+# MONITOR/MWAIT).  With Bochs's MWAIT a cross-CPU wake-up can wait for
+# the next tick (docs/PLATFORM.md): ping-pong's round trip was one 4 ms
+# jiffy, 39984 ticks p50, against 6540 with idle=halt.
+BARE_EXTRA = f"tsc_early_khz={BARE_TSC_KHZ} idle=halt"
 
 
 @dataclass(frozen=True)
@@ -92,7 +97,7 @@ class Result:
 
 def cmdline(base: str, w: Workload, bare: bool) -> str:
     c = f"{base} exitplan.run={w.prog}" + (f" exitplan.args={w.args}" if w.args else "")
-    return c + (f" tsc_early_khz={BARE_TSC_KHZ}" if bare else "")
+    return c + (f" {BARE_EXTRA}" if bare else "")
 
 
 def parse(w: Workload, setting: str, text: str, timed_out: bool = False,
@@ -198,8 +203,9 @@ def render(results: List[Result]) -> List[str]:
          "The project's kernel (docs/LINUX.md) and initramfs, /init running one program "
          "(tests/linux/ep-*.c, `exitplan.run=`), under exitplan with the profile measured "
          "from that program, and the same kernel, initramfs and command line booted by GRUB "
-         f"on bare Bochs (tests/linux/bochs-bare.sh; plus tsc_early_khz={BARE_TSC_KHZ}, so "
-         "that a 1 ms period is as many ticks as under exitplan's CPUID 15H).  Cells: mean / "
+         f"on bare Bochs (tests/linux/bochs-bare.sh; plus {BARE_EXTRA}: a 1 ms period is as "
+         "many ticks as under exitplan's CPUID 15H, and the idle is HLT, as exitplan's CPUID "
+         "leaves it; Bochs's MWAIT can make a wake-up wait for the tick).  Cells: mean / "
          "p50 / p99 of the program's own line.  Bochs ticks are retired instructions (the "
          "emulated TSC advances one per instruction): deterministic path lengths, not "
          "cycles.", "",

@@ -74,7 +74,7 @@ def test_command_lines():
     assert linux.cmdline("console=ttyS0", OVERCOMMIT, False) == \
         "console=ttyS0 exitplan.run=spinlock exitplan.args=8,2000"
     assert linux.cmdline("console=ttyS0", HRTIMER, True) == \
-        f"console=ttyS0 exitplan.run=hrtimer tsc_early_khz={linux.BARE_TSC_KHZ}"
+        f"console=ttyS0 exitplan.run=hrtimer tsc_early_khz={linux.BARE_TSC_KHZ} idle=halt"
     # Every workload runs under a profile that exists.
     for w in linux.WORKLOADS:
         assert (linux.REPO / "profiles" / f"{w.profile}.yaml").is_file()
