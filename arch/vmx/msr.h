@@ -24,6 +24,5 @@ void vmx_resident_msrs_load(struct vcpu *vcpu);
  */
 uint64_t vcpu_guest_efer(struct vcpu *vcpu);
 void vcpu_set_guest_efer(struct vcpu *vcpu, uint64_t efer);
-void vmx_program_preemption_timer(struct vcpu *vcpu);
 
 #endif /* EXITPLAN_VMX_MSR_H */

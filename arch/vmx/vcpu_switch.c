@@ -60,6 +60,7 @@
 #include "vm.h"
 #include "vmcs_fields.h"
 #include "vcpu_arch.h"
+#include "preemption_timer.h"
 #include "msr.h"
 #include "vmx_run.h"
 #include "vmx_controls_bits.h"

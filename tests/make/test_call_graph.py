@@ -57,38 +57,28 @@ ALLOWED = {
         "vmx_take_events() (apic.c) posts fixed vectors to the virtual APIC, whose exits take events",
     ("arch/vmx/apic", "arch/vmx/vmx"):
         "vmx_xapic_page_trap(), the EPT switch, is vmx.c's (it owns both EPTPs); apic.c switches on a mode change",
-    ("arch/vmx/ept_exits", "arch/vmx/handlers"):
-        "the GPR accessors an MMIO decode needs are handlers.c's",
     ("arch/vmx/handlers", "arch/vmx/vmx_run"):
         "HLT with IF=0 halts in the run loop's wait (vmx_halt_interrupts_off())",
-    ("arch/vmx/ioapic", "arch/vmx/ioapic_exits"):
-        "the I/O APIC's hardware accessors are in ioapic_exits.c, beside its page mapping",
     ("arch/vmx/ioapic_exits", "arch/vmx/ept_exits"):
         "the MMIO decoder (vmx_mmio_decode/complete()) is ept_exits.c's, which calls the device pages",
     ("arch/vmx/legacy_irq", "arch/vmx/events"):
         "events.c's interrupt-window exit calls the 8259s' INTA; legacy_irq.c injects through events.c",
     ("arch/vmx/legacy_irq", "arch/vmx/ioapic_exits"):
         "the 8254's IRQ 0 goes through the guest's I/O APIC entry, whose exits take the 8259s' INT",
-    ("arch/vmx/legacy_irq", "arch/vmx/msr"):
-        "the VMX-preemption timer's programming is msr.c's (it emulates TSC deadline with it)",
     ("arch/vmx/legacy_irq", "arch/vmx/vlapic_exits"):
         "the 8254's IRQ 0 is posted to the virtual APIC, whose exits reach the 8259s",
     ("arch/vmx/legacy_irq", "arch/vmx/vmx_run"):
         "the vCPU table and vmm_kick() are the run loop's",
     ("arch/vmx/task_switch_vmcs", "arch/vmx/events"):
         "a fault in the task switch is injected by events.c, reached from the TASK_SWITCH handler",
-    ("arch/vmx/task_switch_vmcs", "arch/vmx/handlers"):
-        "the GPR accessors and load_pae_pdptrs() are handlers.c's, whose TASK_SWITCH handler calls the switch",
     ("arch/vmx/vcpu_switch", "arch/vmx/msr"):
-        "the preemption timer and the resident MSRs' save/load are msr.c's",
+        "the resident MSRs' save/load at a switch are msr.c's (its vmx_resident_msrs[])",
     ("arch/vmx/vcpu_switch", "arch/vmx/vmx_run"):
         "the vCPU table (vmx_vcpu()) is the run loop's",
     ("arch/vmx/vlapic_exits", "arch/vmx/ept_exits"):
         "the MMIO decoder (vmx_mmio_decode/complete()) is ept_exits.c's, which calls the device pages",
     ("arch/vmx/vlapic_exits", "arch/vmx/events"):
         "events.c's interrupt exits call the virtual APIC; it injects through events.c",
-    ("arch/vmx/vlapic_exits", "arch/vmx/msr"):
-        "the preemption timer's programming is msr.c's; msr.c hands the x2APIC MSRs to vlapic_exits.c",
 }
 
 # runtime/ objects that may read an arch/vmx header (file -> why).
