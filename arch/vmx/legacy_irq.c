@@ -47,7 +47,7 @@
 #include "vlapic_exits.h"
 #include "vmm.h"
 #include "vmx_ops.h"
-#include "vmx_run.h"
+#include "vcpu_switch.h"
 #include "vmx_controls_bits.h"
 
 /* The I/O APIC pin's interrupt: its targets posted and kicked; @vcpu's own taken here. */

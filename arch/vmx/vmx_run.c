@@ -33,16 +33,10 @@
 
 /* --- the machine and its vCPUs --------------------------------------- */
 
-/* The machine: one per boot, its vCPUs one per CPU (vCPU i on CPU i). */
+/* The machine: one per boot; its vCPUs are vcpu_switch.c's vmx_vcpus[]. */
 static struct vm vmx_vm;
-static struct vcpu *vmx_vcpus[VM_MAX_VCPUS];
 /* vCPU 0's multiboot entry and info, for vmx_setup_cpu_vcpus(). */
 static uint32_t vmx_boot_entry, vmx_boot_mbi;
-
-struct vcpu *vmx_vcpu(unsigned int id)
-{
-	return id < VM_MAX_VCPUS ? vmx_vcpus[id] : NULL;
-}
 
 /*
  * Wait in root operation, interrupts off, until @ready(vcpu) or the
