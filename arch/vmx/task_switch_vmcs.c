@@ -81,8 +81,8 @@ static const char *source_name(enum ts_source source)
 }
 
 /*
- * The TASK_SWITCH handler itself (the dispatch calls it; it calls nothing
- * of handlers.c's but the registers, vcpu_regs.c): a task switch (CALL,
+ * The TASK_SWITCH handler itself (the dispatch calls it; of handlers.c it
+ * needs only the registers, which never call back): a task switch (CALL,
  * JMP, IRET or a task gate in the IDT to a TSS; SDM Vol. 3A 8.3, Vol. 3C
  * 27.4.2) emulated, with the faults the CPU raises, by task_switch.c.
  */

@@ -51,7 +51,7 @@ static inline void vmx_skip_instruction(void)
 
 
 /*
- * vcpu_regs.c: general-purpose registers by instruction encoding (0 = RAX
+ * handlers.c: general-purpose registers by instruction encoding (0 = RAX
  * .. 15 = R15).  Only for the vCPU whose exit this CPU is handling: RBP
  * and R10-R15 are read from and written to the live registers.
  */
@@ -76,7 +76,7 @@ static inline void vcpu_spill_fixed_regs(struct vcpu *vcpu)
 }
 
 /*
- * vcpu_regs.c: with PAE paging (not IA-32e mode), load the VMCS's PDPTEs
+ * handlers.c: with PAE paging (not IA-32e mode), load the VMCS's PDPTEs
  * from the guest's CR3, as a MOV to CR0, CR3 or CR4 does; false when
  * they are not in guest memory.
  */
