@@ -72,8 +72,6 @@ ALLOWED = {
         "vmx_mmio_complete() merges a load into its GPR (vcpu_gpr_read/write(), handlers.c)",
     ("arch/vmx/apic", "arch/vmx/vlapic_exits"):
         "vmx_take_events() posts fixed vectors to the virtual APIC, whose exits take events",
-    ("arch/vmx/apic", "arch/vmx/vmx"):
-        "vmx_xapic_page_trap(), the EPT switch, is vmx.c's (it owns both EPTPs)",
     ("arch/vmx/legacy_irq", "arch/vmx/ioapic_exits"):
         "apic: virtual: the 8254's IRQ 0 goes through the guest's I/O APIC entry, whose exits update the 8259s",
     ("arch/vmx/legacy_irq", "arch/vmx/vlapic_exits"):
