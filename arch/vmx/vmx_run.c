@@ -608,6 +608,9 @@ static bool vmx_vcpu_count(const struct boot_info *bi, unsigned int ncpus, unsig
 	return true;
 }
 
+/* runtime/vmm.h: the banner's name, so that the runtime needs no generated header of ours. */
+const char vmm_profile_name[] = PROFILE_NAME;
+
 int vmm_run(const struct boot_info *bi)
 {
 	struct vmx_cpu *vc;
