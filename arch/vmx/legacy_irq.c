@@ -26,7 +26,7 @@
  * sibling's slice (vcpu_switch.c), so a guest in `sti; hlt`, or spinning
  * on a tick count, gets its ticks; under a profile without the timer
  * (vmexit-bench) the runtime switches it on while a deadline is armed
- * (msr.c).  Another vCPU that changes the deadline (it programmed the
+ * (preemption_timer.c).  Another vCPU that changes the deadline (it programmed the
  * 8254, the 8259's mask or the I/O APIC's entry) posts vCPU 0 to bring
  * it up to date.
  *
