@@ -244,3 +244,11 @@ def test_include_allowed_is_needed(objdirs):
         if not any(f.startswith("arch/vmx/") for f in dependencies(d)):
             stale.append(name)
     assert not stale, f"INCLUDE_ALLOWED names files that no longer need it: {stale}"
+
+
+def test_circles_names_each_circle():
+    """The finder itself: two circles and a file outside both."""
+    edges = {"a": {"b": {"f"}}, "b": {"a": {"g"}, "c": {"h"}}, "c": {},
+             "d": {"e": {"i"}}, "e": {"f": {"j"}}, "f": {"d": {"k"}}}
+    assert circles(set("abcdef"), edges) == [["a", "b"], ["d", "e", "f"]]
+    assert circles({"a", "b"}, {"a": {"b": {"f"}}}) == []
