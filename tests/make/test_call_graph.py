@@ -23,7 +23,8 @@ What is not a node, and why:
 
 The graph is the union over PROFILES: default, plus apic-virtual for the
 calls only `apic: virtual` keeps (the virtual APIC, the I/O APIC's
-delivery); together they have every edge of the shipped profiles.
+delivery); together they have every edge of the twelve shipped profiles
+(checked 3 Dec: the union over all of them adds none).
 
 Also: runtime/ includes no arch/vmx header, not even through a generated
 header (the compiler's dependency files say what each object read);
