@@ -15,7 +15,6 @@
 #include "selftest.h"
 #include "traps.h"
 
-#include "profile.h"		/* generated: PROFILE_NAME */
 #include "vmm.h"
 
 #ifndef EXITPLAN_VERSION		/* from $(BUILD)/$(PROFILE)/include/version.h */
@@ -38,7 +37,7 @@ void hv_main(uint32_t mb_magic, uint32_t mb_info_pa)
 	paging_protect_image();
 	pic_remap_and_mask();
 
-	printk("\nexitplan %s (profile %s)\n", EXITPLAN_VERSION, PROFILE_NAME);
+	printk("\nexitplan %s (profile %s)\n", EXITPLAN_VERSION, vmm_profile_name);
 
 	bi = boot_info_init(mb_magic, mb_info_pa);
 	boot_info_print(bi);

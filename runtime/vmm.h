@@ -27,6 +27,9 @@ struct boot_info;
 
 int vmm_run(const struct boot_info *bi);
 
+/* The profile the hypervisor was built for (profiles/NAME.yaml), for the banner. */
+extern const char vmm_profile_name[];
+
 struct interrupt_frame;
 
 /*

@@ -19,6 +19,8 @@
 #include "phys_apic.h"
 #include "profile.h"
 #include "vmm.h"
+#include "vcpu_switch.h"
+#include "vcpu_arch.h"
 
 /* The CPUs whose NMIs in root operation are kicks (or stray): dropped. */
 static bool cpu_kickable[HV_MAX_CPUS];
@@ -179,4 +181,47 @@ void vmx_park_this_cpu(void)
 	/* An NMI (dropped above) or an SMI ends a HLT: halt again. */
 	for (;;)
 		asm volatile("cli; hlt" : : : "memory");
+}
+
+/*
+ * runtime/vmm.h: the kick, here beside the halts it ends.  Which of the
+ * three a vCPU gets depends on where it is: running in the guest (the
+ * kick IPI, apic.c), waiting in root operation (an NMI), or blocked on
+ * a shared CPU (woken in the scheduler; its CPU kicked, or NMI'd if idle).
+ */
+void vmm_kick(unsigned int vcpu_id)
+{
+	struct vcpu *target = vcpu_id < VM_MAX_VCPUS ? vmx_vcpus[vcpu_id] : NULL;
+	unsigned int cpu;
+
+	if (!target)
+		return;
+	/*
+	 * The CPU that holds the vCPU (vmx_setup_vcpu() set it), never "CPU
+	 * vcpu_id": with a scheduler the two differ (runtime/sched.h).
+	 */
+	cpu = target->cpu ? target->cpu->id : vcpu_id;
+	if (target->arch->shared) {
+		/*
+		 * Blocked: runnable now.  Queued: it takes its events when it
+		 * is switched in.  Running there: the kick makes it take them
+		 * now (if it is being switched out meanwhile, another vCPU
+		 * gets a spurious kick, which it ignores).  Blocked on a CPU
+		 * running a sibling: the kick makes the sibling give it the CPU
+		 * (wakeup preemption, sched.h) -- to this CPU too, when the
+		 * sibling is the poster: its next entry exits on it at once.
+		 */
+		if (sched_wake(&vmx_sched, vcpu_id) == SCHED_WAKE_PREEMPT)
+			vmx_kick_ipi(cpu);
+		else if (cpu != this_cpu_id() && sched_current(&vmx_sched, cpu) == (int)vcpu_id)
+			vmx_kick_ipi(cpu);
+		else
+			vmx_idle_kick(cpu);	/* halted idle: an NMI (ap_park.c) */
+		return;
+	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (READ_ONCE(target->arch->waiting_in_root))
+		vmx_kick_nmi(cpu);
+	else
+		vmx_kick_ipi(cpu);
 }

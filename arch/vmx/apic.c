@@ -37,6 +37,7 @@
 #include "events.h"
 #include "msr_safe.h"
 #include "apic.h"
+#include "eptp.h"
 #include "legacy_irq.h"
 #include "vlapic_exits.h"
 #include "vcpu_switch.h"

@@ -28,8 +28,6 @@ enum vmx_exit_action vmx_icr_write(struct vcpu *vcpu, uint64_t icr, bool x2apic)
 /* A guest write to the xAPIC page at @offset that exited (ept_exits.c): emulate it. */
 enum vmx_exit_action vmx_xapic_write(struct vcpu *vcpu, unsigned int offset, uint32_t value,
 				     unsigned int size);
-/* Map the current vCPU's xAPIC page read-only (false) or not at all (true): vmx.c. */
-void vmx_xapic_page_trap(struct vcpu *vcpu, bool trap);
 /* A load from the xAPIC page while it is not mapped: the value, false if not emulated. */
 bool vmx_xapic_read(struct vcpu *vcpu, unsigned int offset, unsigned int size, uint64_t *value);
 /* The guest's IA32_APIC_BASE changed modes: the page's mapping and the x2APIC MSRs' intercepts follow. */

@@ -28,7 +28,6 @@
 #include "vlapic_exits.h"
 #include "vcpu_switch.h"
 #include "vmx_run.h"
-#include "task_switch_vmcs.h"
 #include "guest_mem.h"
 #include "vmx_ctls.h"
 #include "vmx_controls.h"
@@ -529,18 +528,6 @@ enum vmx_exit_action handle_wbinvd(struct vcpu *vcpu)
 enum vmx_exit_action handle_invd(struct vcpu *vcpu)
 {
 	return handle_wbinvd(vcpu);
-}
-
-/* --- task switches ------------------------------------------------------ */
-
-/*
- * A task switch (CALL, JMP, IRET or a task gate in the IDT to a TSS;
- * SDM Vol. 3A 8.3, Vol. 3C 27.4.2): emulated, with the faults the CPU
- * raises, by task_switch.c.
- */
-enum vmx_exit_action handle_task_switch(struct vcpu *vcpu)
-{
-	return vmx_task_switch(vcpu);
 }
 
 /* --- events that end the guest ---------------------------------------- */

@@ -24,7 +24,7 @@
  * such an access is refused (IOAPIC_BAD_ACCESS) and the guest stopped.
  *
  * The hardware is reached through ioapic_hw_read()/ioapic_hw_write()
- * (ioapic_exits.c; a fake in the unit test), whose callers hold the lock
+ * (ioapic_hw.c; a fake in the unit test), whose callers hold the lock
  * that serialises the hardware's IOREGSEL.
  */
 #ifndef EXITPLAN_IOAPIC_H
@@ -180,7 +180,8 @@ enum ioapic_result ioapic_guest_write(struct ioapic_guest *g, unsigned int offse
 				      unsigned int size, uint32_t value,
 				      struct ioapic_refusal *refusal);
 
-/* The hardware's indirect register @index (ioapic_exits.c). */
+/* The hardware's page, and its indirect register @index (ioapic_hw.c). */
+extern uint64_t ioapic_hw_page;
 uint32_t ioapic_hw_read(uint8_t index);
 void ioapic_hw_write(uint8_t index, uint32_t value);
 /* The hardware's EOI register (version 0x20 and later). */

@@ -45,7 +45,6 @@
 #define HPET_DEFAULT_BASE	0xfed00000ull	/* IA-PC HPET Specification 1.0a, 2.1 */
 
 static uint64_t hpet_page = HPET_DEFAULT_BASE;
-static uint64_t ioapic_page = IOAPIC_DEFAULT_BASE;
 
 /* The guest's I/O APIC, under the VM's platform_lock (so is the hardware's IOREGSEL). */
 static struct ioapic_guest vm_ioapic;
@@ -57,28 +56,6 @@ static struct vm *ioapic_vm;
 static void ioapic_root_irq(struct interrupt_frame *f);
 static bool ioapic_refusal_reported, hpet_write_reported;
 
-static volatile uint32_t *ioapic_reg(unsigned int offset)
-{
-	return phys_to_virt(ioapic_page + offset);
-}
-
-uint32_t ioapic_hw_read(uint8_t index)
-{
-	*ioapic_reg(IOAPIC_IOREGSEL) = index;
-	return *ioapic_reg(IOAPIC_IOWIN);
-}
-
-void ioapic_hw_write(uint8_t index, uint32_t value)
-{
-	*ioapic_reg(IOAPIC_IOREGSEL) = index;
-	*ioapic_reg(IOAPIC_IOWIN) = value;
-}
-
-void ioapic_hw_eoi(uint32_t value)
-{
-	*ioapic_reg(IOAPIC_EOI) = value;
-}
-
 static uint64_t page_of(uint64_t gpa)
 {
 	return gpa & ~(uint64_t)(PAGE_SIZE - 1);
@@ -86,7 +63,7 @@ static uint64_t page_of(uint64_t gpa)
 
 bool vmx_device_page(uint64_t gpa)
 {
-	return page_of(gpa) == ioapic_page || page_of(gpa) == hpet_page;
+	return page_of(gpa) == ioapic_hw_page || page_of(gpa) == hpet_page;
 }
 
 /* Unmap the page at @pa (a device window, present as MMIO until now). */
@@ -115,15 +92,15 @@ bool vmx_hide_device_pages(struct ept *ept)
 	if (device_base_plausible(base))
 		hpet_page = page_of(base);
 	if (from_madt)
-		ioapic_page = page_of(ioapics[0]);
+		ioapic_hw_page = page_of(ioapics[0]);
 	printk("exitplan: EPT: the I/O APIC page %#llx%s and the HPET page %#llx%s are emulated, "
-	       "not mapped\n", (unsigned long long)ioapic_page, from_madt ? " (MADT)" : "",
+	       "not mapped\n", (unsigned long long)ioapic_hw_page, from_madt ? " (MADT)" : "",
 	       (unsigned long long)hpet_page, base ? " (ACPI HPET table)" : "");
 	if (n_ioapics > 1)
 		printk("exitplan: EPT: the MADT lists %u I/O APICs; the guest gets the first, the "
 		       "others are absent (not mapped, read all ones)\n", n_ioapics);
 	/* Left out of the map already (default deny); a grant must not bring them back. */
-	return hide_page(ept, ioapic_page) && hide_page(ept, hpet_page);
+	return hide_page(ept, ioapic_hw_page) && hide_page(ept, hpet_page);
 }
 
 static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa,
@@ -285,7 +262,7 @@ static enum vmx_exit_action hpet_access(struct vcpu *vcpu, uint64_t gpa,
 
 enum vmx_exit_action vmx_device_page_access(struct vcpu *vcpu, uint64_t gpa, uint64_t q)
 {
-	const char *name = page_of(gpa) == ioapic_page ? "the I/O APIC" : "the HPET";
+	const char *name = page_of(gpa) == ioapic_hw_page ? "the I/O APIC" : "the HPET";
 	struct mmio_access a;
 
 	/* No instruction stream to emulate on a device page. */
@@ -304,7 +281,7 @@ enum vmx_exit_action vmx_device_page_access(struct vcpu *vcpu, uint64_t gpa, uin
 				 "not a MOV load or store matching the exit (RIP %#llx, "
 				 "bytes %02x %02x %02x %02x)", name, (unsigned long long)gpa,
 				 (unsigned long long)vmcs_read(GUEST_RIP), a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]);
-	if (page_of(gpa) == ioapic_page)
+	if (page_of(gpa) == ioapic_hw_page)
 		return ioapic_access(vcpu, gpa, &a);
 	return hpet_access(vcpu, gpa, &a);
 }

@@ -28,7 +28,7 @@
  * sibling's slice (vcpu_switch.c), so a guest in `sti; hlt`, or spinning
  * on a tick count, gets its ticks; under a profile without the timer
  * (vmexit-bench) the runtime switches it on while a deadline is armed
- * (msr.c).  Another vCPU that changes the deadline (it programmed the
+ * (preemption_timer.c).  Another vCPU that changes the deadline (it programmed the
  * 8254, the 8259's mask or the I/O APIC's entry) posts vCPU 0 to bring
  * it up to date.
  *
@@ -44,14 +44,14 @@
 #include "vmcs_fields.h"
 #include "vcpu_arch.h"
 #include "apic.h"
+#include "preemption_timer.h"
 #include "events.h"
 #include "legacy_irq.h"
 #include "mmio.h"
-#include "msr.h"
 #include "vlapic_exits.h"
 #include "vmm.h"
 #include "vmx_ops.h"
-#include "vmx_run.h"
+#include "vcpu_switch.h"
 #include "vmx_controls_bits.h"
 
 /* The I/O APIC pin's interrupt: its targets posted and kicked; @vcpu's own taken here. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Emulated MMIO pages: the decode of the instruction that touched one
- * (ept_exits.c) and the pages the hypervisor keeps from the guest and
+ * (mmio.c) and the pages the hypervisor keeps from the guest and
  * answers itself (ioapic_exits.c: the I/O APIC, the HPET).
  */
 #ifndef EXITPLAN_VMX_MMIO_H
@@ -33,6 +33,8 @@ struct mmio_access {
  * exit, not from the decode.
  */
 bool vmx_mmio_decode(struct vcpu *vcpu, struct mmio_access *a);
+/* The guest-linear address of the instruction at GUEST_RIP, which a decode fetches. */
+uint64_t vmx_guest_rip_linear(void);
 /*
  * Complete @a: a load's destination gets @value (8- and 16-bit loads
  * merge, 32-bit ones zero-extend); RIP moves past the instruction, out of

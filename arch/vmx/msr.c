@@ -33,11 +33,13 @@
 #include "vm.h"
 #include "vmcs_fields.h"
 #include "vcpu_arch.h"
+#include "preemption_timer.h"
 #include "events.h"
 #include "vcpu_regs.h"
 #include "legacy_irq.h"
 #include "apic.h"
 #include "vlapic_exits.h"
+#include "msr.h"
 #include "vmx_ctls.h"
 #include "vmx_controls_bits.h"
 
@@ -177,57 +179,6 @@ static bool apic_base_write(struct vcpu *vcpu, uint64_t v)
 }
 
 /* --- IA32_TSC_DEADLINE with the VMX-preemption timer ------------------- */
-
-/*
- * Program the preemption timer for the earliest of the guest's deadline
- * and the profile's own period (SDM Vol. 3C 26.5.1: it counts down at
- * the TSC rate divided by 2^rate).
- */
-void vmx_program_preemption_timer(struct vcpu *vcpu)
-{
-	struct vcpu_arch_state *a = vcpu->arch;
-	uint64_t ticks = PROFILE_PREEMPTION_TIMER_VALUE ? PROFILE_PREEMPTION_TIMER_VALUE
-							 : UINT32_MAX;
-
-	if (!a->preemption_timer_on) {
-		if (!a->preemption_timer_borrowable)
-			return;
-		/* Borrowed for the 8254 alone: on exactly while it has a deadline. */
-		if (!a->pit_deadline) {
-			vcpu_ctls_clearbit(vcpu, VMX_PIN_BASED, PIN_BASED_VMX_PREEMPTION_TIMER);
-			vcpu_ctls_clearbit(vcpu, VMX_EXIT, VM_EXIT_SAVE_VMX_PREEMPTION_TIMER);
-			return;
-		}
-		vcpu_ctls_setbit(vcpu, VMX_PIN_BASED, PIN_BASED_VMX_PREEMPTION_TIMER);
-		vcpu_ctls_setbit(vcpu, VMX_EXIT, VM_EXIT_SAVE_VMX_PREEMPTION_TIMER);
-		ticks = UINT32_MAX;
-	}
-	if (a->tsc_deadline) {
-		uint64_t now = rdtsc();
-		uint64_t left = a->tsc_deadline > now ? (a->tsc_deadline - now) >> a->preemption_rate : 0;
-
-		if (left < ticks)
-			ticks = left;
-	}
-	if (a->pit_deadline) {
-		uint64_t now = rdtsc();
-		uint64_t left = a->pit_deadline > now ? (a->pit_deadline - now) >> a->preemption_rate : 0;
-
-		if (left < ticks)
-			ticks = left;
-	}
-	/* The scheduler's next decision on a shared CPU (vcpu_switch.c); apic: virtual only. */
-	if (PROFILE_APIC_VIRTUAL && a->sched_deadline) {
-		uint64_t now = rdtsc();
-		uint64_t left = a->sched_deadline > now ? (a->sched_deadline - now) >> a->preemption_rate : 0;
-
-		if (left < ticks)
-			ticks = left;
-	}
-	if (ticks > UINT32_MAX)
-		ticks = UINT32_MAX;
-	vmcs_write(VMX_PREEMPTION_TIMER_VALUE, ticks);
-}
 
 /* The LVT timer entry @lvt is in TSC-deadline mode (SDM Vol. 3A 11.5.4.1). */
 static bool lvt_tsc_deadline_mode(uint32_t lvt)
@@ -546,16 +497,6 @@ static bool manual_msr_write(struct vcpu *vcpu, uint32_t msr, int slot, uint64_t
 /* --- the handlers -------------------------------------------------------- */
 
 /*
- * IA32_XSS exists for the guest exactly when its CPUID shows XSAVES
- * (cpuid.c hides it without "enable XSAVES/XRSTORS").  Its value is the
- * CPU's own, which the guest's XSAVES uses; the host never executes XSAVES.
- */
-static bool xss_shown(const struct vcpu *vcpu)
-{
-	return vcpu_ctls(vcpu, VMX_PROC_BASED2) & SECONDARY_EXEC_ENABLE_XSAVES;
-}
-
-/*
  * An MSR whose guest copy is a VMCS field: the value must pass what the
  * WRMSR itself checks, or the next VM entry fails on it (SDM Vol. 3C
  * 27.3.1.1) and the guest is killed where hardware gives #GP.
@@ -651,7 +592,7 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 	} else if (msr == MSR_PPIN_CTL) {
 		v = PPIN_CTL_LOCKOUT;	/* locked disabled: MSR_PPIN is #GP */
 	} else if (msr == MSR_IA32_XSS) {
-		if (!xss_shown(vcpu) || !vmx_msr_access_safe(msr, &v, false))
+		if (!vcpu_xss_shown(vcpu) || !vmx_msr_access_safe(msr, &v, false))
 			goto gp;
 	} else if (msr_is_mtrr(msr)) {
 		if (!mtrr_read(vcpu->arch, msr, &v))
@@ -734,7 +675,7 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 	else if (msr == MSR_SMI_COUNT || msr == MSR_PPIN_CTL)
 		ok = false;	/* read-only; locked */
 	else if (msr == MSR_IA32_XSS)
-		ok = xss_shown(vcpu) && vmx_msr_access_safe(msr, &v, true);
+		ok = vcpu_xss_shown(vcpu) && vmx_msr_access_safe(msr, &v, true);
 	else if (msr_is_mtrr(msr))
 		ok = mtrr_write(vcpu->arch, msr, v);
 	else if ((slot = profile_msr_manual_slot(vcpu, msr)) >= 0)
@@ -751,72 +692,6 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 	}
 	vmx_skip_instruction();
 	return VMX_EXIT_RESUME;
-}
-
-/*
- * The MSRs whose guest value stays in the CPU while the guest runs and
- * in root operation: the runtime executes trapped accesses to them
- * (msr_allow[] MSR_EXECUTE, IA32_XSS) and a profile may pass them
- * through, with `switch: none` the CPU is their only copy.  When vCPUs
- * share a CPU each must take its own back at a switch
- * (vmx_resident_msrs_save()/_load(), vcpu_switch.c).  The host uses none
- * of them (no SYSCALL, no SWAPGS, no RDTSCP, no XSAVES).  The write-only
- * commands (PRED_CMD, FLUSH_CMD) hold nothing; the x2APIC range is the
- * virtual APIC's under apic: virtual, the only model shared vCPUs have.
- */
-static const uint32_t vmx_resident_msrs[VMX_RESIDENT_MSRS] = {
-	MSR_IA32_STAR, MSR_IA32_LSTAR, MSR_IA32_CSTAR, MSR_IA32_FMASK,
-	MSR_IA32_KERNEL_GS_BASE, MSR_IA32_TSC_AUX, MSR_IA32_SPEC_CTRL, MSR_IA32_XSS,
-};
-
-/* Switched by the profile (the VM-entry load list, or by hand): its copy is per vCPU already. */
-static bool msr_switched_by_profile(const struct vcpu *vcpu, uint32_t msr)
-{
-	for (unsigned int i = 0; i < profile_msr_load_list_count; i++)
-		if (profile_msr_load_list[i] == msr)
-			return true;
-	return profile_msr_manual_slot(vcpu, msr) >= 0;
-}
-
-/*
- * Which of them this CPU has (a RDMSR that does not fault) and the guest
- * can reach, with their values now (the guest's start values: the CPU's
- * at setup, as a vCPU alone on its CPU sees them).  Once, when the vCPU
- * is set up: INIT leaves them as they are (SDM Vol. 3A Table 10-1), so
- * a STARTUP keeps the saved values.
- */
-void vmx_resident_msrs_setup(struct vcpu *vcpu)
-{
-	struct vcpu_arch_state *a = vcpu->arch;
-
-	a->resident_msrs = 0;
-	for (unsigned int i = 0; i < VMX_RESIDENT_MSRS; i++) {
-		uint32_t msr = vmx_resident_msrs[i];
-
-		if ((msr == MSR_IA32_XSS && !xss_shown(vcpu)) || msr_switched_by_profile(vcpu, msr))
-			continue;
-		if (vmx_msr_access_safe(msr, &a->resident_msr[i], false))
-			a->resident_msrs |= 1u << i;
-	}
-}
-
-void vmx_resident_msrs_save(struct vcpu *vcpu)
-{
-	struct vcpu_arch_state *a = vcpu->arch;
-
-	for (unsigned int i = 0; i < VMX_RESIDENT_MSRS; i++)
-		if (a->resident_msrs & (1u << i))
-			a->resident_msr[i] = rdmsr(vmx_resident_msrs[i]);
-}
-
-void vmx_resident_msrs_load(struct vcpu *vcpu)
-{
-	struct vcpu_arch_state *a = vcpu->arch;
-
-	/* Values the CPU took before (from the guest's WRMSR or at setup): no fault. */
-	for (unsigned int i = 0; i < VMX_RESIDENT_MSRS; i++)
-		if (a->resident_msrs & (1u << i))
-			wrmsr(vmx_resident_msrs[i], a->resident_msr[i]);
 }
 
 /* Initial guest-visible MSR state. */

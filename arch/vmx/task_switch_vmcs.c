@@ -6,6 +6,7 @@
  * through a task gate in the IDT.
  */
 #include "arch_bits.h"
+#include "exit_handlers.h"
 #include "task_switch.h"
 #include "vmcs_fields.h"
 #include "vcpu_stop.h"
@@ -79,7 +80,13 @@ static const char *source_name(enum ts_source source)
 	}
 }
 
-enum vmx_exit_action vmx_task_switch(struct vcpu *vcpu)
+/*
+ * The TASK_SWITCH handler itself (the dispatch calls it; of handlers.c it
+ * needs only the registers, which never call back): a task switch (CALL,
+ * JMP, IRET or a task gate in the IDT to a TSS; SDM Vol. 3A 8.3, Vol. 3C
+ * 27.4.2) emulated, with the faults the CPU raises, by task_switch.c.
+ */
+enum vmx_exit_action handle_task_switch(struct vcpu *vcpu)
 {
 	static const enum ts_source sources[4] = {
 		[EXIT_QUAL_TS_SOURCE_CALL >> EXIT_QUAL_TS_SOURCE_SHIFT] = TS_SOURCE_CALL,

@@ -28,7 +28,7 @@ enum vcpu_stop_kind {
 	VCPU_STOP_VM,		/* another vCPU stopped the machine */
 };
 
-/* How many MSRs msr.c's vmx_resident_msrs[] lists. */
+/* How many MSRs msr_resident.c's vmx_resident_msrs[] lists. */
 #define VMX_RESIDENT_MSRS	8
 
 /*

@@ -39,7 +39,7 @@
  * MOV-DR exiting -- only vmexit-bench sets it -- the guest's values are
  * in the registers, handle_dr_access() reads and writes them there), and
  * the MSRs the runtime executes for the guest without switching them
- * (msr.c, vmx_resident_msrs[]: the SYSCALL MSRs, KERNEL_GS_BASE, TSC_AUX,
+ * (msr_resident.c: the SYSCALL MSRs, KERNEL_GS_BASE, TSC_AUX,
  * SPEC_CTRL, XSS -- the `switch: none` ones, trapped or passed through;
  * an MSR the profile switches has its per-vCPU copy already).  The host
  * uses none of them (-mgeneral-regs-only, no host page faults, no
@@ -57,14 +57,26 @@
 #include "profile.h"
 #include "sched.h"
 #include "vlapic.h"
+#include "msr_index.h"
 #include "vm.h"
 #include "vmcs_fields.h"
 #include "vcpu_arch.h"
 #include "msr.h"
-#include "vmx_run.h"
+#include "preemption_timer.h"
 #include "vmx_controls_bits.h"
 
 struct sched vmx_sched;
+/*
+ * The machine's vCPUs by id (vmx_run.c fills it at setup), beside the
+ * scheduler that says which CPU runs each: every file that names a vCPU
+ * by id (the 8259s' LINT0 target, a sibling) asks here, never the run loop.
+ */
+struct vcpu *vmx_vcpus[VM_MAX_VCPUS];
+
+struct vcpu *vmx_vcpu(unsigned int id)
+{
+	return id < VM_MAX_VCPUS ? vmx_vcpus[id] : NULL;
+}
 
 /* The earliest timer deadline (host TSC) of a vCPU: its virtual APIC's, the 8254's; 0 = none. */
 static uint64_t timer_due(const struct vcpu_arch_state *a)

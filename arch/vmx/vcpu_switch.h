@@ -29,5 +29,8 @@ bool vmx_sched_wake_due(unsigned int cpu, struct vcpu *self);
 /* The earliest timer deadline of the vCPUs of @cpu blocked in HLT, 0 = none. */
 uint64_t vmx_sched_timer_due(unsigned int cpu);
 extern struct sched vmx_sched;
+/* The machine's vCPUs (vmx_run.c fills the table), and the one with this id or NULL. */
+extern struct vcpu *vmx_vcpus[VM_MAX_VCPUS];
+struct vcpu *vmx_vcpu(unsigned int id);
 
 #endif /* EXITPLAN_VCPU_SWITCH_H */

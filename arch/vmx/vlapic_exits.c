@@ -36,10 +36,10 @@
 #include "vm.h"
 #include "vmcs_fields.h"
 #include "vcpu_arch.h"
+#include "preemption_timer.h"
 #include "vcpu_stop.h"
 #include "events.h"
 #include "vcpu_regs.h"
-#include "msr.h"
 #include "apic.h"
 #include "vcpu_switch.h"
 

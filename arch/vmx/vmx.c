@@ -15,6 +15,7 @@
 #include "apic.h"
 #include "vcpu_switch.h"
 #include "vmx_setup.h"
+#include "eptp.h"
 #include "vmx_ctls.h"
 #include "vmcs_init.h"
 #include "mmio.h"
@@ -388,14 +389,12 @@ bool vmx_setup_guest_state(struct vcpu *vcpu, struct vmx_cpu *vc, uint32_t entry
 
 /* The VM's EPT, one for all its vCPUs (guest-physical memory is the machine's). */
 static struct ept vmx_vm_ept;
-static uint64_t vmx_vm_eptp;
 /*
  * The same map without the xAPIC page, for a vCPU whose guest APIC is
  * not in the physical APIC's mode (disabled, or xAPIC on an x2APIC):
  * its reads of the page exit too, and apic.c answers them.
  */
 static struct ept vmx_vm_ept_apic_trap;
-static uint64_t vmx_vm_eptp_apic_trap;
 
 /*
  * The identity map of the guest's memory and firmware, and of the one
@@ -451,22 +450,6 @@ bool vmx_build_vm_ept(struct vmx_cpu *vc, const struct boot_info *bi)
 		  (unsigned long long)boot_info()->hv_start, (unsigned long long)boot_info()->hv_end,
 		  (unsigned int)PLATFORM_MMIO_TEST_PAGE);
 	return true;
-}
-
-/*
- * The current vCPU's xAPIC page: mapped read-only (reads go to the
- * physical APIC, writes exit) or not at all (every access exits, apic.c
- * emulates it).  Both maps are built once and never change, so the
- * switch needs no INVEPT: translations are tagged with the EPTP.
- */
-void vmx_xapic_page_trap(struct vcpu *vcpu, bool trap)
-{
-	uint64_t eptp = trap ? vmx_vm_eptp_apic_trap : vmx_vm_eptp;
-
-	if (vcpu->arch->eptp == eptp)
-		return;
-	vmcs_write(EPT_POINTER, eptp);
-	vcpu->arch->eptp = eptp;
 }
 
 /*

@@ -33,16 +33,10 @@
 
 /* --- the machine and its vCPUs --------------------------------------- */
 
-/* The machine: one per boot, its vCPUs one per CPU (vCPU i on CPU i). */
+/* The machine: one per boot; its vCPUs are vcpu_switch.c's vmx_vcpus[]. */
 static struct vm vmx_vm;
-static struct vcpu *vmx_vcpus[VM_MAX_VCPUS];
 /* vCPU 0's multiboot entry and info, for vmx_setup_cpu_vcpus(). */
 static uint32_t vmx_boot_entry, vmx_boot_mbi;
-
-struct vcpu *vmx_vcpu(unsigned int id)
-{
-	return id < VM_MAX_VCPUS ? vmx_vcpus[id] : NULL;
-}
 
 /*
  * Wait in root operation, interrupts off, until @ready(vcpu) or the
@@ -379,43 +373,6 @@ static void vmx_cpu_run(unsigned int cpu)
 	}
 }
 
-void vmm_kick(unsigned int vcpu_id)
-{
-	struct vcpu *target = vcpu_id < VM_MAX_VCPUS ? vmx_vcpus[vcpu_id] : NULL;
-	unsigned int cpu;
-
-	if (!target)
-		return;
-	/*
-	 * The CPU that holds the vCPU (vmx_setup_vcpu() set it), never "CPU
-	 * vcpu_id": with a scheduler the two differ (runtime/sched.h).
-	 */
-	cpu = target->cpu ? target->cpu->id : vcpu_id;
-	if (target->arch->shared) {
-		/*
-		 * Blocked: runnable now.  Queued: it takes its events when it
-		 * is switched in.  Running there: the kick makes it take them
-		 * now (if it is being switched out meanwhile, another vCPU
-		 * gets a spurious kick, which it ignores).  Blocked on a CPU
-		 * running a sibling: the kick makes the sibling give it the CPU
-		 * (wakeup preemption, sched.h) -- to this CPU too, when the
-		 * sibling is the poster: its next entry exits on it at once.
-		 */
-		if (sched_wake(&vmx_sched, vcpu_id) == SCHED_WAKE_PREEMPT)
-			vmx_kick_ipi(cpu);
-		else if (cpu != this_cpu_id() && sched_current(&vmx_sched, cpu) == (int)vcpu_id)
-			vmx_kick_ipi(cpu);
-		else
-			vmx_idle_kick(cpu);	/* halted idle: an NMI (ap_park.c) */
-		return;
-	}
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (READ_ONCE(target->arch->waiting_in_root))
-		vmx_kick_nmi(cpu);
-	else
-		vmx_kick_ipi(cpu);
-}
-
 /* What an AP reports back to the boot CPU before it runs its vCPUs. */
 enum vmx_ap_state {
 	VMX_AP_PENDING = 0,
@@ -613,6 +570,9 @@ static bool vmx_vcpu_count(const struct boot_info *bi, unsigned int ncpus, unsig
 	*n = want;
 	return true;
 }
+
+/* runtime/vmm.h: the banner's name, so that the runtime needs no generated header of ours. */
+const char vmm_profile_name[] = PROFILE_NAME;
 
 int vmm_run(const struct boot_info *bi)
 {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * vmx_run.c: the run loop's services to the exit handlers.
+ * vmx_run.c: the run loop's service to the exit handlers (the vCPU table is
+ * vcpu_switch.h's).
  */
 #ifndef EXITPLAN_VMX_RUN_H
 #define EXITPLAN_VMX_RUN_H
@@ -9,8 +10,6 @@
 
 struct vcpu;
 
-/* The vCPU with this id (vmx_run.c), or NULL. */
-struct vcpu *vmx_vcpu(unsigned int id);
 /*
  * HLT with RFLAGS.IF = 0 (handle_hlt()): halt in root operation until an
  * NMI, INIT or the machine's stop is posted; stop the vCPU if no other

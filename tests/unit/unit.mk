@@ -208,6 +208,7 @@ $(UNIT_OUT)/vmexit-bench/test_cpuid_fast: $(call UNIT_OBJ,vmexit-bench,$(UNIT_SR
 	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
 $(UNIT_OUT)/vmexit-bench/test_msr_io_fast: $(call UNIT_OBJ,vmexit-bench,$(UNIT_SRC)/test_msr_io_fast.c) \
 		$(call UNIT_OBJ,vmexit-bench,arch/vmx/msr.c) \
+		$(call UNIT_OBJ,vmexit-bench,arch/vmx/preemption_timer.c) \
 		$(call UNIT_OBJ,vmexit-bench,arch/vmx/io.c) \
 		$(call UNIT_OBJ,vmexit-bench,generated/vmexit-bench/msr_io_fast.c) \
 		$(call UNIT_OBJ,vmexit-bench,generated/vmexit-bench/msr_policy.c) \
@@ -217,6 +218,7 @@ $(UNIT_OUT)/vmexit-bench/test_msr_io_fast: $(call UNIT_OBJ,vmexit-bench,$(UNIT_S
 			$(UNIT_SRC)/fakes/fake_vmcs.c arch/vmx/arch_checks.c arch/vmx/msr_safe.c runtime/apic_mode.c,$(call UNIT_OBJ,common,$(f)))
 	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
 $(call UNIT_OBJ,vmexit-bench,arch/vmx/msr.c) \
+$(call UNIT_OBJ,vmexit-bench,arch/vmx/preemption_timer.c) \
 $(call UNIT_OBJ,vmexit-bench,arch/vmx/io.c) \
 $(call UNIT_OBJ,vmexit-bench,generated/vmexit-bench/msr_io_fast.c): \
 	UNIT_CFLAGS += -include $(UNIT_SRC)/fakes/vmx_ops.h
