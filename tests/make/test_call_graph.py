@@ -78,9 +78,10 @@ ALLOWED = {
         "vmx_take_events() posts fixed vectors to the virtual APIC, whose exits take events",
     ("arch/vmx/apic", "arch/vmx/legacy_irq"):
         "vmx_take_events() updates the 8259s/8254 for a posted `legacy`; they kick (vmm_kick(), "
-        "ap_park.c), which sends apic.c's IPIs",
+        "ap_park.c), which sends apic.c's IPIs, and under the passthrough models give the 8254's "
+        "pin's vector to their own vCPU through its APIC (vmx_deliver_apic_irq())",
     ("arch/vmx/legacy_irq", "arch/vmx/ioapic_exits"):
-        "apic: virtual: the 8254's IRQ 0 goes through the guest's I/O APIC entry "
+        "the 8254's IRQ 0 goes through the guest's I/O APIC entry "
         "(vmx_ioapic_pit_route()), whose exits update the 8259s and the 8254",
 }
 
