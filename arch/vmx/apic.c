@@ -18,6 +18,7 @@
  */
 #include "apic_mode.h"
 #include "arch_bits.h"
+#include "arch_checks.h"
 #include "compiler.h"
 #include "console.h"
 #include "cpu.h"
@@ -322,6 +323,30 @@ enum vmx_exit_action vmx_icr_write(struct vcpu *vcpu, uint64_t icr, bool x2apic)
 	return VMX_EXIT_RESUME;
 }
 
+/* --- the LVT entries ---------------------------------------------------------- */
+
+static bool lvt_refusal_reported;
+
+static const char *lvt_delivery_mode_name(uint32_t value)
+{
+	static const char *const names[8] = {
+		"fixed", "reserved (1)", "SMI", "reserved (3)", "NMI", "INIT", "reserved (6)", "ExtINT",
+	};
+
+	return names[(value & APIC_LVT_DELIVERY_MODE_MASK) >> APIC_LVT_DELIVERY_MODE_SHIFT];
+}
+
+uint32_t vmx_apic_lvt_checked(unsigned int reg, uint32_t value)
+{
+	if (apic_lvt_delivery_allowed(reg, value))
+		return value;
+	if (!__atomic_exchange_n(&lvt_refusal_reported, true, __ATOMIC_RELAXED))
+		printk("exitplan: guest local APIC LVT entry %#x written masked: delivery mode %s "
+		       "(%#x) is not the guest's; later ones are not reported\n", reg,
+		       lvt_delivery_mode_name(value), value);
+	return value | APIC_LVT_MASKED;
+}
+
 /* --- the guest's APIC mode on the physical APIC ------------------------------ */
 
 static enum apic_mode guest_apic_mode(const struct vcpu *vcpu)
@@ -429,6 +454,7 @@ static enum vmx_exit_action xapic_on_x2apic_write(struct vcpu *vcpu, unsigned in
 		v = 0;		/* any value in xAPIC mode; x2APIC takes only 0 */
 		break;
 	default:
+		v = vmx_apic_lvt_checked(reg, value);
 		break;
 	}
 	/* Bits the x2APIC reserves (and faults on) the xAPIC ignores: such a write is dropped. */
@@ -491,6 +517,9 @@ enum vmx_exit_action vmx_xapic_write(struct vcpu *vcpu, unsigned int offset, uin
 		break;
 	case XAPIC_REG_DFR:
 		WRITE_ONCE(vcpu->vv->xapic_dfr, value);
+		break;
+	default:
+		value = vmx_apic_lvt_checked(offset, value);
 		break;
 	}
 	*xapic_reg(offset) = value;

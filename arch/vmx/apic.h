@@ -25,6 +25,12 @@ enum vmx_exit_action vmx_kicked(struct vcpu *vcpu);
 enum vmx_exit_action vmx_take_events(struct vcpu *vcpu);
 /* A guest write of the ICR: x2APIC MSR 0x830 (@x2apic) or the xAPIC page. */
 enum vmx_exit_action vmx_icr_write(struct vcpu *vcpu, uint64_t icr, bool x2apic);
+/*
+ * The value a guest's write of @value to the physical APIC register at
+ * xAPIC offset @reg may take: an LVT entry with SMI, INIT or a reserved
+ * delivery mode masked (apic_lvt_delivery_allowed()), the first reported.
+ */
+uint32_t vmx_apic_lvt_checked(unsigned int reg, uint32_t value);
 /* A guest write to the xAPIC page at @offset that exited (ept_exits.c): emulate it. */
 enum vmx_exit_action vmx_xapic_write(struct vcpu *vcpu, unsigned int offset, uint32_t value,
 				     unsigned int size);

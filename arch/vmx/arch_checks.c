@@ -30,6 +30,17 @@ bool xcr0_valid(uint64_t xcr0, uint64_t supported)
 	return true;
 }
 
+bool apic_lvt_delivery_allowed(unsigned int reg, uint32_t value)
+{
+	uint32_t mode = value & APIC_LVT_DELIVERY_MODE_MASK;
+
+	if (reg != XAPIC_REG_LVT_CMCI && reg != XAPIC_REG_LVT_THERMAL &&
+	    reg != XAPIC_REG_LVT_PERF && reg != XAPIC_REG_LVT_LINT0 && reg != XAPIC_REG_LVT_LINT1)
+		return true;
+	return (value & APIC_LVT_MASKED) || mode == APIC_LVT_DELIVERY_MODE_FIXED ||
+	       mode == APIC_LVT_DELIVERY_MODE_NMI || mode == APIC_LVT_DELIVERY_MODE_EXTINT;
+}
+
 bool is_canonical_address(uint64_t la)
 {
 	uint64_t upper = la >> 47;	/* bits 63:47 */

@@ -24,6 +24,20 @@ bool cr8_valid(uint64_t v);
  */
 bool xcr0_valid(uint64_t xcr0, uint64_t supported);
 
+/*
+ * A guest write of @value to the local APIC's LVT register at xAPIC
+ * offset @reg (x2APIC MSR 800H + @reg / 16) the physical APIC may take
+ * unmasked.  CMCI, thermal, performance counter, LINT0 and LINT1 have a
+ * delivery mode (SDM Vol. 3A 11.5.1): SMI would put the CPU in SMM,
+ * outside VMX and EPT; INIT, blocked in VMX root, would reset the CPU
+ * after VMXOFF; 001, 011 and 110 are reserved.  Fixed, NMI and ExtINT
+ * reach only the guest's own CPU as interrupts it owns.  The caller
+ * writes a refused value masked, as the I/O APIC's entries
+ * (ioapic_delivery_allowed()).  The timer and error entries have no
+ * delivery mode: always allowed.
+ */
+bool apic_lvt_delivery_allowed(unsigned int reg, uint32_t value);
+
 /* A linear address is canonical: bits 63:47 all equal (48-bit linear addresses). */
 bool is_canonical_address(uint64_t la);
 

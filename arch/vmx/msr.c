@@ -654,6 +654,9 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 		vmx_skip_instruction();
 		return vmx_icr_write(vcpu, v, true);
 	}
+	/* An LVT entry with SMI, INIT or a reserved delivery mode goes in masked (apic.c). */
+	if (msr_is_x2apic(msr) && !(v >> 32))
+		v = vmx_apic_lvt_checked((msr - MSR_IA32_X2APIC_FIRST) << 4, (uint32_t)v);
 	if (msr == MSR_IA32_APIC_BASE)
 		ok = apic_base_write(vcpu, v);
 	else if (msr == MSR_IA32_FEATURE_CONTROL || msr_is_vmx_capability(msr))

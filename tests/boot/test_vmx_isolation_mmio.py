@@ -8,6 +8,9 @@ hypervisor's report still ends the run.
   NMI, ExtINT and reserved read back masked; the IOAPIC ID cannot be
   changed; the version register, the IOREGSEL latch and a fixed entry
   are what hardware gives (arch/vmx/ioapic.c).
+- lvt: local APIC LVT entries (thermal, performance counter) with delivery
+  mode SMI, INIT and a reserved one read back masked, the first reported;
+  a masked fixed entry reads back as written (arch/vmx/apic.c).
 - hpet: the HPET is absent (its registers read all ones), and timer 0 in
   FSB delivery aimed at a guest word writes nothing (arch/vmx/ioapic_exits.c).
 - unclaimed: loads of every size from an address nothing claims (a hole
@@ -36,6 +39,10 @@ NONFATAL = {
                 "ioapic-reserved-masked", "ioapic-id-kept"],
                [r"^exitplan: guest I/O APIC redirection entry 23 written masked: delivery mode SMI "
                 r"\(low dword 0x246\) is not the guest's; later ones are not reported$"]),
+    "lvt": (["lvt-fixed-entry", "lvt-thermal-smi-masked", "lvt-perf-init-masked",
+             "lvt-perf-reserved-masked"],
+            [r"^exitplan: guest local APIC LVT entry 0x330 written masked: delivery mode SMI "
+             r"\(0x247\) is not the guest's; later ones are not reported$"]),
     "hpet": (["hpet-absent", "hpet-fsb-no-write"],
              [r"^exitplan: guest write of 0 to the HPET at 0xfed00010 dropped \(the HPET is not "
               r"the guest's: FSB delivery writes any address\); later ones are not reported$"]),
@@ -91,6 +98,11 @@ def test_mmio_attack_contained(runs, attack):
 def test_ioapic_refusal_reported_once(runs):
     r = runs["ioapic"]
     assert len(re.findall(r"^exitplan: guest I/O APIC redirection entry", r.hv, re.M)) == 1, r.hv
+
+
+def test_lvt_refusal_reported_once(runs):
+    r = runs["lvt"]
+    assert len(re.findall(r"^exitplan: guest local APIC LVT entry", r.hv, re.M)) == 1, r.hv
 
 
 def test_ioapic_byte_write_stops_the_guest(runs):

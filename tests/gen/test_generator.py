@@ -311,6 +311,14 @@ def test_runtime_traps_always_present(fresh, generator):
             assert f"{{ {r.first:#06x}," not in io
 
 
+def test_runtime_traps_lvt_delivery_modes(generator):
+    """The x2APIC LVT entries that have a delivery mode (CMCI, thermal,
+    performance counter, LINT0, LINT1) stay trapped whatever a profile
+    passes through: an SMI or INIT there is written masked (arch/vmx/apic.c)."""
+    trapped = {t.msr.index for t in generator.spec.runtime.msrs}
+    assert {0x82f, 0x833, 0x834, 0x835, 0x836} <= trapped
+
+
 def test_runtime_io_policy_is_default_deny(generator):
     """spec/runtime.yaml grants few ports and reserves the dangerous ones."""
     rt = generator.spec.runtime

@@ -15,6 +15,7 @@
 
 #include "arch_bits.h"
 #include "arch_checks.h"
+#include "compiler.h"
 
 /* Everything a Skylake-X with AMX and MPX could enable. */
 #define XCR0_ALL	(XCR0_X87 | XCR0_SSE | XCR0_AVX | XCR0_BNDREGS | XCR0_BNDCSR | \
@@ -28,6 +29,37 @@ static void test_cr8(void **state)
 	assert_false(cr8_valid(16));
 	assert_false(cr8_valid(1ull << 63));
 	assert_false(cr8_valid(0x100000000ull));
+}
+
+/*
+ * LVT entries with a delivery mode: SMI, INIT and the reserved modes only
+ * masked; fixed, NMI, ExtINT as written; timer and error have no mode.
+ */
+static void test_apic_lvt_delivery(void **state)
+{
+	static const unsigned int with_mode[] = {
+		XAPIC_REG_LVT_CMCI, XAPIC_REG_LVT_THERMAL, XAPIC_REG_LVT_PERF,
+		XAPIC_REG_LVT_LINT0, XAPIC_REG_LVT_LINT1,
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < ARRAY_SIZE(with_mode); i++) {
+		unsigned int reg = with_mode[i];
+
+		assert_true(apic_lvt_delivery_allowed(reg, APIC_LVT_DELIVERY_MODE_FIXED | 0x40));
+		assert_true(apic_lvt_delivery_allowed(reg, APIC_LVT_DELIVERY_MODE_NMI));
+		assert_true(apic_lvt_delivery_allowed(reg, APIC_LVT_DELIVERY_MODE_EXTINT));
+		assert_false(apic_lvt_delivery_allowed(reg, APIC_LVT_DELIVERY_MODE_SMI));
+		assert_false(apic_lvt_delivery_allowed(reg, APIC_LVT_DELIVERY_MODE_INIT | 0x40));
+		for (uint32_t m = 1; m < 8; m += 2 + (m == 3))	/* 1, 3, 6: reserved */
+			assert_false(apic_lvt_delivery_allowed(reg, m << APIC_LVT_DELIVERY_MODE_SHIFT));
+		/* Masked, any mode is only stored. */
+		assert_true(apic_lvt_delivery_allowed(reg, APIC_LVT_DELIVERY_MODE_SMI | APIC_LVT_MASKED));
+		assert_true(apic_lvt_delivery_allowed(reg, APIC_LVT_DELIVERY_MODE_INIT | APIC_LVT_MASKED));
+	}
+	assert_true(apic_lvt_delivery_allowed(XAPIC_REG_LVT_TIMER, APIC_LVT_DELIVERY_MODE_SMI));
+	assert_true(apic_lvt_delivery_allowed(XAPIC_REG_LVT_ERROR, APIC_LVT_DELIVERY_MODE_INIT));
+	assert_true(apic_lvt_delivery_allowed(XAPIC_REG_TPR, APIC_LVT_DELIVERY_MODE_SMI));
 }
 
 static void test_xcr0(void **state)
@@ -206,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_mtrr),
 		cmocka_unit_test(test_tsc),
 		cmocka_unit_test(test_segments),
+		cmocka_unit_test(test_apic_lvt_delivery),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

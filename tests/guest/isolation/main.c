@@ -488,6 +488,7 @@ static const struct attack attacks[] = {
 	{ "interrupt-storm", attack_interrupt_storm, false },
 	{ "nmi-root", attack_nmi_root, false },
 	{ "ioapic", attack_ioapic, false },
+	{ "lvt", attack_lvt, false },
 	{ "hpet", attack_hpet, false },
 	{ "unclaimed", attack_unclaimed, false },
 	{ "ioapic-byte", attack_ioapic_byte, true },

@@ -8,6 +8,10 @@
  *     back masked.  The architectural parts (the version register, the
  *     IOREGSEL latch, a fixed-mode entry written and read back) pass on
  *     bare Bochs too (tests/guest/bochs-bare.sh);
+ *   - lvt: local APIC LVT entries (thermal, performance counter) with
+ *     delivery mode SMI, INIT and a reserved one: the event would put the
+ *     guest's CPU in SMM or reset it after VMXOFF.  Under exitplan each
+ *     reads back masked; a masked fixed entry reads back as written;
  *   - hpet: timer 0 in FSB delivery, its route register aimed at a word
  *     of the guest's own memory: a bare HPET writes the word when the
  *     comparator matches, as it would write the hypervisor's.  Under
@@ -165,6 +169,70 @@ void attack_ioapic(void)
 	ioapic_write(low, saved_low | IOREDTBL_MASKED);
 	ioapic_write(low + 1, saved_high);
 	ioapic_write(low, saved_low);
+}
+
+/*
+ * The guest's APIC in either mode (an earlier attack in all-nonfatal may
+ * have left it in x2APIC mode): the xAPIC page, or MSR 800H + reg / 16.
+ */
+static bool lvt_x2apic;
+static uint32_t lvt_base;
+
+static uint32_t lvt_read(uint32_t reg)
+{
+	return lvt_x2apic ? (uint32_t)rdmsr(MSR_IA32_X2APIC_FIRST + reg / 16) : *mmio32(lvt_base + reg);
+}
+
+static void lvt_write(uint32_t reg, uint32_t v)
+{
+	if (lvt_x2apic)
+		wrmsr(MSR_IA32_X2APIC_FIRST + reg / 16, v);
+	else
+		*mmio32(lvt_base + reg) = v;
+}
+
+/*
+ * The LVT entries no event on Bochs's machine drives (no thermal sensor,
+ * no performance counters): rewritten, they never fire, filtered or not.
+ */
+void attack_lvt(void)
+{
+	static const struct {
+		const char *name;
+		uint32_t reg, mode;
+	} cases[] = {
+		{ "lvt-thermal-smi-masked", XAPIC_REG_LVT_THERMAL, APIC_LVT_DELIVERY_MODE_SMI },
+		{ "lvt-perf-init-masked", XAPIC_REG_LVT_PERF, APIC_LVT_DELIVERY_MODE_INIT },
+		{ "lvt-perf-reserved-masked", XAPIC_REG_LVT_PERF, 3u << APIC_LVT_DELIVERY_MODE_SHIFT },
+	};
+	uint64_t apic_base = rdmsr(MSR_IA32_APIC_BASE);
+	uint32_t saved_thermal, saved_perf, v, want;
+
+	lvt_x2apic = apic_base & APIC_BASE_EXTD;
+	lvt_base = (uint32_t)(apic_base & APIC_BASE_ADDR_MASK);
+	announce("lvt", lvt_x2apic ? "LVT entries with delivery mode SMI, INIT and a reserved one, "
+		 "x2APIC MSRs" : "LVT entries with delivery mode SMI, INIT and a reserved one, "
+		 "xAPIC page");
+	saved_thermal = lvt_read(XAPIC_REG_LVT_THERMAL);
+	saved_perf = lvt_read(XAPIC_REG_LVT_PERF);
+	/* Architectural: a masked fixed entry reads back as written (delivery status aside). */
+	want = APIC_LVT_MASKED | APIC_LVT_DELIVERY_MODE_FIXED | 0x47;
+	lvt_write(XAPIC_REG_LVT_PERF, want);
+	v = lvt_read(XAPIC_REG_LVT_PERF);
+	check("lvt-fixed-entry", (v & ~APIC_LVT_PENDING) == want,
+	      "a fixed LVT entry written 0x%x reads 0x%x", want, v);
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (!contained_here(cases[i].name))
+			continue;
+		want = cases[i].mode | 0x47;
+		lvt_write(cases[i].reg, want);
+		v = lvt_read(cases[i].reg);
+		lvt_write(cases[i].reg, APIC_LVT_MASKED);
+		check(cases[i].name, (v & ~APIC_LVT_PENDING) == (want | APIC_LVT_MASKED),
+		      "LVT %#x written 0x%x reads 0x%x", cases[i].reg, want, v);
+	}
+	lvt_write(XAPIC_REG_LVT_THERMAL, saved_thermal);
+	lvt_write(XAPIC_REG_LVT_PERF, saved_perf);
 }
 
 /* The HPET's base from the ACPI HPET table, or the usual one. */

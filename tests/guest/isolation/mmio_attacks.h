@@ -10,6 +10,7 @@
 
 /* Non-fatal: contained means the guest runs on and its checks pass. */
 void attack_ioapic(void);
+void attack_lvt(void);
 void attack_hpet(void);
 void attack_unclaimed(void);
 
