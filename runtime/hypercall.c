@@ -6,7 +6,7 @@
 #include "compiler.h"
 #include "console.h"
 #include "hypercall.h"
-#include "profile.h"
+#include "runtime_profile.h"
 #include "string.h"
 #include "vmm.h"
 

@@ -34,6 +34,7 @@ COMMON_FILES = {
 
 PROFILE_FILES = {
     "profile.h": ("profile/profile.h.j2", ()),
+    "runtime_profile.h": ("profile/runtime_profile.h.j2", ()),
     "exit_dispatch.c": ("profile/exit_dispatch.c.j2", ("exit_reasons.yaml", "handlers.yaml")),
     "cpuid_fast.c": ("profile/cpuid_fast.c.j2", ("handlers.yaml", "arch.yaml")),
     "msr_io_fast.c": ("profile/msr_io_fast.c.j2", ("handlers.yaml", "msrs.yaml", "arch.yaml")),

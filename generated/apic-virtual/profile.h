@@ -21,18 +21,9 @@
 
 #include "exit.h"
 #include "policy.h"
+#include "runtime_profile.h"	/* the name, the source, the statistics level */
 #include "vmx_controls.h"
 #include "vmx_exit_reasons.h"
-
-#define PROFILE_NAME		"apic-virtual"
-#define PROFILE_SOURCE		"profiles/apic-virtual.yaml"
-#define PROFILE_SOURCE_SHA256	"b2a31580dd27b3358c5f0f6b4cf1bc9187f054e7dfb501d6627c0072b022538e"
-
-/* Exit statistics (statistics: counts). */
-#define STATS_OFF		0
-#define STATS_COUNTS		1
-#define STATS_TIMING		2
-#define PROFILE_STATS_LEVEL	STATS_COUNTS
 
 /*
  * The breakdown slots the fast handlers count their listed MSRs and ports

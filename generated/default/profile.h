@@ -21,18 +21,9 @@
 
 #include "exit.h"
 #include "policy.h"
+#include "runtime_profile.h"	/* the name, the source, the statistics level */
 #include "vmx_controls.h"
 #include "vmx_exit_reasons.h"
-
-#define PROFILE_NAME		"default"
-#define PROFILE_SOURCE		"profiles/default.yaml"
-#define PROFILE_SOURCE_SHA256	"df0bca3234715dfef2e62529095b3acf615b8274b454b3d7ef0c9d62781a48e2"
-
-/* Exit statistics (statistics: counts). */
-#define STATS_OFF		0
-#define STATS_COUNTS		1
-#define STATS_TIMING		2
-#define PROFILE_STATS_LEVEL	STATS_COUNTS
 
 /*
  * The breakdown slots the fast handlers count their listed MSRs and ports

@@ -23,18 +23,9 @@
 
 #include "exit.h"
 #include "policy.h"
+#include "runtime_profile.h"	/* the name, the source, the statistics level */
 #include "vmx_controls.h"
 #include "vmx_exit_reasons.h"
-
-#define PROFILE_NAME		"hrtimer"
-#define PROFILE_SOURCE		"profiles/hrtimer.yaml"
-#define PROFILE_SOURCE_SHA256	"8de2d60003420f5b81f3e208d9ed9e58c051cff45d37942742730372368a7ba6"
-
-/* Exit statistics (statistics: counts). */
-#define STATS_OFF		0
-#define STATS_COUNTS		1
-#define STATS_TIMING		2
-#define PROFILE_STATS_LEVEL	STATS_COUNTS
 
 /*
  * The breakdown slots the fast handlers count their listed MSRs and ports

@@ -18,18 +18,9 @@
 
 #include "exit.h"
 #include "policy.h"
+#include "runtime_profile.h"	/* the name, the source, the statistics level */
 #include "vmx_controls.h"
 #include "vmx_exit_reasons.h"
-
-#define PROFILE_NAME		"kvm-order"
-#define PROFILE_SOURCE		"profiles/kvm-order.yaml"
-#define PROFILE_SOURCE_SHA256	"e0836fdf0fc7d2b3f6f5dff044f53d50546eb1955a1fcc3ef04b5c1d27df0790"
-
-/* Exit statistics (statistics: counts). */
-#define STATS_OFF		0
-#define STATS_COUNTS		1
-#define STATS_TIMING		2
-#define PROFILE_STATS_LEVEL	STATS_COUNTS
 
 /*
  * The breakdown slots the fast handlers count their listed MSRs and ports

@@ -23,18 +23,9 @@
 
 #include "exit.h"
 #include "policy.h"
+#include "runtime_profile.h"	/* the name, the source, the statistics level */
 #include "vmx_controls.h"
 #include "vmx_exit_reasons.h"
-
-#define PROFILE_NAME		"linux-hrtimer"
-#define PROFILE_SOURCE		"profiles/linux-hrtimer.yaml"
-#define PROFILE_SOURCE_SHA256	"2c96c9b8279e421b7e25dd5833ac2e6f36cff7f783a6f870e442c79cedd12a58"
-
-/* Exit statistics (statistics: counts). */
-#define STATS_OFF		0
-#define STATS_COUNTS		1
-#define STATS_TIMING		2
-#define PROFILE_STATS_LEVEL	STATS_COUNTS
 
 /*
  * The breakdown slots the fast handlers count their listed MSRs and ports

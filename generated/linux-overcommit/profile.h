@@ -23,18 +23,9 @@
 
 #include "exit.h"
 #include "policy.h"
+#include "runtime_profile.h"	/* the name, the source, the statistics level */
 #include "vmx_controls.h"
 #include "vmx_exit_reasons.h"
-
-#define PROFILE_NAME		"linux-overcommit"
-#define PROFILE_SOURCE		"profiles/linux-overcommit.yaml"
-#define PROFILE_SOURCE_SHA256	"ca12cf5fa386e8360ddbb6b979a383d39a28edbef1f52e33daca2242f8e8f9fa"
-
-/* Exit statistics (statistics: counts). */
-#define STATS_OFF		0
-#define STATS_COUNTS		1
-#define STATS_TIMING		2
-#define PROFILE_STATS_LEVEL	STATS_COUNTS
 
 /*
  * The breakdown slots the fast handlers count their listed MSRs and ports

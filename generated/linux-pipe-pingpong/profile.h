@@ -24,18 +24,9 @@
 
 #include "exit.h"
 #include "policy.h"
+#include "runtime_profile.h"	/* the name, the source, the statistics level */
 #include "vmx_controls.h"
 #include "vmx_exit_reasons.h"
-
-#define PROFILE_NAME		"linux-pipe-pingpong"
-#define PROFILE_SOURCE		"profiles/linux-pipe-pingpong.yaml"
-#define PROFILE_SOURCE_SHA256	"7b12c1191d37c8f5850fe20d5dc343a1ace369e3393b3ca6b89c52540f03fdf3"
-
-/* Exit statistics (statistics: counts). */
-#define STATS_OFF		0
-#define STATS_COUNTS		1
-#define STATS_TIMING		2
-#define PROFILE_STATS_LEVEL	STATS_COUNTS
 
 /*
  * The breakdown slots the fast handlers count their listed MSRs and ports

@@ -21,18 +21,9 @@
 
 #include "exit.h"
 #include "policy.h"
+#include "runtime_profile.h"	/* the name, the source, the statistics level */
 #include "vmx_controls.h"
 #include "vmx_exit_reasons.h"
-
-#define PROFILE_NAME		"overcommit"
-#define PROFILE_SOURCE		"profiles/overcommit.yaml"
-#define PROFILE_SOURCE_SHA256	"ffdd131414dc06dfb57e1b571e5d5d2e3f5cd3da4990531ad3a4ecb94ecc7c35"
-
-/* Exit statistics (statistics: counts). */
-#define STATS_OFF		0
-#define STATS_COUNTS		1
-#define STATS_TIMING		2
-#define PROFILE_STATS_LEVEL	STATS_COUNTS
 
 /*
  * The breakdown slots the fast handlers count their listed MSRs and ports

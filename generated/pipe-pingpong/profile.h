@@ -21,18 +21,9 @@
 
 #include "exit.h"
 #include "policy.h"
+#include "runtime_profile.h"	/* the name, the source, the statistics level */
 #include "vmx_controls.h"
 #include "vmx_exit_reasons.h"
-
-#define PROFILE_NAME		"pipe-pingpong"
-#define PROFILE_SOURCE		"profiles/pipe-pingpong.yaml"
-#define PROFILE_SOURCE_SHA256	"879513465482bcbce68b7df4de9901feceb370476973fc5108d9c14566165a9b"
-
-/* Exit statistics (statistics: counts). */
-#define STATS_OFF		0
-#define STATS_COUNTS		1
-#define STATS_TIMING		2
-#define PROFILE_STATS_LEVEL	STATS_COUNTS
 
 /*
  * The breakdown slots the fast handlers count their listed MSRs and ports

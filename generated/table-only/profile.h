@@ -17,18 +17,9 @@
 
 #include "exit.h"
 #include "policy.h"
+#include "runtime_profile.h"	/* the name, the source, the statistics level */
 #include "vmx_controls.h"
 #include "vmx_exit_reasons.h"
-
-#define PROFILE_NAME		"table-only"
-#define PROFILE_SOURCE		"profiles/table-only.yaml"
-#define PROFILE_SOURCE_SHA256	"9decb624c6c79f2a5d2fe0165cead985cccfc1bfa420a327cdbe6d4df74a83c0"
-
-/* Exit statistics (statistics: counts). */
-#define STATS_OFF		0
-#define STATS_COUNTS		1
-#define STATS_TIMING		2
-#define PROFILE_STATS_LEVEL	STATS_COUNTS
 
 /*
  * The breakdown slots the fast handlers count their listed MSRs and ports

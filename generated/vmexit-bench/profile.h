@@ -22,18 +22,9 @@
 
 #include "exit.h"
 #include "policy.h"
+#include "runtime_profile.h"	/* the name, the source, the statistics level */
 #include "vmx_controls.h"
 #include "vmx_exit_reasons.h"
-
-#define PROFILE_NAME		"vmexit-bench"
-#define PROFILE_SOURCE		"profiles/vmexit-bench.yaml"
-#define PROFILE_SOURCE_SHA256	"4207f4b4bc87cfb1cc92e7134495174a7a4f39784e7379d901b9965d248ca979"
-
-/* Exit statistics (statistics: off). */
-#define STATS_OFF		0
-#define STATS_COUNTS		1
-#define STATS_TIMING		2
-#define PROFILE_STATS_LEVEL	STATS_OFF
 
 /*
  * The breakdown slots the fast handlers count their listed MSRs and ports

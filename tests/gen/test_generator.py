@@ -163,7 +163,15 @@ def test_counts_unit_gives_the_same_chain_as_shares(write_profile, tmp_path):
 
 def test_statistics_off_never_mentions_stats(fresh):
     assert "stats" not in read(fresh, "vmexit-bench", "exit_dispatch.c")
-    assert "#define PROFILE_STATS_LEVEL\tSTATS_OFF" in read(fresh, "vmexit-bench", "profile.h")
+    assert "#define PROFILE_STATS_LEVEL\tSTATS_OFF" in read(fresh, "vmexit-bench", "runtime_profile.h")
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_runtime_profile_includes_nothing(fresh, profile):
+    """runtime/ reads runtime_profile.h: nothing of arch/vmx may come with it."""
+    h = read(fresh, profile, "runtime_profile.h")
+    assert "#include" not in h
+    assert '#include "runtime_profile.h"' in read(fresh, profile, "profile.h")
 
 
 def test_statistics_counted_once_per_path(fresh):
@@ -521,7 +529,8 @@ def test_measured_profile_accepted(write_profile, tmp_path):
     path.write_text(text.replace("unit: share", "unit: count"))
     r = run_gen("--out", tmp_path / "out", "gen", path)
     assert r.returncode == 0, r.stderr
-    assert "#define PROFILE_STATS_LEVEL\tSTATS_TIMING" in (tmp_path / "out" / "measured" / "profile.h").read_text()
+    assert "#define PROFILE_STATS_LEVEL\tSTATS_TIMING" in \
+        (tmp_path / "out" / "measured" / "runtime_profile.h").read_text()
     r = run_gen("explain", path)
     assert "measured on corei7_skylake_x running timer, 2026-11-29, 1000 exits." in r.stdout
 

@@ -182,7 +182,7 @@ def test_hostile_text_compiles(tmp_path):
     assert " * a / * b * / c * / * d ? ?/ <U+0000> e <U+202E> f <U+0001> g h ? ?= i \"q\" \\ j k \u00e9 ? ?/\n" in h
     assert f" *   {str(path).replace('??', '? ?')} (sha256: " in h
     source = str(path).replace("??", "?\\?")
-    assert f'#define PROFILE_SOURCE\t\t"{source}"' in h
+    assert f'#define PROFILE_SOURCE\t\t"{source}"' in (out / "hostile" / "runtime_profile.h").read_text()
 
 
 def test_banner_names_the_real_path(tmp_path):
@@ -193,10 +193,10 @@ def test_banner_names_the_real_path(tmp_path):
     shutil.copy(ROOT / "profiles" / "table-only.yaml", path)
     out = tmp_path / "out"
     assert run_gen("--out", out, "gen", "-q", path).returncode == 0
-    h = (out / "table-only" / "profile.h").read_text()
+    h = (out / "table-only" / "runtime_profile.h").read_text()
     assert f" *   {path} (sha256: " in h
     assert f'#define PROFILE_SOURCE\t\t"{path}"' in h
     assert "profiles/table-only.yaml" not in h
     assert run_gen("--out", out, "gen", "-q", "tests/gen/bad/../../../profiles/table-only.yaml").returncode == 0
     assert '#define PROFILE_SOURCE\t\t"profiles/table-only.yaml"' in \
-        (out / "table-only" / "profile.h").read_text()
+        (out / "table-only" / "runtime_profile.h").read_text()
