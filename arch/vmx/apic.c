@@ -528,12 +528,6 @@ enum vmx_exit_action vmx_xapic_write(struct vcpu *vcpu, unsigned int offset, uin
 
 /* --- the physical local APIC (phys_apic.h) ----------------------------- */
 
-bool vmx_apic_irr_pending_edge(uint8_t vector)
-{
-	return phys_apic_vector_bit(XAPIC_REG_IRR, vector) &&
-	       !phys_apic_vector_bit(XAPIC_REG_TMR, vector);
-}
-
 void vmx_apic_eoi(void)
 {
 	phys_apic_write(XAPIC_REG_EOI, 0);

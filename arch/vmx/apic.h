@@ -59,11 +59,7 @@ void vmx_deliver_apic_irq(struct vcpu *vcpu, uint8_t vector);
 void vmx_kick_init(unsigned int cpu);
 /* The emulated TSC deadline fired with an illegal vector: flag it in the guest's APIC's ESR. */
 void vmx_apic_flag_illegal_vector(uint8_t vector);
-/*
- * The physical local APIC: @vector is requested again (IRR) and
- * edge-triggered (TMR clear); an EOI for the interrupt in service.
- */
-bool vmx_apic_irr_pending_edge(uint8_t vector);
+/* The physical local APIC: an EOI for the interrupt in service. */
 void vmx_apic_eoi(void);
 /* Once, on the boot CPU: where the xAPIC window is (IA32_APIC_BASE as firmware left it). */
 void vmx_apic_init(uint64_t apic_base);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Event injection (SDM Vol. 3C 27.6): exceptions, external interrupts, the
- * interrupt window.
+ * interrupt window, NMIs.  Below the device models, which inject through
+ * it; the exits that call the models (the external-interrupt and
+ * interrupt-window exits, NMIs in root) are intr_exits.c's.
  *
  * Two rules from the SDM and from Bochs (docs/PLATFORM.md):
  * an external interrupt is injected only when the guest could take it
@@ -23,6 +25,7 @@
 #include "arch_bits.h"
 #include "compiler.h"
 #include "console.h"
+#include "events.h"
 #include "exit_handlers.h"
 #include "mmio.h"
 #include "percpu.h"
@@ -32,9 +35,7 @@
 #include "vmm.h"
 #include "vcpu_arch.h"
 #include "vcpu_stop.h"
-#include "legacy_irq.h"
-#include "apic.h"
-#include "vlapic_exits.h"
+#include "phys_apic.h"
 #include "vmx_ctls.h"
 #include "vmx_controls_bits.h"
 
@@ -74,14 +75,6 @@ bool vmx_guest_interruptible(void)
 		 (GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS));
 }
 
-void vmx_set_intr_window(struct vcpu *vcpu, bool on)
-{
-	if (on)
-		vcpu_ctls_setbit(vcpu, VMX_PROC_BASED, CPU_BASED_INTR_WINDOW_EXITING);
-	else
-		vcpu_ctls_clearbit(vcpu, VMX_PROC_BASED, CPU_BASED_INTR_WINDOW_EXITING);
-}
-
 /* The highest queued vector, or -1 (the APIC, too, delivers the highest first). */
 static int irr_highest(const struct vcpu_arch_state *a)
 {
@@ -92,13 +85,8 @@ static int irr_highest(const struct vcpu_arch_state *a)
 	return -1;
 }
 
-/*
- * Inject the highest queued interrupt if the guest can take it now and no
- * other event is being injected; keep the window open otherwise.  Returns
- * true when one was injected.  @fresh: the vector whose exit this is (it
- * is injected as it arrives), or -1.
- */
-static bool inject_pending(struct vcpu *vcpu, int fresh)
+/* events.h says what; the storm rule is the file comment's. */
+bool vmx_inject_pending(struct vcpu *vcpu, int fresh)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 	uint64_t rip;
@@ -150,58 +138,6 @@ static bool inject_pending(struct vcpu *vcpu, int fresh)
 	return true;
 }
 
-bool vmx_try_inject_pending(struct vcpu *vcpu)
-{
-	return inject_pending(vcpu, -1);
-}
-
-void vmx_deliver_irq(struct vcpu *vcpu, uint8_t vector)
-{
-	struct vcpu_arch_state *a = vcpu->arch;
-	bool queued = a->irr[vector / 64] & (1ull << (vector % 64));
-
-	a->irr[vector / 64] |= 1ull << (vector % 64);
-	a->irq_pending = true;
-	inject_pending(vcpu, queued ? -1 : vector);
-}
-
-/* Interrupt-window exit: the guest can take the queued interrupt now. */
-enum vmx_exit_action handle_interrupt_window(struct vcpu *vcpu)
-{
-	if (vcpu->arch->legacy_int_waiting)
-		vmx_legacy_irq_update(vcpu);	/* the 8259s' INTA, now (legacy_irq.c) */
-	if (PROFILE_APIC_VIRTUAL) {
-		/* An 8259 vector (ExtINT) waits here beside the virtual APIC's (legacy_irq.c). */
-		if (vcpu->arch->irq_pending)
-			vmx_try_inject_pending(vcpu);
-		return vmx_vlapic_interrupt_window(vcpu);
-	}
-	if (!vmx_try_inject_pending(vcpu) && !vcpu->arch->irq_pending)
-		vmx_set_intr_window(vcpu, false);
-	return VMX_EXIT_RESUME;
-}
-
-/*
- * An exit that interrupted the delivery of an event through the guest's
- * IDT (SDM Vol. 3C 28.2.4): deliver it again on the next entry, or it is
- * lost (KVM's vmx_complete_interrupts).
- */
-void vmx_reinject_idt_vectoring(void)
-{
-	uint32_t idt = vmcs_read32(IDT_VECTORING_INFO_FIELD);
-	uint32_t type = idt & INTR_INFO_TYPE_MASK;
-
-	if (!(idt & INTR_INFO_VALID))
-		return;
-	if (idt & INTR_INFO_DELIVER_CODE)
-		vmcs_write(VM_ENTRY_EXCEPTION_ERROR_CODE, vmcs_read32(IDT_VECTORING_ERROR_CODE));
-	if (type == INTR_INFO_TYPE_SW_INT || type == INTR_INFO_TYPE_PRIV_SW_EXC ||
-	    type == INTR_INFO_TYPE_SW_EXC)
-		vmcs_write(VM_ENTRY_INSTRUCTION_LEN, vmcs_read32(VM_EXIT_INSTRUCTION_LEN));
-	vmcs_write(VM_ENTRY_INTR_INFO_FIELD, idt & (INTR_INFO_VALID | INTR_INFO_TYPE_MASK |
-						    INTR_INFO_VECTOR_MASK | INTR_INFO_DELIVER_CODE));
-}
-
 /* --- NMIs ---------------------------------------------------------------- */
 
 /*
@@ -214,60 +150,6 @@ void vmx_reinject_idt_vectoring(void)
  * is in force, nor together with another injected event).  Like the
  * CPU's own NMI latch it holds one: more NMIs meanwhile coalesce into it.
  */
-extern const char vmx_nmi_check[], vmx_nmi_check_end[];
-extern const char vmx_nmi_recheck[], vmx_nmi_recheck_end[];
-
-static bool rip_in(uint64_t rip, const char *first, const char *last)
-{
-	return rip >= (uintptr_t)first && rip <= (uintptr_t)last;
-}
-
-bool vmm_nmi_in_root(struct interrupt_frame *f)
-{
-	struct vcpu *vcpu;
-	bool kick;
-
-	if (!percpu_bsp_ready || !(vcpu = this_cpu()->vcpu) || !vcpu->arch ||
-	    vcpu->arch->stop != VCPU_RUNNING)
-		return false;
-	/* Claimed first: a kick that finds the vCPU waiting in root is spent too. */
-	kick = vmx_kick_nmi_claim(this_cpu_id());
-	/*
-	 * A vCPU waiting in root operation (vmx_run.c's vmx_wait_in_root()) is
-	 * woken by vmm_kick()'s NMI: the host's, not the guest's.  The guest
-	 * cannot send a physical NMI (its ICR writes are emulated, apic.c).
-	 */
-	if (READ_ONCE(vcpu->arch->waiting_in_root))
-		return false;
-	if (kick) {
-		/*
-		 * interrupts: direct: a kick (apic.c) while the CPU handles an
-		 * exit.  The stub's test before VMRESUME sees the KICK bit and
-		 * makes the guest exit again at once (vmx_deliver_pending_nmi()),
-		 * where its events are taken; back to the first test, which
-		 * tests every bit (the second tests ARRIVED only).
-		 */
-		__atomic_or_fetch(&vcpu->nmi_pending, VCPU_NMI_KICK, __ATOMIC_RELAXED);
-		if (rip_in(f->rip, vmx_nmi_check, vmx_nmi_check_end) ||
-		    rip_in(f->rip, vmx_nmi_recheck, vmx_nmi_recheck_end))
-			f->rip = (uintptr_t)vmx_nmi_check;
-		vcpu->arch->kicks_in_root++;
-		return true;
-	}
-	__atomic_or_fetch(&vcpu->nmi_pending, VCPU_NMI_ARRIVED, __ATOMIC_RELAXED);
-	/*
-	 * Between the stub's last test and VMRESUME (exit_entry.S): test
-	 * again, or the NMI would wait for the next exit.  Both tests are
-	 * a CMP or TEST and a jump: nothing to undo.
-	 */
-	if (rip_in(f->rip, vmx_nmi_check, vmx_nmi_check_end))
-		f->rip = (uintptr_t)vmx_nmi_check;
-	else if (rip_in(f->rip, vmx_nmi_recheck, vmx_nmi_recheck_end))
-		f->rip = (uintptr_t)vmx_nmi_recheck;
-	vcpu->arch->nmis_in_root++;
-	return true;
-}
-
 static void vmx_set_nmi_window(struct vcpu *vcpu, bool on)
 {
 	/* NMI-window exiting exists only with virtual NMIs (SDM 26.2.1.1). */
@@ -338,45 +220,4 @@ enum vmx_exit_action handle_nmi_window(struct vcpu *vcpu)
 void vmx_queue_nmi(struct vcpu *vcpu)
 {
 	__atomic_or_fetch(&vcpu->nmi_pending, VCPU_NMI_ARRIVED, __ATOMIC_RELAXED);
-}
-
-/* External interrupt, acknowledged on exit (SDM 25.7.1, 28.2.2). */
-enum vmx_exit_action handle_external_interrupt(struct vcpu *vcpu)
-{
-	struct vcpu_arch_state *a = vcpu->arch;
-	uint32_t info = vmcs_read32(VM_EXIT_INTR_INFO);
-	uint8_t vector;
-
-	if (!(info & INTR_INFO_VALID)) {
-		/*
-		 * Without "acknowledge interrupt on exit" the interrupt is still
-		 * pending in the APIC: let the guest take it through its IDT by
-		 * resuming it with interrupts unmasked -- but then external-
-		 * interrupt exiting would bring us straight back.  A profile
-		 * that exits on interrupts must acknowledge them.
-		 */
-		return vcpu_stop(vcpu, "external-interrupt exit without acknowledge-on-exit");
-	}
-	vmx_reinject_idt_vectoring();
-	vector = info & INTR_INFO_VECTOR_MASK;
-	/* Another CPU posted this vCPU events (apic.c): not the guest's interrupt. */
-	if (vector == VMX_KICK_VECTOR)
-		return vmx_kicked(vcpu);
-	if (PROFILE_APIC_VIRTUAL) {
-		/*
-		 * A host device's interrupt for the guest: ended here, raised
-		 * in the virtual APIC of the vCPU its I/O APIC entry names
-		 * (ioapic_exits.c).
-		 */
-		vmx_apic_eoi();
-		return vmx_ioapic_deliver(vcpu, vector);
-	}
-	if (unlikely(a->coalesce[vector / 64] & (1ull << (vector % 64)))) {
-		/* A duplicate (vmx_try_inject_pending()): the host acknowledged it, it ends it. */
-		a->coalesce[vector / 64] &= ~(1ull << (vector % 64));
-		vmx_apic_eoi();
-		return VMX_EXIT_RESUME;
-	}
-	vmx_deliver_irq(vcpu, vector);
-	return VMX_EXIT_RESUME;
 }

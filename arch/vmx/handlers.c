@@ -2,7 +2,7 @@
 /*
  * Exit handlers for instructions and events (spec/handlers.yaml names
  * them; the generated dispatch calls them).  I/O is in io.c, MSRs in
- * msr.c, EPT in ept_exits.c, interrupts in events.c.
+ * msr.c, EPT in ept_exits.c, interrupts in intr_exits.c and events.c.
  *
  * A handler either completes the instruction (vmx_skip_instruction()),
  * injects the fault the instruction raises (RIP unchanged), or stops the

@@ -44,4 +44,11 @@ static inline bool phys_apic_vector_bit(unsigned int reg, uint8_t vector)
 	return phys_apic_read(reg + (vector / 32) * 0x10) & (1u << (vector % 32));
 }
 
+/* @vector is requested again (IRR) as an edge (TMR clear): events.c's coalescing. */
+static inline bool vmx_apic_irr_pending_edge(uint8_t vector)
+{
+	return phys_apic_vector_bit(XAPIC_REG_IRR, vector) &&
+	       !phys_apic_vector_bit(XAPIC_REG_TMR, vector);
+}
+
 #endif /* EXITPLAN_VMX_PHYS_APIC_H */

@@ -55,21 +55,6 @@ ALLOWED = {
     # file those exits paid 4 and 8 more instructions of spills (objdump).
     ("arch/vmx/mmio", "arch/vmx/handlers"):
         "vmx_mmio_complete() merges a load into its GPR (vcpu_gpr_read/write(), handlers.c)",
-    # The interrupt fabric, still open.  events.c is both the injection
-    # below every device model (vmx_deliver_irq(), the interrupt window,
-    # #GP) and the interrupt exits above them (handle_external_interrupt(),
-    # handle_interrupt_window()), which call the models: the exits want a
-    # file of their own, without a call added to the external-interrupt
-    # exit (vmx_deliver_irq() and its static inject_pending() are one file
-    # today, inlined and register-allocated together).
-    ("arch/vmx/events", "arch/vmx/apic"):
-        "the external-interrupt exit takes a kick (vmx_kicked(), apic.c)",
-    ("arch/vmx/events", "arch/vmx/ioapic_exits"):
-        "apic: virtual: the external-interrupt exit routes a device's vector (vmx_ioapic_deliver())",
-    ("arch/vmx/events", "arch/vmx/legacy_irq"):
-        "the interrupt-window exit performs the 8259s' INTA (vmx_legacy_irq_update())",
-    ("arch/vmx/events", "arch/vmx/vlapic_exits"):
-        "apic: virtual: the interrupt-window exit injects the virtual APIC's vector",
     # The posted events: vmx_take_events() (apic.c) fans them out to every
     # model, and the models' exits take events; it wants a place above
     # them, without a call added where it inlines vmx_deliver_apic_irq()

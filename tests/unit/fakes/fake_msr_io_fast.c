@@ -107,10 +107,11 @@ void vmx_apic_mode_changed(struct vcpu *vcpu)
 	abort();	/* no test changes the APIC's mode */
 }
 
-void vmx_deliver_irq(struct vcpu *vcpu, uint8_t vector)
+bool vmx_inject_pending(struct vcpu *vcpu, int fresh)
 {
 	(void)vcpu;
-	(void)vector;
+	(void)fresh;
+	return false;
 }
 
 void vmx_deliver_apic_irq(struct vcpu *vcpu, uint8_t vector)
