@@ -19,6 +19,8 @@ import pytest
 
 import bootlib
 
+EVENTS_RE = (r"^exitplan: events: (\d+) NMIs in root operation given to the guest, "
+             r"(\d+) kicks taken in root operation, (\d+) interrupt-storm steps$")
 NONFATAL = ["nmi-root", "reserved-xcr0", "interrupt-storm"]
 FATAL = {
     "mmio-exec-vga": 0xa0000,
@@ -50,6 +52,17 @@ def test_cpu_attack_refused(cpu_runs, attack):
         # How many interrupts came depends on the emulator's timing: only that some did.
         m = r.expect(r"^isolation: interrupt-storm: 500 loops done under (\d+) interrupts$")
         assert int(m.group(1)) > 0, r.describe()
+    # The hypervisor's event counters (arch/vmx/vmx_report.c, docs/STATS.md).
+    m = r.expect(EVENTS_RE)
+    nmis, kicks, steps = (int(x) for x in m.groups())
+    assert kicks == 0, m.group(0)		# no interrupts: direct, so no kick NMI
+    if attack == "interrupt-storm":
+        # Injections landed where the last one had: the guest was given steps.
+        assert steps > 0, m.group(0)
+    if attack == "nmi-root":
+        # The ICR's NMIs are emulated, virtual NMIs (apic.c): no physical
+        # NMI arrived in root operation for events.c to hand on.
+        assert nmis == 0, m.group(0)
     r.expect(r"^guest isolation: 1 passed, 0 failed$")
     r.expect(r"^exitplan: guest exit status 1$")
     r.expect_clean_exit()
