@@ -4,13 +4,16 @@ are contained and reported, and the hypervisor's own report still ends
 the run (an exit-status line, no panic, no hang):
 
 - nmi-root: NMIs to the guest's own APIC through the trapped x2APIC ICR
-  arrive while the CPU is in VMX root operation; each reaches the guest's
-  NMI handler, none the hypervisor's panic (runtime/traps.c, events.c).
+  are raised while the CPU is in VMX root operation (the WRMSR's exit);
+  the hypervisor emulates them as virtual NMIs (apic.c), so no physical
+  NMI arrives there (the report's nmis_in_root stays 0), and each reaches
+  the guest's NMI handler, none the hypervisor's panic.
 - reserved-xcr0: XSETBV of reserved XCR0 combinations (half of the MPX or
   AMX pair, x87 clear, XCR 1) is the guest's #GP, never the host's.
 - interrupt-storm: a periodic APIC timer with a tiny count; the guest's
   own loop still ends (each injection where the last one was first lets
-  the guest retire an instruction, events.c), and the run ends by itself.
+  the guest retire an instruction, events.c: the report's storm_steps is
+  not 0), and the run ends by itself.
 - mmio-exec-vga, mmio-exec-ioapic: a jump into device memory is an EPT
   violation that stops the guest with a report naming the fetch: VGA
   memory is mapped without execute permission, the I/O APIC page not at
