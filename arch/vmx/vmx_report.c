@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The report at the end of a run: the statistics document (docs/STATS.md),
- * the exit table, each vCPU's end and the scheduler's record.
+ * the exit table and event counters, each vCPU's end and the scheduler's
+ * record.
  */
 
 #include "spinlock.h"
@@ -77,6 +78,10 @@ static void vmx_print_stats_document(struct vcpu *const *vcpus, unsigned int n,
 			printk("}\n");
 		}
 		exit_stats_print_breakdowns(st);
+		printk("      events: {nmis_in_root: %llu, kicks_in_root: %llu, storm_steps: %llu}\n",
+		       (unsigned long long)vcpus[v]->arch->nmis_in_root,
+		       (unsigned long long)vcpus[v]->arch->kicks_in_root,
+		       (unsigned long long)vcpus[v]->arch->storm_steps);
 	}
 	printk("# exitplan-stats-end\n");
 }
@@ -107,6 +112,28 @@ static void vmx_print_exit_table(const struct vcpu *vcpu, unsigned int n)
 			       vmx_exit_reason_name(i), (unsigned long long)c);
 	}
 	printk("      %-28s %10llu\n", "total", (unsigned long long)total);
+}
+
+/*
+ * The event counters of events.c, which no exit reason shows: NMIs that
+ * arrived in root operation and went to the guest, interrupts: direct's
+ * kick NMIs taken in root operation, and the single steps that let an
+ * interrupt-stormed guest retire an instruction.  Counted at every
+ * statistics level (and not cleared by STATS_RESET), so printed at every
+ * level too, zeros included: one line per vCPU the boot tests can always
+ * find, and a zero says the event did not happen.
+ */
+static void vmx_print_events(const struct vcpu *vcpu, unsigned int n)
+{
+	const struct vcpu_arch_state *a = vcpu->arch;
+
+	if (n == 1)
+		printk("exitplan: events: ");
+	else
+		printk("exitplan: events (vCPU %u): ", vcpu->id);
+	printk("%llu NMIs in root operation given to the guest, %llu kicks taken in root "
+	       "operation, %llu interrupt-storm steps\n", (unsigned long long)a->nmis_in_root,
+	       (unsigned long long)a->kicks_in_root, (unsigned long long)a->storm_steps);
 }
 
 /* How one vCPU ended, in words. */
@@ -180,9 +207,13 @@ void vmx_print_summary(struct vcpu *const *vcpus, unsigned int n, int stopped_by
 
 	if (PROFILE_STATS_LEVEL == STATS_OFF) {
 		printk("exitplan: exit statistics are off in profile '%s'\n", PROFILE_NAME);
-	} else {
 		for (unsigned int v = 0; v < n; v++)
+			vmx_print_events(vcpus[v], n);
+	} else {
+		for (unsigned int v = 0; v < n; v++) {
 			vmx_print_exit_table(vcpus[v], n);
+			vmx_print_events(vcpus[v], n);
+		}
 		vmx_print_stats_document(vcpus, n, tsc_overhead);
 	}
 	if (n > 1) {

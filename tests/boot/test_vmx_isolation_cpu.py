@@ -4,13 +4,16 @@ are contained and reported, and the hypervisor's own report still ends
 the run (an exit-status line, no panic, no hang):
 
 - nmi-root: NMIs to the guest's own APIC through the trapped x2APIC ICR
-  arrive while the CPU is in VMX root operation; each reaches the guest's
-  NMI handler, none the hypervisor's panic (runtime/traps.c, events.c).
+  are raised while the CPU is in VMX root operation (the WRMSR's exit);
+  the hypervisor emulates them as virtual NMIs (apic.c), so no physical
+  NMI arrives there (the report's nmis_in_root stays 0), and each reaches
+  the guest's NMI handler, none the hypervisor's panic.
 - reserved-xcr0: XSETBV of reserved XCR0 combinations (half of the MPX or
   AMX pair, x87 clear, XCR 1) is the guest's #GP, never the host's.
 - interrupt-storm: a periodic APIC timer with a tiny count; the guest's
   own loop still ends (each injection where the last one was first lets
-  the guest retire an instruction, events.c), and the run ends by itself.
+  the guest retire an instruction, events.c: the report's storm_steps is
+  not 0), and the run ends by itself.
 - mmio-exec-vga, mmio-exec-ioapic: a jump into device memory is an EPT
   violation that stops the guest with a report naming the fetch: VGA
   memory is mapped without execute permission, the I/O APIC page not at
@@ -19,6 +22,8 @@ import pytest
 
 import bootlib
 
+EVENTS_RE = (r"^exitplan: events: (\d+) NMIs in root operation given to the guest, "
+             r"(\d+) kicks taken in root operation, (\d+) interrupt-storm steps$")
 NONFATAL = ["nmi-root", "reserved-xcr0", "interrupt-storm"]
 FATAL = {
     "mmio-exec-vga": 0xa0000,
@@ -50,6 +55,17 @@ def test_cpu_attack_refused(cpu_runs, attack):
         # How many interrupts came depends on the emulator's timing: only that some did.
         m = r.expect(r"^isolation: interrupt-storm: 500 loops done under (\d+) interrupts$")
         assert int(m.group(1)) > 0, r.describe()
+    # The hypervisor's event counters (arch/vmx/vmx_report.c, docs/STATS.md).
+    m = r.expect(EVENTS_RE)
+    nmis, kicks, steps = (int(x) for x in m.groups())
+    assert kicks == 0, m.group(0)		# no interrupts: direct, so no kick NMI
+    if attack == "interrupt-storm":
+        # Injections landed where the last one had: the guest was given steps.
+        assert steps > 0, m.group(0)
+    if attack == "nmi-root":
+        # The ICR's NMIs are emulated, virtual NMIs (apic.c): no physical
+        # NMI arrived in root operation for events.c to hand on.
+        assert nmis == 0, m.group(0)
     r.expect(r"^guest isolation: 1 passed, 0 failed$")
     r.expect(r"^exitplan: guest exit status 1$")
     r.expect_clean_exit()

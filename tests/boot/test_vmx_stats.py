@@ -18,7 +18,9 @@ The document is read with yaml.safe_load and checked exactly: per vCPU the
 per-reason counts add up to `exits`; the reasons and every breakdown hold
 precisely the exits the guest caused, plus only those the profile causes
 on its own (VMX-preemption timer expiries, which the guest cannot count).
-Tick values are never pass/fail material, only their presence."""
+Tick values are never pass/fail material, only their presence.  Each
+vCPU's event counters (`events:`, and the human `exitplan: events:` line)
+are there at every level and say the same in both places."""
 import re
 
 import pytest
@@ -43,6 +45,12 @@ FW_CFG_PORT_SEL, FW_CFG_PORT_DATA, DEBUG_EXIT_PORT = 0x510, 0x511, 0xf4
 # all ones, so the guest prints on COM1 alone) and masking both 8259s.
 # (The stats guest resets its counts after them.)
 GUEST_START_IO = {0xe9: 1, 0x21: 1, 0xa1: 1}
+
+# The event counters of each vCPU (arch/vmx/vmx_report.c), in the document
+# and on the line after the table.
+EVENTS = ("nmis_in_root", "kicks_in_root", "storm_steps")
+EVENTS_RE = (r"^exitplan: events: (\d+) NMIs in root operation given to the guest, "
+             r"(\d+) kicks taken in root operation, (\d+) interrupt-storm steps$")
 
 DOC_RE = re.compile(r"^# exitplan-stats-begin\n(.*?)^# exitplan-stats-end$", re.M | re.S)
 
@@ -184,6 +192,9 @@ def check_document_shape(st, name):
             got = sum(v[table].values())
             want = reasons.get(rname, {"count": 0})["count"]
             assert got == want, f"{table} sums to {got}, {rname} count is {want}: {v}"
+        ev = v["events"]
+        assert set(ev) == set(EVENTS), ev
+        assert all(isinstance(c, int) and c >= 0 for c in ev.values()), ev
         if level == "timing":
             for rname, e in reasons.items():
                 assert isinstance(e.get("ticks"), int) and e["ticks"] > 0, (rname, e)
@@ -206,6 +217,9 @@ def test_document_consistent(stats_runs, name):
     v = st["vcpus"][0]
     assert rows == {k: e["count"] for k, e in v["reasons"].items()}, (rows, v["reasons"])
     assert total == v["exits"]
+    # So does the events line after it.
+    m = r.expect(EVENTS_RE)
+    assert dict(zip(EVENTS, map(int, m.groups()))) == v["events"], (m.group(0), v["events"])
 
 
 @pytest.mark.parametrize("name", ["counts", "timing"])
@@ -236,6 +250,8 @@ def test_stats_guest_exact_counts(stats_runs, name):
         f"reasons {got}, expected {want['reasons']} plus any of {sorted(ASYNC_REASONS)}"
     for table in ("cpuid", "hypercall", "io", "msr_read", "msr_write"):
         assert v[table] == want[table], f"{table}: {v[table]}, expected {want[table]}"
+    # One vCPU, no interrupt, no NMI: none of the events happened.
+    assert v["events"] == dict.fromkeys(EVENTS, 0), v["events"]
 
 
 def test_statistics_off(stats_runs):
@@ -245,6 +261,9 @@ def test_statistics_off(stats_runs):
         "# exitplan-stats-end" not in r.serial, r.describe()
     assert not r.find(r"^exitplan: exits by reason"), r.describe()
     r.expect(r"^exitplan: exit statistics are off in profile 'vmexit-bench'$")
+    # The event counters are kept at every level, and reported.
+    m = r.expect(EVENTS_RE)
+    assert tuple(map(int, m.groups())) == (0, 0, 0), m.group(0)
     # The guest still ran its workload, and only the count checks skipped.
     r.expect(r"^SKIP: stats-count \(exit statistics are off in this profile")
     r.expect(r"^PASS: stats-vmcall-nop$")
