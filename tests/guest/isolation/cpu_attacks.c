@@ -2,8 +2,8 @@
 /*
  * The isolation guest's attacks on the CPU state the hypervisor shares
  * with the guest (issue 7, items 6, 7, 9, 10): values the hypervisor
- * executes on the guest's behalf with reserved bits set, an NMI that
- * arrives while the CPU is in VMX root operation, an interrupt storm,
+ * executes on the guest's behalf with reserved bits set, an NMI the
+ * guest sends itself through a trapped ICR, an interrupt storm,
  * and instruction fetches from device memory.  Hooked into the attack
  * table of main.c; tests/boot/test_vmx_isolation_cpu.py checks each.
  * Every non-fatal one passes on bare Bochs too (tests/guest/bochs-bare.sh).
@@ -120,9 +120,10 @@ void attack_interrupt_storm(void)
 
 /*
  * nmi-root: NMIs to the guest's own APIC ID through the x2APIC ICR.  The
- * WRMSR exits, so the NMI arrives while the CPU is in VMX root operation:
- * it must reach the guest (its NMI handler runs) and never the
- * hypervisor's panic.  Last in the table: the APIC stays in x2APIC mode.
+ * WRMSR exits, in VMX root operation: exitplan delivers the NMI itself,
+ * as a virtual NMI (arch/vmx/apic.c; none reaches the hardware), and it
+ * must reach the guest (its NMI handler runs), never the hypervisor's
+ * panic.  Last in the table: the APIC stays in x2APIC mode.
  */
 void attack_nmi_root(void)
 {
