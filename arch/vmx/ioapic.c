@@ -134,6 +134,7 @@ enum ioapic_result ioapic_guest_read(struct ioapic_guest *g, unsigned int offset
 				     unsigned int size, uint32_t *value)
 {
 	uint8_t index = g->ioregsel;
+	unsigned int n = (index - IOAPIC_REG_REDTBL) / 2;	/* the entry, where redirection_index() */
 
 	if (size != 4 || (offset & 3))
 		return IOAPIC_BAD_ACCESS;
@@ -143,10 +144,7 @@ enum ioapic_result ioapic_guest_read(struct ioapic_guest *g, unsigned int offset
 	else if (offset == IOAPIC_IOWIN &&
 		 (index <= IOAPIC_REG_ARB || redirection_index(g, index)))
 		*value = ioapic_hw_read(index);
-	if (offset == IOAPIC_IOWIN && redirection_index(g, index) &&
-	    shadowed(g, (index - IOAPIC_REG_REDTBL) / 2)) {
-		unsigned int n = (index - IOAPIC_REG_REDTBL) / 2;
-
+	if (offset == IOAPIC_IOWIN && redirection_index(g, index) && shadowed(g, n)) {
 		/* The guest's destination; the hardware's status bits (delivery status, remote IRR). */
 		uint32_t hw_bits = IOREDTBL_DELIVS | IOREDTBL_REMOTE_IRR | IOREDTBL_MASKED;
 
