@@ -154,7 +154,7 @@ check-clone: deps-test
 
 # The build output and `make help` (tests/make).
 test-make: deps-test
-	$(call msg,TEST,tests/make)$(PYTHON) -m pytest -q -p no:cacheprovider tests/make
+	$(call msg,TEST,tests/make)$(PYTHON) -m pytest -q -rs -p no:cacheprovider tests/make
 
 # spec/ is consistent with itself and with the recorded capability MSRs,
 # and its checker still catches the mistakes it is meant to catch.

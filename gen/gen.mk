@@ -71,4 +71,4 @@ profile:
 # CHECK_JOBS workers (pytest-xdist): make check's long pole.
 test-gen:
 	$(call msg,TEST,tests/gen)$(PYTHON) -m pytest -q -p no:cacheprovider \
-		$(call pytest_workers,$(CHECK_JOBS)) tests/gen
+		-rs $(call pytest_workers,$(CHECK_JOBS)) tests/gen

@@ -72,7 +72,7 @@ bench-host: $(BENCH_HOST_BIN)
 
 # No timing: only formats, and that the microbenchmark runs (--smoke).
 test-bench: deps-test
-	$(call msg,TEST,$(BENCH_SRC))EXITPLAN_BUILD=$(BUILD) $(PYTHON) -m pytest -q -p no:cacheprovider $(BENCH_SRC)/test_bench_format.py $(BENCH_SRC)/test_exitpath.py $(BENCH_SRC)/test_workloads.py $(BENCH_SRC)/test_overcommit.py \
+	$(call msg,TEST,$(BENCH_SRC))EXITPLAN_BUILD=$(BUILD) $(PYTHON) -m pytest -q -rs -p no:cacheprovider $(BENCH_SRC)/test_bench_format.py $(BENCH_SRC)/test_exitpath.py $(BENCH_SRC)/test_workloads.py $(BENCH_SRC)/test_overcommit.py \
 		$(BENCH_SRC)/test_linux_bench.py
 
 $(BENCH_HOST_BIN): $(BENCH_COMMON_O) $(BENCH_VARIANT_O)

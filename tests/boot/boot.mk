@@ -58,4 +58,4 @@ run-qemu: deps-test
 test-boot: deps-test
 	$(call msg,TEST,$(BOOT_TESTS))EXITPLAN_BUILD=$(BUILD) EXITPLAN_PROFILE=$(PROFILE) EXITPLAN_CPU=$(CPU) \
 	EXITPLAN_BOOT_TIMEOUT=$(BOOT_TIMEOUT) EXITPLAN_BOOT_JOBS=$(BOOT_JOBS) \
-		$(PYTHON) -m pytest -q -p no:cacheprovider $(boot_xdist) $(PYTEST_ARGS) $(BOOT_TESTS)
+		$(PYTHON) -m pytest -q -rs -p no:cacheprovider $(boot_xdist) $(PYTEST_ARGS) $(BOOT_TESTS)

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, can_run_32bit
+from conftest import ROOT, i386_runner
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
 
@@ -22,14 +22,14 @@ INC = ["-iquote", str(ROOT / "runtime"), "-iquote", str(ROOT / "arch" / "vmx"), 
        "-iquote", str(ROOT / "generated" / "common")]
 
 
-def build_and_run(tmp_path, source, flags=(), inc=INC):
+def build_and_run(tmp_path, source, flags=(), inc=INC, runner=()):
     src = tmp_path / "t.c"
     exe = tmp_path / "t"
     src.write_text(source)
     r = subprocess.run(["gcc", *CFLAGS, *flags, *inc, str(src), "-o", str(exe)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    return subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    return subprocess.run([*runner, str(exe)], capture_output=True, text=True, timeout=60)
 
 
 # Every (index, size) pair around the interesting edges, checked against
@@ -70,12 +70,13 @@ def test_nospec_64bit(tmp_path):
 
 def test_nospec_32bit(tmp_path):
     """With a 32-bit long (no 32-bit libc here: a bare _start and the
-    i386 exit system call)."""
-    if not can_run_32bit(tmp_path):
-        pytest.skip("cannot link or run 32-bit programs")
+    i386 exit system call); under qemu-i386 where the host kernel runs
+    no 32-bit programs."""
+    runner = i386_runner(tmp_path)
     body = NOSPEC_CHECK + ('void _start(void)\n{\n\tint bad = check();\n\n'
                            '\tasm volatile("int $0x80" :: "a"(1), "b"(bad));\n\tfor (;;)\n\t\t;\n}\n')
-    r = build_and_run(tmp_path, body, flags=("-m32", "-ffreestanding", "-nostdlib", "-static", "-no-pie"))
+    r = build_and_run(tmp_path, body, flags=("-m32", "-ffreestanding", "-nostdlib", "-static", "-no-pie"),
+                      runner=runner)
     assert r.returncode == 0, f"case {r.returncode} wrong"
 
 
