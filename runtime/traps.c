@@ -6,6 +6,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "desc.h"
+#include "extable.h"
 #include "exceptions.h"	/* lib/: the mnemonics, shared with the test guests */
 #include "paging.h"
 #include "panic.h"
@@ -80,11 +81,22 @@ uint64_t idt_base(void)
 	return (uintptr_t)idt;
 }
 
+/* Set by idt_seal(): the handlers are fixed from then on, on every CPU. */
+static bool handlers_sealed;
+
 void idt_set_handler(unsigned int vector, interrupt_handler_t handler)
 {
 	if (vector >= IDT_VECTORS)
 		panic("idt_set_handler: vector %u out of range", vector);
+	if (READ_ONCE(handlers_sealed))
+		panic("idt_set_handler: vector %u after idt_seal(): the handlers are fixed at boot",
+		      vector);
 	WRITE_ONCE(handlers[vector], handler);
+}
+
+void idt_seal(void)
+{
+	__atomic_store_n(&handlers_sealed, true, __ATOMIC_SEQ_CST);
 }
 
 void interrupt_frame_dump(const struct interrupt_frame *f)
@@ -165,6 +177,9 @@ void interrupt_dispatch(struct interrupt_frame *f)
 		return;
 	}
 
+	/* An instruction that may fault on a guest's value (extable.h). */
+	if (extable_fixup(f))
+		return;
 	if (vector < NR_EXCEPTION_VECTORS) {
 		struct percpu *p = this_cpu();
 

@@ -33,8 +33,14 @@ void idt_load(void);
 /* HOST_IDTR_BASE for the VMCS. */
 uint64_t idt_base(void);
 
-/* Install (or with NULL remove) the C handler of a vector. */
+/*
+ * Install (or with NULL remove) the C handler of a vector: at boot only.
+ * idt_seal(), before any vCPU runs, fixes them: a handler is never
+ * patched while another CPU may take its vector (faults on guest
+ * values go through the exception fixup table instead, extable.h).
+ */
 void idt_set_handler(unsigned int vector, interrupt_handler_t handler);
+void idt_seal(void);
 
 /* Called by entry.S. */
 void interrupt_dispatch(struct interrupt_frame *frame);

@@ -77,7 +77,7 @@ void vmx_idle_irq(struct interrupt_frame *f)
 		f->rip = (uintptr_t)vmx_idle_window_end;
 }
 
-/* The idle timer's vector, VMX_KICK_VECTOR, taken in root operation: EOI, then as above. */
+/* VMX_KICK_VECTOR taken in root operation (the idle timer's, or a kick): EOI, then as above. */
 static void idle_timer_irq(struct interrupt_frame *f)
 {
 	vmx_apic_eoi();
@@ -161,9 +161,10 @@ void vmx_ap_park_init(unsigned int n)
 	 * for the idle timer (the guest's TSC-deadline MSR is the model's).
 	 */
 	cpuid_count(1, 0, &eax, &ebx, &ecx, &edx);
-	if (PROFILE_APIC_VIRTUAL && (ecx & CPUID_1_ECX_TSC_DEADLINE)) {
+	if (PROFILE_APIC_VIRTUAL) {
+		/* Also a kick taken in root operation, while CPU 0 idles with interrupts on. */
 		idt_set_handler(VMX_KICK_VECTOR, idle_timer_irq);
-		WRITE_ONCE(idle_timer_ok, true);
+		WRITE_ONCE(idle_timer_ok, !!(ecx & CPUID_1_ECX_TSC_DEADLINE));
 	}
 	if (n < 2)
 		return;

@@ -13,6 +13,7 @@
 #include "compiler.h"
 #include "console.h"
 #include "cpu.h"
+#include "extable.h"
 #include "exit_handlers.h"
 #include "hypercall.h"
 #include "page_alloc.h"
@@ -495,7 +496,7 @@ enum vmx_exit_action handle_xsetbv(struct vcpu *vcpu)
 {
 	struct guest_regs *r = &vcpu->regs;
 	uint64_t xcr0 = ((r->rdx & 0xffffffffull) << 32) | (r->rax & 0xffffffffull);
-	uint32_t a, b, c, d;
+	uint32_t a, b, c, d, faulted = 0;
 	uint64_t supported;
 
 	cpuid_count(CPUID_LEAF_XSTATE, 0, &a, &b, &c, &d);
@@ -509,8 +510,20 @@ enum vmx_exit_action handle_xsetbv(struct vcpu *vcpu)
 		vmx_inject_gp(vcpu);
 		return VMX_EXIT_RESUME;
 	}
-	/* XCR0 is not switched by VMX; the host uses no extended state. */
-	asm volatile("xsetbv" : : "c"(0), "a"((uint32_t)xcr0), "d"((uint32_t)(xcr0 >> 32)));
+	/*
+	 * XCR0 is not switched by VMX; the host uses no extended state.  A
+	 * rule the checks above miss faults here, not in the hypervisor:
+	 * the guest gets the #GP its XSETBV would have raised.
+	 */
+	asm volatile("1:\txsetbv\n"
+		     "2:\n\t"
+		     EXTABLE_FAULT("%[faulted]")
+		     : [faulted] "+r"(faulted)
+		     : "c"(0), "a"((uint32_t)xcr0), "d"((uint32_t)(xcr0 >> 32)));
+	if (faulted) {
+		vmx_inject_gp(vcpu);
+		return VMX_EXIT_RESUME;
+	}
 	vcpu->arch->xcr0 = xcr0;
 	vmx_skip_instruction();
 	return VMX_EXIT_RESUME;

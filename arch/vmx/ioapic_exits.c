@@ -130,10 +130,6 @@ static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa,
 		 * whose exit hands it on (vmx_ioapic_deliver()).
 		 */
 		if (PROFILE_APIC_VIRTUAL) {
-			ioapic_vm = vcpu->vm;
-			for (unsigned int n = 0; n < IOAPIC_MAX_ENTRIES; n++)
-				idt_set_handler(IOAPIC_HOST_VECTOR(n), ioapic_root_irq);
-			idt_set_handler(VMX_KICK_VECTOR, ioapic_root_irq);
 			ioapic_guest_init_virtual(&vm_ioapic, (uint8_t)percpu_area(0)->apic_id,
 						  emulated);
 		} else {
@@ -225,8 +221,22 @@ static void ioapic_root_irq(struct interrupt_frame *f)
 
 	vmx_apic_eoi();
 	vmx_idle_irq(f);	/* a halted idle CPU's HLT ends (ap_park.c) */
-	if (host_vector(vector) && ioapic_vm)
+	if (host_vector(vector))
 		ioapic_post(ioapic_vm, VM_MAX_VCPUS, vector);
+}
+
+void vmx_ioapic_root_init(struct vm *vm)
+{
+	/*
+	 * apic: virtual: the entries' vectors may arrive in root operation
+	 * at any time once the guest unmasks one.  Registered here, before
+	 * any vCPU runs: the IDT's handlers are fixed from then on.
+	 */
+	if (!PROFILE_APIC_VIRTUAL)
+		return;
+	ioapic_vm = vm;
+	for (unsigned int n = 0; n < IOAPIC_MAX_ENTRIES; n++)
+		idt_set_handler(IOAPIC_HOST_VECTOR(n), ioapic_root_irq);
 }
 
 bool vmx_ioapic_pit_route(uint32_t *low, uint32_t *high)

@@ -14,6 +14,7 @@
 
 struct vcpu;
 struct ept;
+struct vm;
 
 /* A MOV load or store, as vmx_mmio_decode() finds it at the guest's RIP. */
 struct mmio_access {
@@ -55,6 +56,8 @@ bool vmx_hide_device_pages(struct ept *ept);
  * raised in @vcpu's own virtual APIC.
  */
 enum vmx_exit_action vmx_ioapic_deliver(struct vcpu *vcpu, uint8_t vector);
+/* At boot, before any vCPU runs: the I/O APIC's root-operation handlers (apic: virtual). */
+void vmx_ioapic_root_init(struct vm *vm);
 /*
  * The guest's I/O APIC entry of the pin its 8254 drives (emulated: the
  * hardware's stays masked), when it delivers; the VM's platform_lock

@@ -2,7 +2,8 @@
 /*
  * msr_safe.c: RDMSR and WRMSR that may fault, for msr.c (the guest's
  * MSRs) and apic.c (the guest's xAPIC page on the physical x2APIC).
- * Its own file so that neither of the two needs the other for it.
+ * Its own file so that neither of the two needs the other for it; the
+ * fault is caught by the exception fixup table (runtime/extable.h).
  */
 #ifndef EXITPLAN_VMX_MSR_SAFE_H
 #define EXITPLAN_VMX_MSR_SAFE_H

@@ -29,6 +29,7 @@
 #include "vmx_controls_bits.h"
 #include "console.h"
 #include "percpu.h"
+#include "traps.h"
 #include "string.h"
 
 /* --- the machine and its vCPUs --------------------------------------- */
@@ -674,6 +675,9 @@ int vmm_run(const struct boot_info *bi)
 	vm_init(&vmx_vm, n, apic_ids);
 	vmx_apic_init(rdmsr(MSR_IA32_APIC_BASE));
 	vmx_ap_park_init(ncpus);
+	vmx_ioapic_root_init(&vmx_vm);
+	/* Every CPU may take an exit from here on: no handler changes after. */
+	idt_seal();
 
 	vcs[0] = vc;
 	if (!vmx_alloc_vcpus(vcs, ncpus, n))

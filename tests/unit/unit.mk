@@ -53,6 +53,9 @@
 #                           transitions, the xAPIC page on the x2APIC MSRs
 #   test_vmcs_init          arch/vmx/vmcs_init.c: the VMCS setup's VMWRITE and
 #                           allocation failures reported (vCPU, field)
+#   test_extable            runtime/extable.c: the exception fixup table, with
+#                           msr_safe.c's RDMSR/WRMSR faulting in user mode,
+#                           on two threads at once
 
 UNIT_OUT      := $(BUILD)/unit
 UNIT_SRC      := tests/unit
@@ -86,7 +89,7 @@ UNIT_LIB_O     = $(foreach f,$(UNIT_LIB_C),$(call UNIT_OBJ,common,$(f)))
 
 UNIT_RUNTIME_TESTS := test_format test_platform test_pci test_ept test_guest_loader test_arch_checks \
 		      test_task_switch test_vm test_ioapic test_sched test_linux_loader test_vpic test_vpit test_vrtc test_vlapic \
-		      test_acpi test_region test_apic_mode test_vmcs_init
+		      test_acpi test_region test_apic_mode test_vmcs_init test_extable
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
 		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs)) \
@@ -151,6 +154,11 @@ UNIT_SRCS_test_ioapic        := arch/vmx/ioapic.c
 UNIT_SRCS_test_sched         := runtime/sched.c
 UNIT_SRCS_test_acpi          := runtime/acpi.c
 UNIT_SRCS_test_region        := runtime/region.c
+# The linker names the __extable section's bounds __start___extable and
+# __stop___extable; the hypervisor's linker script names them itself.
+UNIT_SRCS_test_extable       := runtime/extable.c arch/vmx/msr_safe.c
+UNIT_LDFLAGS_test_extable    := -pthread -Wl,--defsym=__extable_start=__start___extable \
+				-Wl,--defsym=__extable_end=__stop___extable
 UNIT_SRCS_test_apic_mode     := runtime/apic_mode.c
 UNIT_SRCS_test_vpic          := runtime/vpic.c
 UNIT_SRCS_test_vpit          := runtime/vpit.c
@@ -163,7 +171,7 @@ $(call UNIT_OBJ,common,arch/vmx/vmcs_init.c): UNIT_CFLAGS += -include $(UNIT_SRC
 
 define UNIT_RUNTIME_RULE
 $(UNIT_OUT)/$(1): $(call UNIT_OBJ,common,$(UNIT_SRC)/$(1).c) $$(foreach f,$$(UNIT_SRCS_$(1)),$$(call UNIT_OBJ,common,$$(f)))
-	$$(call msg,HOSTLD,$$@)$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
+	$$(call msg,HOSTLD,$$@)$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS) $$(UNIT_LDFLAGS_$(1))
 endef
 $(foreach t,$(UNIT_RUNTIME_TESTS),$(eval $(call UNIT_RUNTIME_RULE,$(t))))
 

@@ -33,12 +33,6 @@ void vmx_inject_gp(struct vcpu *vcpu)
 	vmx_inject_exception(vcpu, X86_EXC_GP, true, 0);
 }
 
-void idt_set_handler(unsigned int vector, interrupt_handler_t handler)
-{
-	(void)vector;
-	(void)handler;
-}
-
 void interrupt_frame_dump(const struct interrupt_frame *frame)
 {
 	(void)frame;
