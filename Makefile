@@ -163,14 +163,15 @@ check-spec:
 	$(call msg,CHECK,spec/check_spec.py --self-test)$(PYTHON) spec/check_spec.py --self-test >/dev/null
 
 # The fuzz guest for as many seeds and instructions as asked, through the
-# checks of tests/boot/test_vmx_fuzz.py (make test runs a few of them).
+# checks of tests/boot/test_vmx_fuzz.py (make test runs a few of them);
+# NCPU=n and VCPUS=v fuzz on every vCPU at once.
 SEEDS      ?= 1-20
 ITERATIONS ?= 20000
 FUZZ_ARGS  ?=
 fuzz: deps-test
 	$(call msg,FUZZ,seeds $(SEEDS) x $(ITERATIONS))EXITPLAN_BUILD=$(BUILD) EXITPLAN_PROFILE=$(PROFILE) EXITPLAN_CPU=$(CPU) \
 	EXITPLAN_FUZZ_SEEDS='$(SEEDS)' EXITPLAN_FUZZ_ITERATIONS='$(ITERATIONS)' \
-	EXITPLAN_FUZZ_ARGS='$(FUZZ_ARGS)' \
+	EXITPLAN_FUZZ_ARGS='$(FUZZ_ARGS)' EXITPLAN_FUZZ_NCPU='$(NCPU)' EXITPLAN_FUZZ_VCPUS='$(VCPUS)' \
 		$(PYTHON) -m pytest -q -p no:cacheprovider tests/boot/test_vmx_fuzz.py
 
 clean:

@@ -13,6 +13,12 @@
  *			IF=0, the hypervisor's memory, a MOVZX from the MMIO
  *			test page): the run then ends early (about one
  *			instruction in a hundred), and exitplan must say how
+ *	smp		on every CPU the MADT lists at once: each AP runs
+ *			its own stream (seeded from seed and its number),
+ *			concurrently with the others, and half its WRMSRs
+ *			are bursts of 8 to 31 faulting ones (non-canonical
+ *			IA32_LSTAR, KERNEL_GS_BASE, CSTAR), so that CPUs
+ *			fault in the hypervisor at the same time
  *	bugs=K,K	without exitplan, also do what the filters below
  *			leave out because it is fatal to an unprotected
  *			machine (each was a hypervisor bug of issue 7,
@@ -34,11 +40,15 @@
  *	fuzz: seed N: M instructions done
  *	fuzz: <per-kind counts and the exceptions raised>
  *	PASS: fuzz-seed-N
+ * and with smp, for each CPU (the BSP's first), its counts, then
+ *	PASS: fuzz-seed-N-cpus-C
  */
+#include "apic.h"
 #include "console.h"
 #include "exitplan.h"
 #include "hypercall.h"
 #include "idt.h"
+#include "smp.h"
 #include "string.h"
 #include "test.h"
 #include "x86.h"
@@ -50,11 +60,34 @@ const char guest_name[] = "fuzz";
 
 /* --- the random numbers: splitmix64, 64-bit state, no division ----------- */
 
-static uint64_t rng_state;
+/*
+ * Each CPU's own stream and counts, by smp_cpu_slot() (its stack): the
+ * BSP's is slot 0, an AP's 1 + its stack's number.
+ */
+enum op {
+	OP_CPUID, OP_RDMSR, OP_WRMSR, OP_IN, OP_OUT, OP_INS, OP_OUTS, OP_VMCALL,
+	OP_MOV_CR, OP_MOV_DR, OP_XSETBV, OP_INVLPG, OP_CACHE, OP_TSC, OP_VMX,
+	OP_MISC, OP_MMIO, OP_INT, OP_STOP, OP_COUNT
+};
+
+static struct fuzz_cpu {
+	uint64_t rng;
+	uint32_t iteration;
+	uint32_t done_by_op[OP_COUNT];
+	uint32_t faults_by_vector[32];
+	uint32_t interrupts;
+	uint32_t apic_id;
+	volatile bool started, finished;
+} cpus[SMP_CPU_SLOTS];
+
+static struct fuzz_cpu *me(void)
+{
+	return &cpus[smp_cpu_slot()];
+}
 
 static uint64_t rand64(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+	uint64_t z = (me()->rng += 0x9e3779b97f4a7c15ull);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -99,12 +132,6 @@ static uint64_t rand_operand(void)
 
 /* --- bookkeeping ----------------------------------------------------------- */
 
-enum op {
-	OP_CPUID, OP_RDMSR, OP_WRMSR, OP_IN, OP_OUT, OP_INS, OP_OUTS, OP_VMCALL,
-	OP_MOV_CR, OP_MOV_DR, OP_XSETBV, OP_INVLPG, OP_CACHE, OP_TSC, OP_VMX,
-	OP_MISC, OP_MMIO, OP_INT, OP_STOP, OP_COUNT
-};
-
 static const char *const op_names[OP_COUNT] = {
 	[OP_CPUID] = "cpuid", [OP_RDMSR] = "rdmsr", [OP_WRMSR] = "wrmsr",
 	[OP_IN] = "in", [OP_OUT] = "out", [OP_INS] = "ins", [OP_OUTS] = "outs",
@@ -123,20 +150,16 @@ static const uint8_t op_weight[OP_COUNT] = {
 	[OP_MMIO] = 4, [OP_INT] = 2,		/* OP_STOP: weight() */
 };
 
-static uint32_t done_by_op[OP_COUNT];
-static uint32_t faults_by_vector[32];
-static uint32_t interrupts;
-static bool trace, stops;
+static bool trace, stops, smp;
 static char bugs[128];		/* bugs=KEY,KEY or bugs=all */
-static uint32_t iteration;
 
 /* The scratch memory hypercalls and memory operands point at. */
 static uint8_t scratch[4096] __attribute__((aligned(4096)));
 
 #define TRACE(fmt, ...)							\
 	do {								\
-		if (trace) {						\
-			printf("fuzz: %u: " fmt "\n", iteration, ##__VA_ARGS__); \
+		if (trace && !smp_cpu_slot()) {			\
+			printf("fuzz: %u: " fmt "\n", me()->iteration, ##__VA_ARGS__); \
 			console_flush();				\
 		}							\
 	} while (0)
@@ -168,13 +191,13 @@ static void count_fault(void)
 	int v = last_fault_vector();
 
 	if (v >= 0 && v < 32)
-		faults_by_vector[v]++;
+		me()->faults_by_vector[v]++;
 }
 
 static void count_interrupt(struct trap_frame *f)
 {
 	(void)f;
-	interrupts++;
+	me()->interrupts++;
 }
 
 /* --- CPUID ------------------------------------------------------------------ */
@@ -296,11 +319,36 @@ static void op_rdmsr(void)
 	count_fault();
 }
 
+/*
+ * MSRs the hypervisor writes itself for the guest (not in the VMCS, not
+ * passed through by every profile), whose non-canonical values the CPU
+ * refuses with #GP: with smp, CPUs hit that in the hypervisor at once.
+ */
+static const uint32_t faulting_msrs[] = {
+	MSR_IA32_LSTAR, MSR_IA32_KERNEL_GS_BASE, MSR_IA32_CSTAR,
+};
+
 static void op_wrmsr(void)
 {
 	uint32_t msr;
 	uint64_t v;
 	int tries = 0;
+
+	/* A burst, so that the CPUs' faults in the hypervisor overlap. */
+	if (smp && one_in(2)) {
+		uint32_t n = 8 + below(24);
+
+		msr = faulting_msrs[below(sizeof(faulting_msrs) / sizeof(faulting_msrs[0]))];
+		v = 0x8000000000000000ull | rand32();
+		TRACE("wrmsr 0x%x value 0x%llx (non-canonical) %u times", msr, (unsigned long long)v, n);
+		for (uint32_t i = 0; i < n; i++) {
+			if (wrmsr_safe(msr, v) == NO_FAULT)
+				printf("FAIL: fuzz-wrmsr-canonical: WRMSR 0x%x of 0x%llx did not raise #GP\n",
+				       msr, (unsigned long long)v);
+			count_fault();
+		}
+		return;
+	}
 
 	do {
 		msr = rand_msr();
@@ -878,10 +926,12 @@ static void op_mmio(void)
 
 /* INT imm8 with a run-time vector: "int $v; ret" written where it runs
  * (flat segments, paging off: the guest's memory is executable). */
-static uint8_t int_stub[4] __attribute__((aligned(4)));
+/* Each CPU writes and runs its own. */
+static uint8_t int_stubs[SMP_CPU_SLOTS][4] __attribute__((aligned(4), used));
 
 static void op_int(void)
 {
+	uint8_t *int_stub = int_stubs[smp_cpu_slot()];
 	/* INT3, INT1, or an external vector: never one the CPU pushes an
 	 * error code for (entry.S would then pop one too many). */
 	uint32_t vector = one_in(4) ? 3 : one_in(8) ? 1 : 32 + below(224);
@@ -900,9 +950,10 @@ static void op_int(void)
 	 * CALL's return address still pushed. */
 	asm volatile("movl %%esp, %%ebx\n\t"
 		     ASM_TRY("1f")
+		     ASM_TRY_RANGE("int_stubs", "int_stubs + %c1", "1f")
 		     "call *%0\n\t"
 		     "1: movl %%ebx, %%esp"
-		     : : "r"(int_stub) : "ebx", "memory");
+		     : : "r"(int_stub), "i"(sizeof(int_stubs)) : "ebx", "memory");
 	fault_happened();
 	count_fault();
 }
@@ -919,8 +970,8 @@ static void op_stop(void)
 		asm volatile("cli; hlt" : : : "memory");
 		break;
 	case 1:
-		TRACE("vmcall SHUTDOWN(%u)", iteration & 0x7f);
-		hypercall4(HYPERCALL_SHUTDOWN, iteration & 0x7f, 0, 0, 0);
+		TRACE("vmcall SHUTDOWN(%u)", me()->iteration & 0x7f);
+		hypercall4(HYPERCALL_SHUTDOWN, me()->iteration & 0x7f, 0, 0, 0);
 		break;
 	case 2: {
 		uint32_t addr = exitplan_hv_start() +
@@ -995,37 +1046,136 @@ static enum op pick_op(uint32_t total)
 	return OP_CPUID;
 }
 
-static void print_summary(void)
+static void print_summary(const struct fuzz_cpu *c)
 {
 	char line[512];
 	int n = 0;
 
 	for (int op = 0; op < OP_COUNT; op++)
-		if (done_by_op[op])
+		if (c->done_by_op[op])
 			n += snprintf(line + n, sizeof(line) - n, "%s%s %u", n ? ", " : "",
-				      op_names[op], done_by_op[op]);
+				      op_names[op], c->done_by_op[op]);
 	printf("fuzz: %s\n", line);
 	n = 0;
 	for (int v = 0; v < 32; v++)
-		if (faults_by_vector[v])
+		if (c->faults_by_vector[v])
 			n += snprintf(line + n, sizeof(line) - n, "%s%s %u", n ? ", " : "",
-				      vector_name(v), faults_by_vector[v]);
-	printf("fuzz: exceptions raised: %s; interrupts %u\n", n ? line : "none", interrupts);
+				      vector_name(v), c->faults_by_vector[v]);
+	printf("fuzz: exceptions raised: %s; interrupts %u\n", n ? line : "none", c->interrupts);
+}
+
+static uint32_t op_total;
+static uint32_t iterations;
+
+/* This CPU's stream: @iterations instructions. */
+static void fuzz_loop(bool progress)
+{
+	struct fuzz_cpu *c = me();
+
+	for (c->iteration = 0; c->iteration < iterations; c->iteration++) {
+		enum op op = pick_op(op_total);
+
+		op_fns[op]();
+		c->done_by_op[op]++;
+		if (progress && (c->iteration + 1) % PROGRESS_EVERY == 0 && !trace)
+			printf("fuzz: %u of %u\n", c->iteration + 1, iterations);
+	}
+}
+
+/* XSETBV needs CR4.OSXSAVE (else #UD without an exit): on each CPU. */
+static void enable_xsave(void)
+{
+	if (cpuid(1).ecx & CPUID_1_ECX_XSAVE)
+		write_cr4_safe(read_cr4() | X86_CR4_OSXSAVE);
+}
+
+static uint32_t fuzz_seed;
+
+static void ap_main(void)
+{
+	struct fuzz_cpu *c = me();
+
+	idt_init();		/* the same table: loads IDTR on this CPU */
+	c->apic_id = smp_apic_id();
+	/* Its own stream, repeatable for a seed: the slot's, not the arrival's. */
+	c->rng = fuzz_seed ^ (0x632be59bd9b4e019ull * smp_cpu_slot());
+	enable_xsave();
+	c->started = true;
+	fuzz_loop(false);
+	c->finished = true;
+	for (;;)
+		asm volatile("cli; hlt");
+}
+
+/*
+ * Start the APs the MADT lists, fuzzing from the moment each arrives;
+ * how many there are.
+ */
+static unsigned int start_aps(void)
+{
+	uint32_t ids[SMP_MAX_CPUS];
+	unsigned int n = smp_madt_apic_ids(ids, SMP_MAX_CPUS);
+
+	if (n < 2) {
+		printf("fuzz: smp: the MADT lists %u CPU%s: fuzzing on the BSP alone\n", n,
+		       n == 1 ? "" : "s");
+		return 0;
+	}
+	apic_init();		/* INIT and STARTUP go through it */
+	smp_install_trampoline(ap_main);
+	smp_start_aps(ids, n, false);
+	return n - 1;
+}
+
+/* Wait for the APs to finish (their instructions are slower than the BSP's when they share a CPU). */
+static unsigned int wait_for_aps(unsigned int aps)
+{
+	unsigned int started = 0, finished = 0;
+
+	/* A few hundred million ticks (instructions, on Bochs): far more than a stream takes. */
+	for (uint64_t t0 = rdtsc(), last = t0; rdtsc() - t0 < 2000000000ull;) {
+		started = finished = 0;
+		for (unsigned int i = 1; i < SMP_CPU_SLOTS; i++) {
+			started += cpus[i].started;
+			finished += cpus[i].finished;
+		}
+		if (started >= aps && finished == started)
+			break;
+		if (rdtsc() - last > 100000000ull) {
+			last = rdtsc();
+			for (unsigned int i = 1; i < SMP_CPU_SLOTS; i++)
+				if (cpus[i].started && !cpus[i].finished)
+					printf("fuzz: waiting for APIC ID %u at instruction %u\n",
+					       cpus[i].apic_id, cpus[i].iteration);
+		}
+		asm volatile("pause");
+	}
+	for (unsigned int i = 1; i < SMP_CPU_SLOTS; i++) {
+		if (!cpus[i].started)
+			continue;
+		printf("fuzz: CPU with APIC ID %u: %u instructions done\n", cpus[i].apic_id,
+		       cpus[i].iteration);
+		print_summary(&cpus[i]);
+	}
+	return finished;
 }
 
 void guest_main(void)
 {
 	uint32_t seed = cmdline_u32("seed", 1);
-	uint32_t iterations = cmdline_u32("iterations", DEFAULT_ITERATIONS);
-	uint32_t total = 0, bm;
-	char name[32];
+	unsigned int aps = 0, finished = 0;
+	uint32_t bm;
+	char name[48];
 
+	iterations = cmdline_u32("iterations", DEFAULT_ITERATIONS);
 	trace = cmdline_has("trace");
 	stops = cmdline_has("stops");
+	smp = cmdline_has("smp");
 	cmdline_value("bugs", bugs, sizeof(bugs));
-	rng_state = seed;
-	printf("fuzz: seed %u, %u instructions%s%s%s%s\n", seed, iterations,
-	       stops ? ", with the ones that end a guest" : "",
+	fuzz_seed = seed;
+	me()->rng = seed;
+	printf("fuzz: seed %u, %u instructions%s%s%s%s%s\n", seed, iterations,
+	       smp ? " on every CPU" : "", stops ? ", with the ones that end a guest" : "",
 	       bugs[0] ? ", with known bugs: " : "", bugs, trace ? ", traced" : "");
 	under_exitplan = exitplan_detected();
 	if (!under_exitplan)
@@ -1037,22 +1187,22 @@ void guest_main(void)
 	bm = pci_config_read(1 << 3 | 1, 0x20);
 	if (bm != 0xffffffffu && (bm & 1))
 		ide_bm_base = (uint16_t)(bm & 0xfff0);
-	/* XSETBV needs CR4.OSXSAVE (else #UD without an exit). */
-	if (cpuid(1).ecx & CPUID_1_ECX_XSAVE)
-		write_cr4_safe(read_cr4() | X86_CR4_OSXSAVE);
+	enable_xsave();
 
 	for (int op = 0; op < OP_COUNT; op++)
-		total += weight(op);
-	for (iteration = 0; iteration < iterations; iteration++) {
-		enum op op = pick_op(total);
-
-		op_fns[op]();
-		done_by_op[op]++;
-		if ((iteration + 1) % PROGRESS_EVERY == 0 && !trace)
-			printf("fuzz: %u of %u\n", iteration + 1, iterations);
-	}
-	printf("fuzz: seed %u: %u instructions done\n", seed, iterations);
-	print_summary();
+		op_total += weight(op);
+	if (smp)
+		aps = start_aps();
+	fuzz_loop(true);
+	printf("fuzz: seed %u: %u instructions done\n", seed, me()->iteration);
+	print_summary(me());
+	if (smp)
+		finished = wait_for_aps(aps);
 	snprintf(name, sizeof(name), "fuzz-seed-%u", seed);
-	check(name, iteration == iterations, "%u of %u instructions", iteration, iterations);
+	check(name, me()->iteration == iterations, "%u of %u instructions", me()->iteration, iterations);
+	if (smp) {
+		snprintf(name, sizeof(name), "fuzz-seed-%u-cpus-%u", seed, aps + 1);
+		check(name, aps > 0 && finished == aps, "%u of %u APs finished %u instructions each",
+		      finished, aps, iterations);
+	}
 }

@@ -5,6 +5,7 @@
 #include "console.h"
 #include "exceptions.h"	/* lib/ at the top: the mnemonics, shared with the hypervisor */
 #include "idt.h"
+#include "smp.h"
 #include "test.h"
 #include "x86.h"
 
@@ -31,10 +32,29 @@ extern const uint32_t trap_stub_table[IDT_ENTRIES];	/* entry.S */
 static struct idt_entry idt[IDT_ENTRIES] __attribute__((aligned(8)));
 static irq_handler_t irq_handlers[IDT_ENTRIES];
 
-volatile uint32_t fault_recovery_eip;
-static volatile int fault_expected = NO_FAULT;
-static volatile int fault_vector = NO_FAULT;
-static volatile uint32_t fault_error;
+/*
+ * ASM_TRY's regions: an exception raised in [first, last] resumes at
+ * recovery -- the end included, where a trap (INT3, INTO, INT n, a
+ * single step) leaves EIP after its instruction.
+ */
+struct try_region {
+	uint32_t first, last, recovery;
+};
+extern const struct try_region __try_table_start[], __try_table_end[];
+
+/* What each CPU expects and was raised, by smp_cpu_slot(). */
+static struct {
+	int expected, vector;
+	uint32_t error;
+} fault[SMP_CPU_SLOTS];
+
+static const struct try_region *try_region(uint32_t eip)
+{
+	for (const struct try_region *r = __try_table_start; r < __try_table_end; r++)
+		if (eip >= r->first && eip <= r->last)
+			return r;
+	return NULL;
+}
 
 const char *vector_name(int vector)
 {
@@ -68,29 +88,30 @@ void irq_register(uint8_t vector, irq_handler_t handler)
 
 void expect_fault(int vector)
 {
-	fault_expected = vector;
-	fault_vector = NO_FAULT;
-	fault_error = 0;
-	fault_recovery_eip = 0;
+	unsigned int cpu = smp_cpu_slot();
+
+	fault[cpu].expected = vector;
+	fault[cpu].vector = NO_FAULT;
+	fault[cpu].error = 0;
 }
 
 bool fault_happened(void)
 {
-	/* Disarm: an ASM_TRY that did not fault leaves its address behind. */
-	fault_recovery_eip = 0;
-	if (fault_vector == NO_FAULT)
+	unsigned int cpu = smp_cpu_slot();
+
+	if (fault[cpu].vector == NO_FAULT)
 		return false;
-	return fault_expected == ANY_VECTOR || fault_vector == fault_expected;
+	return fault[cpu].expected == ANY_VECTOR || fault[cpu].vector == fault[cpu].expected;
 }
 
 int last_fault_vector(void)
 {
-	return fault_vector;
+	return fault[smp_cpu_slot()].vector;
 }
 
 uint32_t last_fault_error_code(void)
 {
-	return fault_error;
+	return fault[smp_cpu_slot()].error;
 }
 
 static void __attribute__((noreturn)) unexpected(struct trap_frame *f)
@@ -110,12 +131,14 @@ void trap_dispatch(struct trap_frame *f);
 void trap_dispatch(struct trap_frame *f)
 {
 	if (f->vector < FIRST_EXTERNAL_VECTOR) {
-		if (!fault_recovery_eip)
+		const struct try_region *r = try_region(f->eip);
+		unsigned int cpu = smp_cpu_slot();	/* the same stack as the faulting code */
+
+		if (!r)
 			unexpected(f);
-		fault_vector = (int)f->vector;
-		fault_error = f->error_code;
-		f->eip = fault_recovery_eip;
-		fault_recovery_eip = 0;
+		fault[cpu].vector = (int)f->vector;
+		fault[cpu].error = f->error_code;
+		f->eip = r->recovery;
 		return;
 	}
 	if (!irq_handlers[f->vector])

@@ -2,11 +2,13 @@
 /*
  * The guests' IDT and expected-fault mechanism.
  *
- * Every exception is unexpected unless a check has armed a recovery
- * address: then the handler records the vector and error code, resumes at
- * that address and disarms.  The recovery address is set by the same asm
- * statement that holds the faulting instruction, so the compiler cannot
- * move anything between the two:
+ * Every exception is unexpected unless it is raised inside an ASM_TRY
+ * region: then the handler records the vector and error code for the
+ * CPU that raised it and resumes at the region's recovery label.  The
+ * region is the asm statement that holds the faulting instruction, from
+ * ASM_TRY to the label, listed in a table beside the code (.guest_try),
+ * so that nothing the compiler moves can fall into it, and so that every
+ * CPU can fault at once without sharing an armed address:
  *
  *	expect_fault(X86_EXC_GP);
  *	asm volatile(ASM_TRY("1f") "wrmsr\n\t" "1:" : ...);
@@ -33,14 +35,25 @@ void idt_init(void);
 /* Install a handler for an external-interrupt vector (32..255). */
 void irq_register(uint8_t vector, irq_handler_t handler);
 
-/* Set by ASM_TRY; read by the exception handler. */
-extern volatile uint32_t fault_recovery_eip;
 #define NO_FAULT	(-1)	/* last_fault_vector(): nothing was raised */
 #define ANY_VECTOR	(-2)	/* expect_fault(): whichever comes */
 
-#define ASM_TRY(label)	"movl $" label ", fault_recovery_eip\n\t"
+/* The region starts here and ends at @label (always "1f" so far). */
+#define ASM_TRY(label)							\
+	"9876:\n\t"							\
+	ASM_TRY_RANGE("9876b", label, label)
 
-/* Arm: the next exception inside an ASM_TRY resumes at its label. */
+/*
+ * Code elsewhere that the region runs (a stub it calls): an exception
+ * raised in [@first, @last] resumes at the region's @label too.
+ */
+#define ASM_TRY_RANGE(first, last, label)				\
+	".pushsection .guest_try, \"a\"\n\t"				\
+	".balign 4\n\t"							\
+	".long " first ", " last ", " label "\n\t"			\
+	".popsection\n\t"
+
+/* This CPU's next exception inside an ASM_TRY is expected to be @vector. */
 void expect_fault(int vector);
 /* Disarm; true when the vector passed to expect_fault() was raised. */
 bool fault_happened(void);

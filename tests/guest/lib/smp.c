@@ -11,9 +11,6 @@
 #include "string.h"
 #include "x86.h"
 
-#define SMP_AP_STACK_SIZE	4096
-#define SMP_AP_STACKS		32		/* every (re)start takes the next */
-
 bool smp_x2apic;
 uint8_t smp_ap_stacks[SMP_AP_STACKS][SMP_AP_STACK_SIZE] __attribute__((aligned(16)));
 volatile uint32_t smp_ap_stack_next;
@@ -68,6 +65,16 @@ asm(".pushsection .rodata\n"
     "1:	cli\n"
     "	hlt\n"
     "	jmp 1b\n");
+
+unsigned int smp_cpu_slot(void)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t first = (uintptr_t)smp_ap_stacks;
+
+	if (sp > first && sp <= first + sizeof(smp_ap_stacks))
+		return 1 + (sp - first - 1) / SMP_AP_STACK_SIZE;
+	return 0;
+}
 
 void smp_ap_start(void)
 {

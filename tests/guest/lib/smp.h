@@ -14,6 +14,10 @@
 
 #define SMP_TRAMPOLINE_PA	0x7000
 #define SMP_MAX_CPUS		8
+#define SMP_AP_STACK_SIZE	4096
+#define SMP_AP_STACKS		32		/* every (re)start takes the next */
+/* smp_cpu_slot()'s values: 0 for the boot CPU's stack, 1 + n for AP stack n. */
+#define SMP_CPU_SLOTS		(1 + SMP_AP_STACKS)
 
 /* The enabled processors' APIC IDs, in MADT order; their number (0: no MADT). */
 unsigned int smp_madt_apic_ids(uint32_t *ids, unsigned int max);
@@ -32,6 +36,12 @@ uint32_t smp_apic_id(void);
 
 /* INIT, STARTUP, STARTUP to every other CPU (all-excluding-self), or to each of @ids. */
 void smp_start_aps(const uint32_t *ids, unsigned int n, bool each);
+
+/*
+ * Which CPU runs this, told by its stack (each AP takes its own): no
+ * exit, no shared state, usable in an exception handler.
+ */
+unsigned int smp_cpu_slot(void);
 
 /* Busy-wait @ticks TSC ticks. */
 void smp_delay(uint64_t ticks);
