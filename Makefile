@@ -98,6 +98,8 @@ help:
 	@echo '  VCPUS=                  vCPUs the guest gets (NCPU..8; default NCPU); more than NCPU'
 	@echo '                          share CPUs (scheduled) and need a profile with apic: virtual'
 	@echo '  RUN_TIMEOUT=300         seconds before run gives up'
+	@echo '  DEADLINE=(RUN_TIMEOUT*4)M  exitplan'"'"'s deadline= for run: TSC ticks (Bochs: instructions)'
+	@echo '                          after which it stops the guest and reports; 0: none'
 	@echo '  BOOT_TIMEOUT=120        seconds per boot in test-boot'
 	@echo '  BOOT_TESTS=tests/boot   which boot tests (a file, or file::test)'
 	@echo '  BOOT_JOBS=(nproc)       emulators at once in test-boot (modules side by side: pytest-xdist)'

@@ -10,9 +10,17 @@ HV_LDS    := $(HV_DIR)/exitplan.lds
 
 # The hypervisor's command line (after the image path) and the guest's.
 # VCPUS=v: the guest gets v vCPUs on the NCPU CPUs (exitplan's vcpus=v).
+# DEADLINE=N: exitplan's own deadline=N (TSC ticks; on Bochs retired
+# instructions, k/M/G suffixes), after which it stops the guest and prints
+# its report: by default 4M ticks per second of RUN_TIMEOUT (Bochs runs
+# about 5-8M a second on a loaded 2-core machine, Linux boots in ~700M),
+# so that a guest that never ends still ends in the report, before the
+# emulator is killed.  0: none; a deadline= in HV_ARGS wins.
 HV_ARGS    ?=
 VCPUS      ?=
-HV_CMDLINE := $(strip $(HV_ARGS) $(if $(VCPUS),vcpus=$(VCPUS)))
+DEADLINE   ?= $(shell expr $(RUN_TIMEOUT) \* 4)M
+HV_CMDLINE  = $(strip $(HV_ARGS) $(if $(VCPUS),vcpus=$(VCPUS)) \
+	$(if $(filter-out 0,$(DEADLINE)),$(if $(findstring deadline=,$(HV_ARGS)),,deadline=$(DEADLINE))))
 GUEST_ARGS ?=
 GUEST_ELF  := $(BUILD)/guest/$(GUEST).elf
 

@@ -42,6 +42,7 @@
 #include "msr.h"
 #include "vmx_ctls.h"
 #include "vmx_controls_bits.h"
+#include "vmx_run.h"
 
 /* --- the allow-list ----------------------------------------------------- */
 
@@ -197,6 +198,9 @@ enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 
+	/* The hypervisor's own deadline ends the run, whatever the guest does. */
+	if (unlikely(vmx_hv_deadline_passed()))
+		return vmx_hv_deadline_stop(vcpu);
 	/* The virtual APIC's timer is its own (vlapic_exits.c). */
 	if (!PROFILE_APIC_VIRTUAL && a->tsc_deadline && rdtsc() >= a->tsc_deadline) {
 		uint32_t lvt = phys_apic_read(XAPIC_REG_LVT_TIMER);

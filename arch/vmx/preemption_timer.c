@@ -3,7 +3,8 @@
  * The VMX-preemption timer's next value: the earliest of the deadlines
  * that share it (the guest's emulated IA32_TSC_DEADLINE, msr.c; the
  * 8254's, legacy_irq.c; the scheduler's, vcpu_switch.c; the virtual
- * APIC's timer, vlapic_exits.c) and the profile's own period.  Its own
+ * APIC's timer, vlapic_exits.c), the hypervisor's own deadline
+ * (vmx_hv_deadline) and the profile's own period.  Its own
  * file, below all of them: each arms it, and none calls the others.
  */
 #include "compiler.h"
@@ -12,8 +13,26 @@
 #include "vmcs_fields.h"
 #include "vcpu_arch.h"
 #include "preemption_timer.h"
+#include "vcpu_stop.h"
 #include "vmx_ctls.h"
 #include "vmx_controls_bits.h"
+
+uint64_t vmx_hv_deadline;
+uint64_t vmx_hv_deadline_ticks;
+
+enum vmx_exit_action vmx_hv_deadline_stop(struct vcpu *vcpu)
+{
+	return vcpu_stop(vcpu, "the hypervisor's deadline passed: deadline=%llu TSC ticks after the "
+			 "launch, and the guest had not ended", (unsigned long long)vmx_hv_deadline_ticks);
+}
+
+/* Ticks of the preemption timer from now to the TSC value @deadline. */
+static uint64_t ticks_to(const struct vcpu_arch_state *a, uint64_t deadline)
+{
+	uint64_t now = rdtsc();
+
+	return deadline > now ? (deadline - now) >> a->preemption_rate : 0;
+}
 
 /*
  * Program the preemption timer for the earliest of the guest's deadline
@@ -29,8 +48,8 @@ void vmx_program_preemption_timer(struct vcpu *vcpu)
 	if (!a->preemption_timer_on) {
 		if (!a->preemption_timer_borrowable)
 			return;
-		/* Borrowed for the 8254 alone: on exactly while it has a deadline. */
-		if (!a->pit_deadline) {
+		/* Borrowed for the 8254 and the hypervisor's deadline: on while either is set. */
+		if (!a->pit_deadline && !vmx_hv_deadline) {
 			vcpu_ctls_clearbit(vcpu, VMX_PIN_BASED, PIN_BASED_VMX_PREEMPTION_TIMER);
 			vcpu_ctls_clearbit(vcpu, VMX_EXIT, VM_EXIT_SAVE_VMX_PREEMPTION_TIMER);
 			return;
@@ -61,6 +80,8 @@ void vmx_program_preemption_timer(struct vcpu *vcpu)
 		if (left < ticks)
 			ticks = left;
 	}
+	if (vmx_hv_deadline && ticks_to(a, vmx_hv_deadline) < ticks)
+		ticks = ticks_to(a, vmx_hv_deadline);
 	if (ticks > UINT32_MAX)
 		ticks = UINT32_MAX;
 	vmcs_write(VMX_PREEMPTION_TIMER_VALUE, ticks);

@@ -26,6 +26,8 @@
 #include "vcpu_switch.h"
 #include "vmm.h"
 #include "vmx_setup.h"
+#include "vmx_run.h"
+#include "preemption_timer.h"
 #include "vmx_controls_bits.h"
 #include "console.h"
 #include "percpu.h"
@@ -38,6 +40,18 @@
 static struct vm vmx_vm;
 /* vCPU 0's multiboot entry and info, for vmx_setup_cpu_vcpus(). */
 static uint32_t vmx_boot_entry, vmx_boot_mbi;
+
+/* Make the first vCPU of @cpu that is not gone runnable: its turn stops the machine. */
+static void vmx_hv_deadline_wake(unsigned int cpu)
+{
+	for (unsigned int id = cpu; id < vmx_sched.nr_vcpus; id += vmx_sched.nr_cpus) {
+		if (sched_state(&vmx_sched, id) == SCHED_GONE)
+			continue;
+		vmx_vcpus[id]->arch->block = VCPU_BLOCK_NONE;
+		sched_wake(&vmx_sched, id);
+		return;
+	}
+}
 
 /*
  * Wait in root operation, interrupts off, until @ready(vcpu) or the
@@ -191,6 +205,11 @@ static enum vmx_turn vmx_vcpu_turn(struct vcpu *vcpu)
 
 		if (a->shared && vm_stopping(vcpu->vm))
 			break;
+		/* Woken by its idle CPU for the deadline (vmx_cpu_run()): it ends the machine. */
+		if (a->shared && vmx_hv_deadline_passed()) {
+			vmx_hv_deadline_stop(vcpu);
+			break;
+		}
 		if (vm_vcpu_state(vcpu->vv) == VCPU_RUN_WAIT_FOR_SIPI) {
 			uint8_t vector;
 
@@ -289,7 +308,18 @@ static bool vmx_cpu_done(unsigned int cpu)
 /* Nothing runnable on @cpu: idle, under the scheduler's lock-free peeks. */
 static bool vmx_cpu_has_work(unsigned int cpu)
 {
-	return sched_has_queued(&vmx_sched, cpu) || vmx_sched_wake_due(cpu, NULL);
+	return sched_has_queued(&vmx_sched, cpu) || vmx_sched_wake_due(cpu, NULL) ||
+	       vmx_hv_deadline_passed();
+}
+
+/* The earlier of a blocked vCPU's timer @due (0: none) and the hypervisor's deadline. */
+static uint64_t vmx_idle_due(unsigned int cpu)
+{
+	uint64_t due = vmx_sched_timer_due(cpu);
+
+	if (vmx_hv_deadline && (!due || vmx_hv_deadline < due))
+		due = vmx_hv_deadline;
+	return due;
 }
 
 /*
@@ -304,7 +334,7 @@ static void vmx_cpu_idle(unsigned int cpu)
 {
 	struct sched_cpu *sc = &vmx_sched.cpu[cpu];
 	bool timer = vmx_idle_timer_available();
-	uint64_t due = vmx_sched_timer_due(cpu);
+	uint64_t due = vmx_idle_due(cpu);
 
 	/*
 	 * The CPU the hardware's I/O APIC entries name (apic: virtual) takes
@@ -334,7 +364,7 @@ static void vmx_cpu_idle(unsigned int cpu)
 		if (vmx_cpu_has_work(cpu))
 			break;
 		/* A timer armed meanwhile is a vCPU's woken and blocked again: this CPU's own doing. */
-		due = vmx_sched_timer_due(cpu);
+		due = vmx_idle_due(cpu);
 		if (!devices && !sched_idle_may_halt(&vmx_sched, due, timer))
 			break;		/* polled, at the next call */
 		if (due || devices)
@@ -363,6 +393,15 @@ static void vmx_cpu_run(unsigned int cpu)
 		if (id == SCHED_NONE) {
 			if (vmx_cpu_done(cpu))
 				return;
+			/*
+			 * Past the deadline with every vCPU here blocked (in HLT,
+			 * or waiting for a STARTUP): one of them runs its turn, to
+			 * stop the machine (vmx_vcpu_turn()).
+			 */
+			if (vmx_hv_deadline_passed() && !vm_stopping(&vmx_vm)) {
+				vmx_hv_deadline_wake(cpu);
+				continue;
+			}
 			vmx_cpu_idle(cpu);
 			continue;
 		}
@@ -532,6 +571,49 @@ static void vmx_wake_preempt_option(const struct boot_info *bi)
 }
 
 /*
+ * The hypervisor's `deadline=N` option: N TSC ticks (on Bochs, retired
+ * instructions; a k, M or G suffix multiplies by 10^3, 10^6, 10^9) after
+ * the VM is set up, every vCPU is stopped and the report printed, however
+ * the guest behaves (halted with interrupts off, under an interrupt
+ * storm, spinning without exits).  0 or absent: no deadline.  Set before
+ * any vCPU runs: vmx_hv_deadline is read-only afterwards.
+ */
+static bool vmx_deadline_option(const struct boot_info *bi)
+{
+	char v[24];
+	uint64_t n = 0, unit = 1;
+	const char *p = v;
+
+	if (!cmdline_option(bi->cmdline, "deadline", v, sizeof(v)))
+		return true;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > (UINT64_MAX - 9) / 10)
+			break;
+		n = n * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == 'k' || *p == 'K')
+		unit = 1000ull;
+	else if (*p == 'M')
+		unit = 1000000ull;
+	else if (*p == 'G')
+		unit = 1000000000ull;
+	if (unit != 1)
+		p++;
+	if (p == v || *p || (unit != 1 && p == v + 1) || n > (UINT64_MAX / 4) / unit) {
+		printk("exitplan: deadline=%s: not a count of TSC ticks (digits, then k, M or G): "
+		       "refusing\n", v);
+		return false;
+	}
+	vmx_hv_deadline_ticks = n * unit;
+	if (!vmx_hv_deadline_ticks)
+		return true;
+	WRITE_ONCE(vmx_hv_deadline, rdtsc() + vmx_hv_deadline_ticks);
+	printk("exitplan: deadline: the guest is stopped %llu TSC ticks after its launch "
+	       "(deadline=%s)\n", (unsigned long long)vmx_hv_deadline_ticks, v);
+	return true;
+}
+
+/*
  * How many vCPUs: the hypervisor's `vcpus=N` option (1 .. VM_MAX_VCPUS,
  * at least the CPUs: every CPU runs one), else one per CPU.  More than
  * the CPUs needs a virtual local APIC per vCPU (a physical one cannot be
@@ -661,6 +743,8 @@ int vmm_run(const struct boot_info *bi)
 		return VMM_ERROR;
 	vmx_sched.wake_granularity = PROFILE_SCHED_WAKE_GRANULARITY_TICKS;
 	vmx_wake_preempt_option(bi);
+	if (!vmx_deadline_option(bi))
+		return VMM_REFUSED;
 	/*
 	 * One vCPU per CPU: the guest's APIC IDs are the CPUs'.  More: each
 	 * vCPU's virtual APIC has its id as APIC ID, and the guest's MADT

@@ -4,7 +4,8 @@
  * with attack=NAME (docs/GUESTS.md lists them).
  *
  * Fatal attacks (read-hv, write-hv, read-hv-high, triple-fault; reset-kbc,
- * reset-92, reset-cf9, acpi-s5, bochs-shutdown; ioapic-byte, apic-stack) print "isolation:
+ * reset-92, reset-cf9, acpi-s5, bochs-shutdown; ioapic-byte, apic-stack; the silent
+ * ones of silent_attacks.c, which only a deadline ends) print "isolation:
  * attacking NAME" and then do it: exitplan must stop the guest (EPT
  * violation, triple fault, reset request) or end it as powered off, and
  * never let the machine itself reset or power off.  If the guest is still
@@ -23,6 +24,7 @@
 #include "idt.h"
 #include "mmio_attacks.h"
 #include "platform_attacks.h"
+#include "silent_attacks.h"
 #include "string.h"
 #include "test.h"
 #include "x86.h"
@@ -493,6 +495,11 @@ static const struct attack attacks[] = {
 	{ "unclaimed", attack_unclaimed, false },
 	{ "ioapic-byte", attack_ioapic_byte, true },
 	{ "apic-stack", attack_apic_stack, true },
+	{ "silent-hlt", attack_silent_hlt, true },
+	{ "silent-idle", attack_silent_idle, true },
+	{ "silent-spin", attack_silent_spin, true },
+	{ "silent-pit", attack_silent_pit, true },
+	{ "silent-apic-storm", attack_silent_apic_storm, true },
 };
 
 void guest_main(void)
