@@ -16,11 +16,16 @@
  * time an exit takes is time the APIC counts too, so the next interrupt
  * is always already pending when the last handler returns.  When one is
  * to be injected where the previous one was (same RIP: the guest has run
- * nothing but handlers since), the guest first gets one instruction of
- * its own -- an entry in the STI shadow with interrupt-window exiting,
- * the same one-instruction delay STI itself gives -- and the interrupt
- * comes after it.  Hardware could have delivered it one instruction later
- * too; the guest always makes progress.
+ * nothing but handlers since), the guest first gets time of its own: as
+ * many TSC ticks as the round since the last injection took (the exits
+ * and the guest's handler; at most VMX_STORM_HOLD_MAX_TICKS), the
+ * queued interrupts held back meanwhile on the VMX-preemption timer, so
+ * that a storm costs the guest at most half of its time, however dear
+ * an exit is.  (The APIC has the vector in service meanwhile: the timer's
+ * next requests wait in its IRR and make no exit.)  Without the timer,
+ * or after a longer round, it gets one instruction -- an entry in the STI
+ * shadow with interrupt-window exiting, the same delay STI itself gives.
+ * Hardware could have delivered it later too; the guest makes progress.
  */
 #include "arch_bits.h"
 #include "compiler.h"
@@ -38,6 +43,16 @@
 #include "phys_apic.h"
 #include "vmx_ctls.h"
 #include "vmx_controls_bits.h"
+#include "preemption_timer.h"
+
+/*
+ * The longest hold: a round of an interrupt storm (exits, injection, the
+ * guest's handler and EOI) takes about 1100 ticks under the default
+ * profile.  A longer round is taken for no storm (a timer interrupting a
+ * `jmp .` loop also lands where the last one did): it gets the one
+ * instruction, and its next interrupt is not held back.
+ */
+#define VMX_STORM_HOLD_MAX_TICKS	5000
 
 void vmx_inject_exception(struct vcpu *vcpu, unsigned int vector, bool has_error,
 			  uint32_t error_code)
@@ -94,6 +109,12 @@ bool vmx_inject_pending(struct vcpu *vcpu, int fresh)
 
 	if (!a->irq_pending)
 		return false;
+	/* Held: the preemption timer's exit at the hold's end injects it (handle_preemption_timer()). */
+	if (a->storm_hold_until) {
+		if (rdtsc() < a->storm_hold_until)
+			return false;
+		a->storm_hold_until = 0;
+	}
 	if (!vmx_guest_interruptible() ||
 	    (vmcs_read32(VM_ENTRY_INTR_INFO_FIELD) & INTR_INFO_VALID)) {
 		vmx_set_intr_window(vcpu, true);
@@ -102,16 +123,27 @@ bool vmx_inject_pending(struct vcpu *vcpu, int fresh)
 	rip = vmcs_read(GUEST_RIP);
 	if (a->last_inject_valid && rip == a->last_inject_rip && !a->inject_stepped &&
 	    vmcs_read32(GUEST_ACTIVITY_STATE) == GUEST_ACTIVITY_ACTIVE) {
+		uint64_t now = rdtsc(), round = now - a->last_inject_tsc;
+
+		a->inject_stepped = true;
+		a->storm_steps++;
+		if ((a->preemption_timer_on || a->preemption_timer_borrowable) &&
+		    round <= VMX_STORM_HOLD_MAX_TICKS) {
+			/* As long as the round took: the guest's own time. */
+			a->storm_hold_until = now + round;
+			vmx_set_intr_window(vcpu, false);
+			vmx_program_preemption_timer(vcpu);
+			return false;
+		}
 		/* One instruction first (the STI shadow needs RFLAGS.IF, which is set). */
 		vmcs_write(GUEST_INTERRUPTIBILITY_INFO,
 			   vmcs_read32(GUEST_INTERRUPTIBILITY_INFO) | GUEST_INTR_STATE_STI);
 		vmx_set_intr_window(vcpu, true);
-		a->inject_stepped = true;
-		a->storm_steps++;
 		return false;
 	}
 	a->inject_stepped = false;
 	a->last_inject_rip = rip;
+	a->last_inject_tsc = rdtsc();
 	a->last_inject_valid = true;
 	vector = irr_highest(a);
 	vmcs_write(VM_ENTRY_INTR_INFO_FIELD,

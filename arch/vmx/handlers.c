@@ -470,7 +470,12 @@ enum vmx_exit_action handle_hlt(struct vcpu *vcpu)
 	if (PROFILE_APIC_VIRTUAL)
 		return vmx_vlapic_hlt(vcpu);	/* woken by its virtual APIC */
 	if (a->irq_pending) {
-		/* The HLT completes at once: an interrupt is already waiting. */
+		/*
+		 * The HLT completes at once: an interrupt is already waiting.
+		 * One held back under a storm (events.c) goes in now: the
+		 * guest has nothing of its own left to run.
+		 */
+		a->storm_hold_until = 0;
 		vmx_try_inject_pending(vcpu);
 		return VMX_EXIT_RESUME;
 	}

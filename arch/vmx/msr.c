@@ -217,6 +217,11 @@ enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 	/* The guest's 8254 shares the timer with either APIC model. */
 	if (a->pit_deadline && rdtsc() >= a->pit_deadline)
 		vmx_legacy_irq_update(vcpu);	/* the 8254's IR0 (legacy_irq.c) */
+	/* The end of a storm's hold: what it held back goes in now (events.c). */
+	if (unlikely(a->storm_hold_until) && rdtsc() >= a->storm_hold_until) {
+		a->storm_hold_until = 0;
+		vmx_try_inject_pending(vcpu);
+	}
 	if (PROFILE_APIC_VIRTUAL)
 		return vmx_vlapic_preemption_timer(vcpu);
 	vmx_program_preemption_timer(vcpu);

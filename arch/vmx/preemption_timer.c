@@ -3,7 +3,8 @@
  * The VMX-preemption timer's next value: the earliest of the deadlines
  * that share it (the guest's emulated IA32_TSC_DEADLINE, msr.c; the
  * 8254's, legacy_irq.c; the scheduler's, vcpu_switch.c; the virtual
- * APIC's timer, vlapic_exits.c), the hypervisor's own deadline
+ * APIC's timer, vlapic_exits.c), the end of a storm's hold (events.c),
+ * the hypervisor's own deadline
  * (vmx_hv_deadline) and the profile's own period.  Its own
  * file, below all of them: each arms it, and none calls the others.
  */
@@ -48,8 +49,8 @@ void vmx_program_preemption_timer(struct vcpu *vcpu)
 	if (!a->preemption_timer_on) {
 		if (!a->preemption_timer_borrowable)
 			return;
-		/* Borrowed for the 8254 and the hypervisor's deadline: on while either is set. */
-		if (!a->pit_deadline && !vmx_hv_deadline) {
+		/* Borrowed for the 8254, a storm's hold and the hypervisor's deadline: on while one is set. */
+		if (!a->pit_deadline && !a->storm_hold_until && !vmx_hv_deadline) {
 			vcpu_ctls_clearbit(vcpu, VMX_PIN_BASED, PIN_BASED_VMX_PREEMPTION_TIMER);
 			vcpu_ctls_clearbit(vcpu, VMX_EXIT, VM_EXIT_SAVE_VMX_PREEMPTION_TIMER);
 			return;
@@ -80,6 +81,9 @@ void vmx_program_preemption_timer(struct vcpu *vcpu)
 		if (left < ticks)
 			ticks = left;
 	}
+	/* Queued interrupts held back under a storm (events.c). */
+	if (a->storm_hold_until && ticks_to(a, a->storm_hold_until) < ticks)
+		ticks = ticks_to(a, a->storm_hold_until);
 	if (vmx_hv_deadline && ticks_to(a, vmx_hv_deadline) < ticks)
 		ticks = ticks_to(a, vmx_hv_deadline);
 	if (ticks > UINT32_MAX)

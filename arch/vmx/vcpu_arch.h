@@ -61,12 +61,15 @@ struct vcpu_arch_state {
 	uint64_t nmis_in_root;
 	uint64_t kicks_in_root;		/* interrupts: direct: kick NMIs taken in root (intr_exits.c) */
 	/*
-	 * Interrupt storms (events.c): where the last interrupt was injected,
-	 * whether the guest has since been given one instruction of its own
-	 * (an STI-shadow step), and how many such steps were needed.
+	 * Interrupt storms (events.c): where and when (host TSC) the last
+	 * interrupt was injected, whether the guest has since been given time
+	 * of its own (a hold or an STI-shadow step), until when the queued
+	 * interrupts are held back (host TSC, 0: not held), and how many
+	 * such steps were needed.
 	 */
-	uint64_t last_inject_rip;
+	uint64_t last_inject_rip, last_inject_tsc;
 	bool last_inject_valid, inject_stepped;
+	uint64_t storm_hold_until;
 	uint64_t storm_steps;
 
 	/* Guest-visible MSR state the hypervisor emulates. */
