@@ -25,6 +25,83 @@ static uint32_t pci_hw_read32(uint32_t address)
 	return v;
 }
 
+static void pci_hw_write32(uint32_t address, uint32_t value)
+{
+	spin_lock(&pci_hw_lock);
+	outl(PCI_CONFIG_ADDRESS_PORT, address);
+	outl(PCI_CONFIG_DATA_PORT, value);
+	spin_unlock(&pci_hw_lock);
+}
+
+/* The ports of I/O BAR @reg of function @fn, sized; false when it decodes none. */
+static bool io_bar_size(uint32_t fn, uint32_t reg, uint32_t bar, uint16_t *first, uint16_t *last)
+{
+	uint32_t cmd = pci_hw_read32(fn | PCI_COMMAND), mask;
+
+	/* Decoding off while the BAR holds all ones: it must not claim ports meanwhile. */
+	pci_hw_write32(fn | PCI_COMMAND, cmd & ~(uint32_t)PCI_COMMAND_IO & 0xffff);
+	pci_hw_write32(fn | reg, 0xffffffffu);
+	mask = pci_hw_read32(fn | reg) & PCI_BAR_IO_MASK;
+	pci_hw_write32(fn | reg, bar);
+	pci_hw_write32(fn | PCI_COMMAND, cmd & 0xffff);
+	/* A BAR of a device decoding only 16 address bits reads 0 above them. */
+	if (!(mask & 0xffff0000u))
+		mask |= 0xffff0000u;
+	bar &= PCI_BAR_IO_MASK;
+	if (!mask || !bar || bar > 0xffff)
+		return false;
+	*first = (uint16_t)bar;
+	*last = (uint16_t)((bar + ~mask) > 0xffff ? 0xffff : bar + ~mask);
+	return true;
+}
+
+unsigned int pci_io_bars(struct pci_io_bar *out, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (uint32_t bus = 0; bus < 256; bus++) {
+		for (uint32_t dev = 0; dev < 32; dev++) {
+			uint32_t dev_addr = PCI_CONFIG_ENABLE | bus << 16 | dev << 11;
+
+			if ((pci_hw_read32(dev_addr | PCI_VENDOR_ID) & 0xffff) == PCI_VENDOR_NONE)
+				continue;
+			/* Every function of a device that is there (some lack the multi-function bit). */
+			for (uint32_t f = 0; f < 8; f++) {
+				uint32_t fn = dev_addr | f << 8;
+				uint32_t id = pci_hw_read32(fn | PCI_VENDOR_ID);
+				uint32_t type, nbars;
+
+				if ((id & 0xffff) == PCI_VENDOR_NONE)
+					continue;
+				type = (pci_hw_read32(fn | PCI_HEADER_TYPE_DWORD) >> 16) &
+				       PCI_HEADER_TYPE_MASK;
+				nbars = type == 0 ? 6 : type == PCI_HEADER_TYPE_BRIDGE ? 2 : 0;
+				for (uint32_t i = 0; i < nbars; i++) {
+					uint32_t reg = PCI_BAR0 + 4 * i;
+					uint32_t bar = pci_hw_read32(fn | reg);
+					uint16_t first, last;
+
+					if (!(bar & PCI_BAR_IO)) {
+						if ((bar & 0x6u) == PCI_BAR_MEM_TYPE_64)
+							i++;	/* its upper half */
+						continue;
+					}
+					if (!io_bar_size(fn, reg, bar, &first, &last))
+						continue;
+					if (n < max)
+						out[n] = (struct pci_io_bar){
+							.bdf = fn & 0x00ffff00u, .id = id,
+							.class_rev = pci_hw_read32(fn | PCI_CLASS_REVISION),
+							.bar = i, .first = first, .last = last,
+						};
+					n++;
+				}
+			}
+		}
+	}
+	return n;
+}
+
 void pci_init(struct pci_state *s)
 {
 	*s = (struct pci_state){ 0 };

@@ -45,8 +45,19 @@
 
 /* Type 0 configuration header (PCI 3.0, 6.1). */
 #define PCI_VENDOR_ID			0x00	/* 16-bit, with the device ID above */
+#define PCI_COMMAND			0x04	/* 16-bit, with the status register above */
 #define PCI_CLASS_REVISION		0x08	/* class code 31:8, revision 7:0 */
+#define PCI_HEADER_TYPE_DWORD		0x0c	/* header type in bits 23:16 */
+#define PCI_BAR0			0x10	/* 6 BARs in a type 0 header, 2 in a type 1 */
 #define PCI_VENDOR_NONE			0xffff	/* no function at this address */
+
+#define PCI_COMMAND_IO			0x0001	/* I/O space decoding */
+#define PCI_COMMAND_MEMORY		0x0002
+#define PCI_HEADER_TYPE_MASK		0x7f
+#define PCI_HEADER_TYPE_BRIDGE		0x01	/* PCI-to-PCI bridge: 2 BARs */
+#define PCI_BAR_IO			0x1u	/* bit 0: an I/O BAR (PCI 3.0, 6.2.5.1) */
+#define PCI_BAR_IO_MASK			0xfffffffcu
+#define PCI_BAR_MEM_TYPE_64		0x4u	/* memory BAR bits 2:1 = 10b: 64-bit, two BARs */
 
 /* Base class and subclass (PCI Code and ID Assignment Specification). */
 #define PCI_CLASS_BRIDGE_HOST		0x0600
@@ -75,5 +86,35 @@ void pci_config_address_write(struct pci_state *s, uint32_t value);
 uint32_t pci_config_data_read(struct pci_state *s, unsigned int offset, unsigned int size);
 void pci_config_data_write(struct pci_state *s, unsigned int offset, unsigned int size,
 			   uint32_t value);
+
+/*
+ * An I/O BAR of a PCI function: where its registers decode in the I/O
+ * space.  The guest owns no PCI function (pci_view_of()), so each is a
+ * device's the hypervisor must keep from the guest: a bus master's
+ * registers (the IDE bus-master block, USB, a NIC) let whoever writes
+ * them start DMA anywhere in memory, the hypervisor included.
+ */
+struct pci_io_bar {
+	uint32_t bdf;		/* bus 23:16, device 15:11, function 10:8 (CONFIG_ADDRESS's) */
+	uint32_t id;		/* device ID << 16 | vendor ID */
+	uint32_t class_rev;	/* class code << 8 | revision */
+	unsigned int bar;	/* 0-5 */
+	uint16_t first, last;	/* the ports it decodes */
+};
+
+/*
+ * The I/O BARs of every function present on every bus, up to @max of
+ * them into @out; returns how many there are (more than @max: some were
+ * left out).  Each BAR is sized as PCI 3.0 6.2.5.1 says (all ones
+ * written, the size read back, the value restored) with the function's
+ * I/O decoding off meanwhile; BARs that read 0 (not implemented, or not
+ * assigned) are left out.  For boot, before any guest runs.
+ */
+unsigned int pci_io_bars(struct pci_io_bar *out, unsigned int max);
+
+static inline bool pci_io_bar_overlaps(const struct pci_io_bar *b, uint16_t first, uint16_t last)
+{
+	return first <= b->last && b->first <= last;
+}
 
 #endif /* EXITPLAN_PCI_H */

@@ -30,6 +30,7 @@
 #include "preemption_timer.h"
 #include "vmx_controls_bits.h"
 #include "console.h"
+#include "pci.h"
 #include "percpu.h"
 #include "traps.h"
 #include "string.h"
@@ -654,6 +655,48 @@ static bool vmx_vcpu_count(const struct boot_info *bi, unsigned int ncpus, unsig
 	return true;
 }
 
+/*
+ * No port the guest is granted (spec/runtime.yaml's granted_io_ports, the
+ * profile's execution.io.grant) may be an I/O BAR of a PCI function: the
+ * guest owns none (runtime/pci.h), and a bus master's registers -- on
+ * Bochs the IDE controller's bus-master block at 0xc000-0xc00f -- start
+ * DMA anywhere in memory, the hypervisor included.  The generator refuses
+ * the ports spec/runtime.yaml reserves; where firmware put the BARs only
+ * the machine can say, so it is checked here, at boot.
+ */
+#define VMX_PCI_IO_BARS_MAX	64
+
+static bool vmx_io_grants_clear_of_pci(void)
+{
+	static struct pci_io_bar bars[VMX_PCI_IO_BARS_MAX];
+	unsigned int n = pci_io_bars(bars, VMX_PCI_IO_BARS_MAX);
+	bool clear = true;
+
+	if (n > VMX_PCI_IO_BARS_MAX) {
+		printk("exitplan: %u PCI I/O BARs, more than the %u the check of the I/O grants "
+		       "holds: refusing\n", n, VMX_PCI_IO_BARS_MAX);
+		return false;
+	}
+	for (unsigned int g = 0; g < profile_io_grant_range_count; g++) {
+		const struct io_port_range *r = &profile_io_grant_ranges[g];
+
+		for (unsigned int i = 0; i < n; i++) {
+			const struct pci_io_bar *b = &bars[i];
+
+			if (!pci_io_bar_overlaps(b, r->first, r->last))
+				continue;
+			printk("exitplan: profile '%s' grants ports %#x..%#x, which overlap I/O BAR %u "
+			       "(ports %#x..%#x) of PCI function %02x:%02x.%u (vendor %04x device %04x, "
+			       "class %06x), which the guest does not own: a device's registers can "
+			       "start DMA into the hypervisor: refusing\n", PROFILE_NAME, r->first,
+			       r->last, b->bar, b->first, b->last, b->bdf >> 16, (b->bdf >> 11) & 0x1f,
+			       (b->bdf >> 8) & 7, b->id & 0xffff, b->id >> 16, b->class_rev >> 8);
+			clear = false;
+		}
+	}
+	return clear;
+}
+
 /* runtime/vmm.h: the banner's name, so that the runtime needs no generated header of ours. */
 const char vmm_profile_name[] = PROFILE_NAME;
 
@@ -722,6 +765,8 @@ int vmm_run(const struct boot_info *bi)
 		       "(virtual_nmis, preemption_timer)\n");
 	}
 	if (!vmx_runtime_controls_ok(&vc->controls))
+		return VMM_REFUSED;
+	if (!vmx_io_grants_clear_of_pci())
 		return VMM_REFUSED;
 
 	/*

@@ -34,6 +34,25 @@ static const struct fake_function {
 	{ BDF(1, 0, 0), 0x100e8086, 0x02000003 },	/* a NIC behind a bridge */
 };
 
+/*
+ * The I/O BARs of the fake machine, as Bochs's BIOS assigns them (the IDE
+ * bus-master block at 0xc000, UHCI at 0xc020) and one behind the bridge
+ * that decodes 16 address bits only (its size reads 0 above them), and
+ * each function's command register: BAR sizing writes them.
+ */
+static const struct fake_bar {
+	uint32_t bdf, reg, value, size, decoded;
+} bars_reset[] = {
+	{ BDF(0, 1, 1), 0x20, 0xc001, 16, 0xffffffffu },	/* PIIX3 IDE BAR4: bus-master registers */
+	{ BDF(0, 1, 2), 0x20, 0xc021, 32, 0xffffffffu },	/* UHCI BAR4 */
+	{ BDF(1, 0, 0), 0x14, 0x1001, 64, 0xffffu },		/* the NIC's BAR1 */
+};
+static struct fake_bar bars[ARRAY_SIZE(bars_reset)];
+static bool bar_sizing[ARRAY_SIZE(bars_reset)];
+static uint32_t commands[ARRAY_SIZE(functions)];
+/* A BAR held all ones while its function decoded I/O. */
+static bool sized_while_decoding;
+
 /* The fake machine's configuration space and what reached it. */
 static uint32_t hw_address;
 static unsigned int hw_data_writes, hw_data_reads;
@@ -43,6 +62,24 @@ static uint32_t hw_config(uint32_t address)
 {
 	uint32_t reg = address & PCI_CONFIG_REG_MASK;
 
+	for (unsigned int i = 0; i < ARRAY_SIZE(bars); i++) {
+		if ((address & 0x00ffff00u) != bars[i].bdf || reg != bars[i].reg)
+			continue;
+		if (!bar_sizing[i])
+			return bars[i].value;
+		/* Sizing: the writable address bits, the I/O bit; 16-bit decoders read 0 above. */
+		return (~(bars[i].size - 1) | PCI_BAR_IO) & bars[i].decoded;
+	}
+	for (unsigned int i = 0; i < ARRAY_SIZE(functions); i++) {
+		if ((address & 0x00ffff00u) != functions[i].bdf)
+			continue;
+		if (reg == PCI_COMMAND)
+			return commands[i];
+		if (reg == PCI_HEADER_TYPE_DWORD)	/* the PIIX3 is multi-function */
+			return functions[i].bdf == BDF(0, 1, 0) ? 0x00800000u : 0;
+		if (reg >= PCI_BAR0 && reg < PCI_BAR0 + 24)
+			return 0;			/* a BAR not implemented */
+	}
 	for (unsigned int i = 0; i < ARRAY_SIZE(functions); i++) {
 		if ((address & 0x00ffff00u) != functions[i].bdf)
 			continue;
@@ -70,6 +107,27 @@ static uint32_t hw_read(uint16_t port)
 	return 0;
 }
 
+/* A dword written to CONFIG_DATA: only BAR sizing and command registers change. */
+static void hw_config_write(uint32_t address, uint32_t value)
+{
+	uint32_t reg = address & PCI_CONFIG_REG_MASK;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(bars); i++) {
+		if ((address & 0x00ffff00u) != bars[i].bdf || reg != bars[i].reg)
+			continue;
+		bar_sizing[i] = value == 0xffffffffu;
+		if (!bar_sizing[i])
+			bars[i].value = value;
+		for (unsigned int f = 0; f < ARRAY_SIZE(functions); f++)
+			if (functions[f].bdf == bars[i].bdf && bar_sizing[i] &&
+			    (commands[f] & PCI_COMMAND_IO))
+				sized_while_decoding = true;
+	}
+	for (unsigned int f = 0; f < ARRAY_SIZE(functions); f++)
+		if ((address & 0x00ffff00u) == functions[f].bdf && reg == PCI_COMMAND)
+			commands[f] = value & 0xffff;
+}
+
 static void hw_write(uint16_t port, uint32_t value)
 {
 	if (port == PCI_CONFIG_ADDRESS_PORT) {
@@ -80,6 +138,7 @@ static void hw_write(uint16_t port, uint32_t value)
 		hw_data_writes++;
 	else
 		fail_msg("pci.c wrote %#x to port %#x", value, port);
+	hw_config_write(hw_address, value);
 }
 
 static struct pci_state pci;
@@ -93,6 +152,11 @@ static int setup(void **state)
 	fake_cpu.io_write_hook = hw_write;
 	hw_address = 0;
 	hw_data_writes = hw_data_reads = 0;
+	memcpy(bars, bars_reset, sizeof(bars));
+	memset(bar_sizing, 0, sizeof(bar_sizing));
+	for (unsigned int f = 0; f < ARRAY_SIZE(functions); f++)
+		commands[f] = PCI_COMMAND_IO | PCI_COMMAND_MEMORY | 0x4;	/* and bus master */
+	sized_while_decoding = false;
 	pci_init(&pci);
 	return 0;
 }
@@ -221,6 +285,51 @@ static void test_hidden_write_report(void **state)
 	assert_int_equal(hw_data_writes, 0);
 }
 
+/*
+ * The I/O BARs the boot check of the I/O grants compares against
+ * (arch/vmx/vmx_run.c): each found, on any bus, with its function and
+ * ports; sized with I/O decoding off; left as they were.
+ */
+static void test_io_bars_found_and_left_as_they_were(void **state)
+{
+	struct pci_io_bar b[8];
+	unsigned int n;
+
+	(void)state;
+	n = pci_io_bars(b, ARRAY_SIZE(b));
+	assert_int_equal(n, 3);
+	assert_int_equal(b[0].bdf, BDF(0, 1, 1));
+	assert_int_equal(b[0].id, 0x70108086);
+	assert_int_equal(b[0].class_rev >> 8, 0x010180);
+	assert_int_equal(b[0].bar, 4);
+	assert_int_equal(b[0].first, 0xc000);
+	assert_int_equal(b[0].last, 0xc00f);
+	assert_int_equal(b[1].bdf, BDF(0, 1, 2));
+	assert_int_equal(b[1].first, 0xc020);
+	assert_int_equal(b[1].last, 0xc03f);
+	/* Behind the bridge, a 16-bit decoder's BAR1. */
+	assert_int_equal(b[2].bdf, BDF(1, 0, 0));
+	assert_int_equal(b[2].bar, 1);
+	assert_int_equal(b[2].first, 0x1000);
+	assert_int_equal(b[2].last, 0x103f);
+	assert_false(sized_while_decoding);
+	for (unsigned int i = 0; i < ARRAY_SIZE(bars); i++) {
+		assert_int_equal(bars[i].value, bars_reset[i].value);
+		assert_false(bar_sizing[i]);
+	}
+	for (unsigned int f = 0; f < ARRAY_SIZE(functions); f++)
+		assert_int_equal(commands[f], PCI_COMMAND_IO | PCI_COMMAND_MEMORY | 0x4);
+	/* The IDE bus-master block overlaps a grant of 0xc00f..0xc010, not one of 0xc010..0xc01f. */
+	assert_true(pci_io_bar_overlaps(&b[0], 0xc00f, 0xc010));
+	assert_true(pci_io_bar_overlaps(&b[0], 0xbff0, 0xffff));
+	assert_false(pci_io_bar_overlaps(&b[0], 0xc010, 0xc01f));
+	assert_false(pci_io_bar_overlaps(&b[0], 0xb000, 0xbfff));
+	/* More than fit: the count says so, the array is not overrun. */
+	memset(b, 0, sizeof(b));
+	assert_int_equal(pci_io_bars(b, 1), 3);
+	assert_int_equal(b[1].bdf, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +340,7 @@ int main(void)
 		cmocka_unit_test_setup(test_disabled_or_bad_accesses_read_all_ones, setup),
 		cmocka_unit_test_setup(test_writes_never_reach_the_hardware, setup),
 		cmocka_unit_test_setup(test_hidden_write_report, setup),
+		cmocka_unit_test_setup(test_io_bars_found_and_left_as_they_were, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
