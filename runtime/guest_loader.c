@@ -94,13 +94,20 @@ static bool in_image(uint64_t len, uint64_t off, uint64_t size)
 
 /* --- placing things in guest RAM ------------------------------------------ */
 
+/*
+ * What the loader places itself: the multiboot information, the command
+ * line, the boot loader's name, the module list, and each further module
+ * with its command line.
+ */
+#define GUEST_MAX_PLACED	(4 + 2 * (BOOT_MODULES_MAX - 1))
+
 struct guest_layout {
 	struct phys_range ram[GUEST_MAX_RANGES];
 	unsigned int n_ram;
 	uint64_t hv_start, hv_end;	/* the hole, for messages */
 	/* What is taken: the kernel's segments, then what the loader placed. */
-	struct phys_range used[32];
-	unsigned int n_used;
+	struct phys_range used[GUEST_MAX_SEGMENTS + GUEST_MAX_PLACED];
+	unsigned int n_used, n_segments;
 };
 
 static bool in_guest_ram(const struct guest_layout *g, uint64_t start, uint64_t end)
@@ -182,11 +189,17 @@ static bool load_segment(struct guest_layout *g, const uint8_t *image, uint64_t 
 		       (unsigned long long)g->hv_end);
 		return false;
 	}
+	if (g->n_segments == GUEST_MAX_SEGMENTS) {
+		printk("exitplan: guest: more than %u loadable segments (PT_LOAD with a size): "
+		       "the loader tracks at most %u\n", GUEST_MAX_SEGMENTS, GUEST_MAX_SEGMENTS);
+		return false;
+	}
 	if (overlaps_used(g, paddr, end) || !mark_used(g, paddr, end)) {
 		printk("exitplan: guest: segment [%#llx, %#llx) overlaps another one\n",
 		       (unsigned long long)paddr, (unsigned long long)end);
 		return false;
 	}
+	g->n_segments++;
 	memcpy(phys_to_virt(paddr), image + offset, filesz);
 	memset(phys_to_virt(paddr + filesz), 0, memsz - filesz);
 	return true;

@@ -27,6 +27,16 @@
 
 struct boot_info;
 
+/*
+ * The kernel's loadable segments (ELF PT_LOAD entries with a size, or the
+ * a.out kludge's one) the loader tracks, each checked against the others
+ * and against what it places itself: a kernel with more is refused with
+ * "more than 32 loadable segments".  Kernels have a handful (the test
+ * guests 2-3, a Linux vmlinux 5, kvm-unit-tests' 1-2); program headers of
+ * other types (notes, GNU_STACK, ...) do not count.
+ */
+#define GUEST_MAX_SEGMENTS	32
+
 struct guest_start {
 	uint32_t entry;			/* EIP at entry */
 	uint32_t mbi;			/* EBX: the guest's multiboot information */

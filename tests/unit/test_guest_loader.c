@@ -493,6 +493,45 @@ static void test_refuses_hypervisor_region(void **state)
 	}
 }
 
+/*
+ * An ELF image with @n program headers (at 0x800, clear of the multiboot
+ * header at 0x200), the first @loads of them PT_LOAD segments of 4 KiB of
+ * .bss each from 1 MiB up, the rest PT_NOTE.
+ */
+static void build_many_segments(bool is64, unsigned int n, unsigned int loads)
+{
+	const uint64_t phoff = 0x800;
+
+	build_elf(is64, NULL, 0, 0x100000);
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t type = i < loads ? PT_LOAD : PT_NOTE;
+		uint64_t pa = 0x100000 + 0x1000ull * i;
+
+		if (is64) {
+			struct elf64_phdr ph = {
+				.type = type, .flags = 7, .vaddr = pa, .paddr = pa,
+				.memsz = 0x1000, .align = 0x1000,
+			};
+
+			memcpy(image + phoff + i * sizeof(ph), &ph, sizeof(ph));
+		} else {
+			struct elf32_phdr ph = {
+				.type = type, .vaddr = (uint32_t)pa, .paddr = (uint32_t)pa,
+				.memsz = 0x1000, .flags = 7, .align = 0x1000,
+			};
+
+			memcpy(image + phoff + i * sizeof(ph), &ph, sizeof(ph));
+		}
+	}
+	if (is64) {
+		((struct elf64_ehdr *)image)->phoff = phoff;
+		((struct elf64_ehdr *)image)->phnum = (uint16_t)n;
+	} else {
+		((struct elf32_ehdr *)image)->phoff = (uint32_t)phoff;
+		((struct elf32_ehdr *)image)->phnum = (uint16_t)n;
+	}
+}
+
 static void test_refuses_malformed(void **state)
 {
 	static const struct seg beyond_file[] = {
@@ -521,6 +560,26 @@ static void test_refuses_malformed(void **state)
 
 		build_elf(is64, filesz_big, 1, 0x100000);
 		expect_refused("lies outside the module");
+
+		/*
+		 * One loadable segment more than the loader tracks, none
+		 * overlapping: refused naming the limit, not as an overlap.
+		 */
+		build_many_segments(is64, GUEST_MAX_SEGMENTS + 1, GUEST_MAX_SEGMENTS + 1);
+		expect_refused("more than 32 loadable segments (PT_LOAD with a size): "
+			       "the loader tracks at most 32");
+		assert_false(fake_printk_contains("overlaps another one"));
+		/* As many as it tracks, and a program header of another type besides: loaded. */
+		build_many_segments(is64, GUEST_MAX_SEGMENTS + 1, GUEST_MAX_SEGMENTS);
+		{
+			struct guest_start st;
+
+			fake_printk_reset();
+			set_module0(image, image_len, "many");
+			if (!load(&st))
+				fail_msg("%u loadable segments refused: %s", GUEST_MAX_SEGMENTS,
+					 fake_printk_log);
+		}
 
 		build_elf(is64, wraps, 1, 0x100000);
 		expect_refused("segment");
