@@ -40,9 +40,9 @@
 #include "apic.h"
 #include "vlapic_exits.h"
 #include "msr.h"
+#include "nospec.h"
 #include "vmx_ctls.h"
 #include "vmx_controls_bits.h"
-#include "vmx_run.h"
 
 /* --- the allow-list ----------------------------------------------------- */
 
@@ -81,9 +81,6 @@ static const struct msr_allow msr_allow[] = {
 	{ MSR_IA32_PRED_CMD, MSR_IA32_PRED_CMD, MSR_EXECUTE, 0 },
 	{ MSR_IA32_FLUSH_CMD, MSR_IA32_FLUSH_CMD, MSR_EXECUTE, 0 },
 	{ MSR_IA32_X2APIC_FIRST, MSR_IA32_X2APIC_LAST, MSR_EXECUTE, 0 },
-	/* Machine-check reporting: the CPU's answer (a #GP where it has no such bank). */
-	{ MSR_IA32_MCG_CAP, MSR_IA32_MCG_STATUS, MSR_READ_ONLY, 0 },
-	{ MSR_IA32_MC_BANKS_FIRST, MSR_IA32_MC_BANKS_LAST, MSR_READ_ONLY, 0 },
 };
 
 static const struct msr_allow *msr_allowed(uint32_t msr)
@@ -395,11 +392,13 @@ static void mtrr_setup(struct vcpu_arch_state *a)
 /*
  * IA32_MISC_ENABLE (Vol. 4 Table 2-2): the guest may change the bits
  * software sets on hardware (fast strings, thermal control, SpeedStep,
- * the CPUID limit, xTPR, XD disable); the read-only reporting bits keep
- * their value whatever is written; any other change is #GP.  ENABLE
- * MONITOR FSM reads 0 and cannot be set: CPUID hides MONITOR/MWAIT.
- * The guest's copy only: the host's features stay as the host set them
- * (so CPUID, still the host's, does not follow LIMIT_CPUID or XD_DISABLE).
+ * ENABLE MONITOR FSM where SSE3 is there -- without it the SDM lets the
+ * write #GP --, the CPUID limit, xTPR, XD disable: what a kernel writes,
+ * e.g. 0x4_00c50009); the read-only reporting bits keep their value
+ * whatever is written; any other change (a reserved bit) is #GP.
+ * The guest's copy only: the host's features stay as the host set them,
+ * so CPUID, still the host's, does not follow LIMIT_CPUID, XD_DISABLE or
+ * ENABLE MONITOR FSM (MONITOR/MWAIT stay hidden and #UD: docs/GUESTS.md).
  */
 #define MISC_ENABLE_WRITABLE	(MISC_ENABLE_FAST_STRING | MISC_ENABLE_TCC | \
 				 MISC_ENABLE_ENHANCED_SPEEDSTEP | \
@@ -410,13 +409,90 @@ static void mtrr_setup(struct vcpu_arch_state *a)
 
 static bool misc_enable_write(struct vcpu_arch_state *a, uint64_t v)
 {
-	uint64_t fixed = ~(uint64_t)(MISC_ENABLE_WRITABLE | MISC_ENABLE_READ_ONLY);
+	uint64_t fixed = ~(a->misc_enable_writable | MISC_ENABLE_READ_ONLY);
 
 	if ((v ^ a->misc_enable) & fixed)
 		return false;
-	a->misc_enable = (a->misc_enable & ~(uint64_t)MISC_ENABLE_WRITABLE) |
-			 (v & MISC_ENABLE_WRITABLE);
+	a->misc_enable = (a->misc_enable & ~a->misc_enable_writable) |
+			 (v & a->misc_enable_writable);
 	return true;
+}
+
+/*
+ * Machine-check architecture (Vol. 3B 16.3), per vCPU and never written
+ * to hardware: the guest sees the host's bank count -- at least one where
+ * CPUID.01H:EDX.MCA says the architecture is there (Bochs shows MCA and
+ * answers IA32_MCG_CAP with 0) -- and none of the optional features.
+ * IA32_MCi_CTL keeps what is written (each bit enables a report; 16.3.2.1),
+ * IA32_MCi_STATUS reads 0 (no error is ever logged for the guest) and
+ * takes only 0 (16.3.2.2: writing 1s is #GP), IA32_MCi_ADDR and MISC are
+ * not implemented (#GP, 16.3.2.3-4: STATUS never sets ADDRV or MISCV).
+ * IA32_MCG_STATUS keeps RIPV, EIPV and MCIP; its other bits are reserved.
+ */
+#define MCG_STATUS_WRITABLE	(MCG_STATUS_RIPV | MCG_STATUS_EIPV | MCG_STATUS_MCIP)
+
+static void mca_setup(struct vcpu_arch_state *a, uint32_t cpuid_1_edx)
+{
+	uint64_t cap = 0;
+	unsigned int banks;
+
+	vmx_msr_access_safe(MSR_IA32_MCG_CAP, &cap, false);
+	banks = (unsigned int)(cap & MCG_CAP_COUNT_MASK);
+	if (banks > VMX_MC_BANKS_MAX)
+		banks = VMX_MC_BANKS_MAX;
+	if (!banks && (cpuid_1_edx & CPUID_1_EDX_MCA))
+		banks = 1;
+	a->mcg_cap = banks;
+	a->mcg_status = 0;
+	for (unsigned int i = 0; i < VMX_MC_BANKS_MAX; i++)
+		a->mc_ctl[i] = 0;
+}
+
+static bool msr_is_mca(uint32_t msr)
+{
+	return msr == MSR_IA32_MCG_CAP || msr == MSR_IA32_MCG_STATUS ||
+	       (msr >= MSR_IA32_MC_BANKS_FIRST && msr <= MSR_IA32_MC_BANKS_LAST);
+}
+
+/* MSR @msr of the machine-check MSRs (msr_is_mca()); false: #GP. */
+static bool mca_access(struct vcpu_arch_state *a, uint32_t msr, uint64_t *v, bool write)
+{
+	unsigned int bank, reg;
+
+	if (msr == MSR_IA32_MCG_CAP) {
+		*v = write ? *v : a->mcg_cap;
+		return !write;
+	}
+	if (msr == MSR_IA32_MCG_STATUS) {
+		if (!write) {
+			*v = a->mcg_status;
+			return true;
+		}
+		if (*v & ~(uint64_t)MCG_STATUS_WRITABLE)
+			return false;
+		a->mcg_status = *v;
+		return true;
+	}
+	bank = (msr - MSR_IA32_MC_BANKS_FIRST) / 4;
+	reg = (msr - MSR_IA32_MC_BANKS_FIRST) % 4;
+	if (bank >= (a->mcg_cap & MCG_CAP_COUNT_MASK))
+		return false;
+	bank = array_index_nospec(bank, VMX_MC_BANKS_MAX);
+	switch (reg) {
+	case 0:		/* IA32_MCi_CTL */
+		if (write)
+			a->mc_ctl[bank] = *v;
+		else
+			*v = a->mc_ctl[bank];
+		return true;
+	case 1:		/* IA32_MCi_STATUS */
+		if (write)
+			return *v == 0;
+		*v = 0;
+		return true;
+	default:	/* IA32_MCi_ADDR, IA32_MCi_MISC */
+		return false;
+	}
 }
 
 /* IA32_PAT: the VMCS field when VM entry loads it, else the manual slot, else a copy. */
@@ -591,6 +667,9 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 		v = vcpu->arch->tsc.adjust;
 	} else if (msr == MSR_IA32_MISC_ENABLE) {
 		v = vcpu->arch->misc_enable;
+	} else if (msr_is_mca(msr)) {
+		if (!mca_access(vcpu->arch, msr, &v, false))
+			goto gp;
 	} else if (msr == MSR_IA32_BIOS_SIGN_ID) {
 		/* The host's microcode revision, bits 31:0 reserved; 0 where it has none. */
 		if (!vmx_msr_access_safe(msr, &v, false))
@@ -680,6 +759,8 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 		ok = tsc_write(vcpu, msr, v);
 	else if (msr == MSR_IA32_MISC_ENABLE)
 		ok = misc_enable_write(vcpu->arch, v);
+	else if (msr_is_mca(msr))
+		ok = mca_access(vcpu->arch, msr, &v, true);
 	else if (msr == MSR_IA32_BIOS_SIGN_ID)
 		ok = true;	/* software writes 0 before CPUID.01H; nothing to load */
 	else if (msr == MSR_MISC_FEATURE_ENABLES)
@@ -729,6 +810,9 @@ void vcpu_setup_msrs(struct vcpu *vcpu)
 	cpuid_count(1, 0, &eax, &ebx, &ecx, &edx);
 	a->has_x2apic = ecx & CPUID_1_ECX_X2APIC;
 	a->has_tsc_deadline = ecx & CPUID_1_ECX_TSC_DEADLINE;
+	a->misc_enable_writable = MISC_ENABLE_WRITABLE |
+				  ((ecx & CPUID_1_ECX_SSE3) ? MISC_ENABLE_MONITOR : 0);
+	mca_setup(a, edx);
 	/* After vmx_setup_controls(), which decided tsc_deadline_emulated. */
 	vcpu->tsc_deadline_to_cpu = a->has_tsc_deadline && !a->tsc_deadline_emulated;
 	cpuid_count(0, 0, &eax, &ebx, &ecx, &edx);

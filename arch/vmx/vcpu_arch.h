@@ -28,6 +28,9 @@ enum vcpu_stop_kind {
 	VCPU_STOP_VM,		/* another vCPU stopped the machine */
 };
 
+/* The IA32_MCi_* MSRs' room (0x400-0x47f, four per bank: Vol. 3B 16.3.2). */
+#define VMX_MC_BANKS_MAX	32
+
 /* How many MSRs msr_resident.c's vmx_resident_msrs[] lists. */
 #define VMX_RESIDENT_MSRS	8
 
@@ -83,6 +86,10 @@ struct vcpu_arch_state {
 	struct guest_tsc tsc;		/* TSC_OFFSET and the guest's IA32_TSC_ADJUST */
 	uint64_t pat;			/* IA32_PAT when neither the VMCS nor a slot holds it */
 	uint64_t misc_enable;		/* IA32_MISC_ENABLE as the guest sees it */
+	uint64_t misc_enable_writable;	/* its bits the guest may change (msr.c) */
+	/* Machine-check architecture as the guest sees it (msr.c). */
+	uint64_t mcg_cap, mcg_status;
+	uint64_t mc_ctl[VMX_MC_BANKS_MAX];	/* IA32_MCi_CTL of each bank */
 	/*
 	 * The MTRRs, emulated per vCPU (never written to hardware: the
 	 * host's memory types are the host's): MTRRCAP as the CPU reports it,

@@ -4,7 +4,7 @@
  *   profiles/apic-virtual.yaml (sha256: b2a31580dd27b3358c5f0f6b4cf1bc9187f054e7dfb501d6627c0072b022538e)
  *   spec/vmx_controls.yaml (sha256: c93b96698b5913b3e8977686021404221c4b3c0e6ece08796bb78b68e3bcdaea)
  *   spec/features.yaml (sha256: 683be4670c0a32b4331a8e56ec9e72944b7f647687bd29e7914c5851f1cfdf48)
- *   spec/msrs.yaml (sha256: 54b6e43c1aeae4d1e16c03a9166500bff37af43cd5638156f0be6e9ab9e005bc)
+ *   spec/msrs.yaml (sha256: c30b44ed7ad54eda9ba37fccf9e1758b138f34019db5b834c7f75cdced02b153)
  *   spec/runtime.yaml (sha256: 3ddb9acc24f21171b8e4cbb79804145afdf4a70cb8ddbabb1341a622e29b26cb)
  * Do not edit: change the sources and regenerate with `make gen`.
  */

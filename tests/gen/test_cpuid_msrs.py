@@ -79,7 +79,7 @@ def test_malformed_rule_is_refused(root, old, new, message):
 
 
 def test_unknown_answer_is_refused(root):
-    edit(root / "spec/msrs.yaml", "- {name: IA32_MCG_CAP, answer: read_only,",
+    edit(root / "spec/msrs.yaml", "- {name: IA32_MCG_CAP, answer: emulated,",
          "- {name: IA32_MCG_CAP, answer: readonly,")
     err = rejected(root, "spec/msrs.yaml", "answer: readonly")
     assert "unknown answer 'readonly' (did you mean read_only?)" in err
