@@ -30,7 +30,7 @@ CHECKS = [
     "apic-mode-x2apic-to-invalid-gp", "apic-mode-x2apic-to-disabled", "apic-mode-disabled-cpuid",
     "apic-mode-disabled-x2apic-msr-gp", "apic-mode-disabled-mmio",
     "apic-mode-disabled-to-x2apic-gp", "apic-mode-disabled-to-invalid-gp",
-    "apic-mode-disabled-to-xapic", "apic-mode-xapic-again-id", "apic-mode-xapic-again-version",
+    "apic-mode-relocate-gp", "apic-mode-disabled-to-xapic", "apic-mode-xapic-again-id", "apic-mode-xapic-again-version",
     "apic-mode-xapic-again-x2apic-msr-gp", "apic-mode-xapic-again-ldr-dfr",
     "apic-mode-xapic-again-tpr", "apic-mode-xapic-again-self-ipi",
     "apic-mode-xapic-again-physical-ipi", "apic-mode-xapic-again-logical-ipi",
