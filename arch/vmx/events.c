@@ -16,16 +16,18 @@
  * time an exit takes is time the APIC counts too, so the next interrupt
  * is always already pending when the last handler returns.  When one is
  * to be injected where the previous one was (same RIP: the guest has run
- * nothing but handlers since), the guest first gets time of its own: as
+ * nothing but handlers since) and its source has already requested it
+ * again (vmx_storm_recurs()), the guest first gets time of its own: as
  * many TSC ticks as the round since the last injection took (the exits
  * and the guest's handler; at most VMX_STORM_HOLD_MAX_TICKS), the
  * queued interrupts held back meanwhile on the VMX-preemption timer, so
  * that a storm costs the guest at most half of its time, however dear
  * an exit is.  (The APIC has the vector in service meanwhile: the timer's
- * next requests wait in its IRR and make no exit.)  Without the timer,
- * or after a longer round, it gets one instruction -- an entry in the STI
- * shadow with interrupt-window exiting, the same delay STI itself gives.
- * Hardware could have delivered it later too; the guest makes progress.
+ * next requests wait in its IRR and make no exit.)  Otherwise -- no
+ * timer, a longer round, a source not yet firing again -- it gets one
+ * instruction: an entry in the STI shadow with interrupt-window exiting,
+ * the same delay STI itself gives.  Hardware could have delivered it
+ * later too; the guest makes progress.
  */
 #include "arch_bits.h"
 #include "compiler.h"
@@ -100,6 +102,23 @@ static int irr_highest(const struct vcpu_arch_state *a)
 	return -1;
 }
 
+/*
+ * A storm to hold back (the file comment): the vector about to go in is
+ * requested again already -- its source fires faster than an injection
+ * takes, as a periodic APIC timer with a tiny count does -- and the round
+ * since the last injection was short.  Not an IPI or a device interrupt
+ * that merely lands where the last one did (a guest waiting in a tight
+ * loop): the APIC has not latched it again, and it gets the one
+ * instruction.  The guest's own APIC only (passthrough, intercept-icr):
+ * a virtual one's timer is its model's.
+ */
+static bool vmx_storm_recurs(const struct vcpu_arch_state *a, uint64_t round, int vector)
+{
+	return !PROFILE_APIC_VIRTUAL && round <= VMX_STORM_HOLD_MAX_TICKS &&
+	       (a->preemption_timer_on || a->preemption_timer_borrowable) &&
+	       vmx_apic_irr_pending_edge((uint8_t)vector);
+}
+
 /* events.h says what; the storm rule is the file comment's. */
 bool vmx_inject_pending(struct vcpu *vcpu, int fresh)
 {
@@ -127,8 +146,7 @@ bool vmx_inject_pending(struct vcpu *vcpu, int fresh)
 
 		a->inject_stepped = true;
 		a->storm_steps++;
-		if ((a->preemption_timer_on || a->preemption_timer_borrowable) &&
-		    round <= VMX_STORM_HOLD_MAX_TICKS) {
+		if (vmx_storm_recurs(a, round, irr_highest(a))) {
 			/* As long as the round took: the guest's own time. */
 			a->storm_hold_until = now + round;
 			vmx_set_intr_window(vcpu, false);
