@@ -48,7 +48,7 @@ static void vmx_hv_deadline_wake(unsigned int cpu)
 	for (unsigned int id = cpu; id < vmx_sched.nr_vcpus; id += vmx_sched.nr_cpus) {
 		if (sched_state(&vmx_sched, id) == SCHED_GONE)
 			continue;
-		vmx_vcpus[id]->arch->block = VCPU_BLOCK_NONE;
+		/* Its block stays: the report says what it was waiting in. */
 		sched_wake(&vmx_sched, id);
 		return;
 	}
