@@ -236,6 +236,24 @@ static void fw_cfg_items_init(struct platform_state *p)
 
 /* --- reset and power-off ports ---------------------------------------- */
 
+/*
+ * The reason of the first request that stops the guest: kept, never
+ * rewritten, since the VM is one and its vCPUs' I/O exits come from
+ * every CPU.  A vCPU reads it after dropping the platform lock
+ * (arch/vmx/io.c), and the machine stops on the first request anyway
+ * (vm_stop()); each request is printed as it comes.
+ */
+static void __printf(2, 3) stop_reason_once(struct platform_state *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->stop_reason[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(p->stop_reason, sizeof(p->stop_reason), fmt, ap);
+	va_end(ap);
+}
+
 static enum platform_io_result __printf(2, 3)
 reset_request(struct platform_state *p, const char *how, ...)
 {
@@ -246,7 +264,7 @@ reset_request(struct platform_state *p, const char *how, ...)
 	vsnprintf(what, sizeof(what), how, ap);
 	va_end(ap);
 	printk("exitplan: guest requested a reset (%s)\n", what);
-	snprintf(p->stop_reason, sizeof(p->stop_reason), "reset requested through %s", what);
+	stop_reason_once(p, "reset requested through %s", what);
 	return PLATFORM_IO_STOP;
 }
 
@@ -416,9 +434,8 @@ static enum platform_io_result pm_write(struct platform_state *p, uint16_t port,
 		if (typ == PLATFORM_S5_SLP_TYP)
 			return power_off("ACPI S5 through PM1a_CNT", status);
 		printk("exitplan: guest asked for ACPI sleep type %u: refused\n", typ);
-		snprintf(p->stop_reason, sizeof(p->stop_reason),
-			 "ACPI sleep (SLP_TYP %u) requested; the machine's sleep is not the guest's",
-			 typ);
+		stop_reason_once(p, "ACPI sleep (SLP_TYP %u) requested; the machine's sleep is not "
+				 "the guest's", typ);
 		return PLATFORM_IO_STOP;
 	}
 	return PLATFORM_IO_DONE;

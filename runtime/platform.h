@@ -179,7 +179,12 @@ struct platform_state {
 
 	bool kbc_output_port_next;	/* D1h written: 0x60 takes the output port */
 	uint8_t bochs_shutdown_matched;	/* bytes of "Shutdown" written so far */
-	char stop_reason[64];		/* why PLATFORM_IO_STOP stopped the guest */
+	/*
+	 * Why PLATFORM_IO_STOP stopped the guest: the first request's, written
+	 * once under the platform lock and never again, so a vCPU may read
+	 * it after dropping the lock.
+	 */
+	char stop_reason[64];
 };
 
 enum platform_io_result {

@@ -516,6 +516,34 @@ static void test_pm1_writes_never_forwarded(void **state)
 }
 
 /*
+ * Two requests that stop the guest (on two vCPUs at once, say): the
+ * first one's reason stays, since arch/vmx/io.c reads it after dropping
+ * the platform lock, when another vCPU's request may already have come.
+ * Each request is still printed.
+ */
+static void test_stop_reason_written_once(void **state)
+{
+	int status = -12345;
+
+	(void)state;
+	assert_int_equal(platform_io_write(&plat, PLATFORM_SYSCTL_A_PORT, 1,
+					   SYSCTL_A_A20 | SYSCTL_A_FAST_RESET, &status),
+			 PLATFORM_IO_STOP);
+	assert_string_equal(plat.stop_reason, "reset requested through port 0x92 fast reset (0x3)");
+	assert_int_equal(platform_io_write(&plat, PLATFORM_PM1A_CNT_PORT, 2,
+					   ACPI_PM1_CNT_SLP_EN | 1u << ACPI_PM1_CNT_SLP_TYP_SHIFT,
+					   &status), PLATFORM_IO_STOP);
+	assert_true(fake_printk_contains("exitplan: guest asked for ACPI sleep type 1: refused\n"));
+	assert_int_equal(platform_io_write(&plat, PLATFORM_PCI_RST_CNT_PORT, 1,
+					   RST_CNT_SYS_RST | RST_CNT_RST_CPU, &status),
+			 PLATFORM_IO_STOP);
+	assert_true(fake_printk_contains("exitplan: guest requested a reset (reset control register 0xcf9"));
+	assert_string_equal(plat.stop_reason, "reset requested through port 0x92 fast reset (0x3)");
+	assert_int_equal(status, -12345);
+	assert_int_equal(fake_cpu.io_writes, 0);
+}
+
+/*
  * ACPI enable (ACPI 6.4 4.8.3.2): ACPI_ENABLE written to the FADT's
  * SMI_CMD sets the guest's SCI_EN, ACPI_DISABLE clears it; no SMI, no
  * write to the hardware; PM1a_CNT reads show the guest's SCI_EN whatever
@@ -599,6 +627,7 @@ int main(void)
 		cmocka_unit_test_setup(test_legacy_irq_and_deadline, setup),
 		cmocka_unit_test_setup(test_dangerous_denials_reported_once, setup),
 		cmocka_unit_test_setup(test_pm1_writes_never_forwarded, setup),
+		cmocka_unit_test_setup(test_stop_reason_written_once, setup),
 		cmocka_unit_test_setup(test_acpi_enable_emulated, setup),
 		cmocka_unit_test_setup(test_pci_ports, setup),
 	};
