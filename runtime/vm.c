@@ -35,14 +35,15 @@ void vm_init(struct vm *vm, unsigned int n, const uint32_t *apic_ids)
 /* Does vCPU @v answer logical destination @dest (SDM Vol. 3A 11.6.2.2, 11.12.10.2)? */
 static bool logical_match(const struct vm_vcpu *v, uint32_t dest, bool x2apic)
 {
+	uint32_t ldr;
+
 	if (x2apic) {
 		/*
 		 * Bochs 2.7 bug (PLATFORM.md): in x2APIC mode the logical
 		 * destination register reads 0.  It is read-only and derived
 		 * from the APIC ID, so it is computed here, never read.
 		 */
-		uint32_t ldr = vm_x2apic_ldr(v->apic_id);
-
+		ldr = vm_x2apic_ldr(v->apic_id);
 		if (dest == 0xffffffffu)
 			return true;
 		return (dest >> 16) == (ldr >> 16) && (dest & ldr & 0xffff);
@@ -50,10 +51,15 @@ static bool logical_match(const struct vm_vcpu *v, uint32_t dest, bool x2apic)
 	dest &= 0xff;
 	if (dest == 0xff)
 		return true;	/* broadcast, either model */
-	if ((v->xapic_dfr >> 28) == 0xf)	/* flat: a bit per APIC */
-		return dest & (v->xapic_ldr >> 24);
+	/*
+	 * The target's own CPU writes them at any time (arch/vmx/apic.c,
+	 * vlapic.c): each read once, so that one match sees one value.
+	 */
+	ldr = READ_ONCE(v->xapic_ldr);
+	if ((READ_ONCE(v->xapic_dfr) >> 28) == 0xf)	/* flat: a bit per APIC */
+		return dest & (ldr >> 24);
 	/* Cluster: bits 7:4 name the cluster, 3:0 the APICs in it. */
-	return (dest >> 4) == (v->xapic_ldr >> 28) && (dest & (v->xapic_ldr >> 24) & 0xf);
+	return (dest >> 4) == (ldr >> 28) && (dest & (ldr >> 24) & 0xf);
 }
 
 static uint32_t icr_destination(const struct vm *vm, unsigned int self, uint64_t icr,
