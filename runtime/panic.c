@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdarg.h>
+#include <stdbool.h>
 
 #include "console.h"
 #include "cpu.h"
@@ -13,7 +14,28 @@ extern const char __text_start[], __text_end[];
 /* Enough to reach from a handler back to hv_main or ap_main. */
 #define STACK_DUMP_MAX	16
 
-static int panicking;
+/*
+ * The CPU that ends the run, 1 + its id (0: none yet): the first to
+ * panic or to power off.  Its report is the last word; any other CPU
+ * that panics or powers off meanwhile halts for good instead of cutting
+ * that report short (a second panic on two CPUs at once, or the boot
+ * CPU's power off while an AP prints its panic).
+ */
+static int ending_cpu;
+
+/* True when this CPU ends the run: it was first, or it is that CPU again (a nested panic). */
+static bool claim_the_end(bool *nested)
+{
+	int me = (int)this_cpu_id() + 1, prev = 0;
+
+	if (__atomic_compare_exchange_n(&ending_cpu, &prev, me, false, __ATOMIC_SEQ_CST,
+					__ATOMIC_SEQ_CST)) {
+		*nested = false;
+		return true;
+	}
+	*nested = true;
+	return prev == me;
+}
 
 void dump_stack_words(uint64_t rsp, uint64_t top)
 {
@@ -55,6 +77,10 @@ static void dump_this_stack(uint64_t rsp)
 
 void power_off_with_code(uint8_t code)
 {
+	bool nested;
+
+	if (!claim_the_end(&nested))
+		cpu_halt_forever();	/* another CPU's panic ends the run */
 	console_flush();
 	for (const char *s = "Shutdown"; *s; s++)
 		outb(BOCHS_SHUTDOWN_PORT, *s);
@@ -73,10 +99,13 @@ void panic(const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
+	bool nested;
 
 	local_irq_disable();
 	console_enter_panic();
-	if (__atomic_exchange_n(&panicking, 1, __ATOMIC_SEQ_CST)) {
+	if (!claim_the_end(&nested))
+		cpu_halt_forever();	/* another CPU ends the run: its report stays whole */
+	if (nested) {
 		printk("exitplan: PANIC: nested panic, powering off\n");
 		power_off_with_code(POWER_OFF_PANIC);
 	}

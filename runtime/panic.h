@@ -23,7 +23,9 @@
 /*
  * Print "exitplan: PANIC: <message>" with the CPU, the caller and the
  * control registers, flush the UART and power off.  A panic inside a
- * panic powers off at once.
+ * panic powers off at once.  The first CPU to panic or power off ends
+ * the run: another that panics or powers off meanwhile halts for good,
+ * so that the first one's report is printed whole.
  */
 void panic(const char *fmt, ...) __printf(1, 2) __noreturn;
 

@@ -212,6 +212,35 @@ static int selftest_smp(void)
 	return failed;
 }
 
+/* smppanic: CPU 1 is in panic() (or about to be) when CPU 0 panics too. */
+static uint32_t smppanic_ap_started;
+
+static void smppanic_ap(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&smppanic_ap_started, 1, __ATOMIC_RELEASE);
+	panic("selftest panic on CPU %u", this_cpu_id());
+}
+
+/*
+ * Two CPUs panic at once: one report, whole, ends the run (panic.c);
+ * the other CPU halts instead of powering off in the middle of it.
+ */
+static int selftest_smppanic(void)
+{
+	if (smp_start_aps() < 2) {
+		printk("selftest: smppanic needs two CPUs\n");
+		return 2;
+	}
+	if (!smp_call_async(1, smppanic_ap, NULL)) {
+		printk("selftest: smppanic: CPU 1 did not take the call\n");
+		return 1;
+	}
+	while (!__atomic_load_n(&smppanic_ap_started, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	panic("selftest panic on CPU %u", this_cpu_id());
+}
+
 /*
  * Each frame holds a page the compiler cannot drop.  The depth limit is
  * far beyond what the stack holds: the guard page is hit long before.
@@ -261,6 +290,8 @@ static int selftest_one(const char *name, const struct boot_info *bi)
 	}
 	if (!strcmp(name, "panic"))
 		panic("selftest panic %d", 42);
+	if (!strcmp(name, "smppanic"))
+		return selftest_smppanic();
 	if (!strcmp(name, "doublefree")) {
 		void *p = page_alloc();
 

@@ -55,3 +55,31 @@ def test_all_cpus_come_online(smp_runs, config):
     assert "trampoline page was not restored" not in r.serial
     r.expect(r"^selftest: smp ok: %d CPUs$" % n)
     r.expect_clean_exit(0)
+
+
+@pytest.fixture(scope="module")
+def smppanic_run(hv_elf, boot_out):
+    iso = bootlib.build_iso(hv_elf, hv_elf, boot_out / "selftest-smppanic.iso",
+                            hv_args="selftest=smppanic")
+    return bootlib.run_bochs(iso, bootlib.DEFAULT_CPU, boot_out / "smppanic.serial", ncpu=2)
+
+
+def test_two_cpus_panic_at_once(smppanic_run):
+    """CPU 1 panics and CPU 0 panics while it does (selftest=smppanic): the
+    first to panic ends the run with its whole report; the other halts
+    (runtime/panic.c) instead of powering off in the middle of it with a
+    "nested panic"."""
+    r = smppanic_run
+    assert not r.timed_out, r.describe()
+    assert r.panicked, r.describe()
+    assert r.exit_status is None, r.describe()
+    assert "nested panic" not in r.hv, r.describe()
+    heads = re.findall(r"^exitplan: PANIC: selftest panic on CPU (\d)$", r.hv, re.M)
+    assert len(heads) == 1, r.describe()
+    tail = r.hv[r.hv.index("exitplan: PANIC: "):].splitlines()
+    assert re.fullmatch(r"  on CPU %s, called from 0x[0-9a-f]{16}, RSP [0-9a-f]{16}" % heads[0],
+                        tail[1]), r.describe()
+    assert re.fullmatch(r"  CR0 [0-9a-f]{16}  CR3 [0-9a-f]{16}  CR4 [0-9a-f]{16}", tail[2]), \
+        r.describe()
+    assert tail[3] == "  code addresses on the stack (? = maybe stale):", r.describe()
+    assert all(re.fullmatch(r"   (?: \? [0-9a-f]+)+", l) for l in tail[4:]), r.describe()
