@@ -288,6 +288,17 @@ static int selftest_one(const char *name, const struct boot_info *bi)
 		*text = *text;
 		return 1;
 	}
+	if (!strcmp(name, "writerelro")) {
+		/* const pointers (.data.rel.ro, as the exit dispatch table): write-protected too. */
+		static const char *const probe[] = { "relro" };
+		const char *volatile *slot = (const char *volatile *)(uintptr_t)&probe[0];
+
+		/* Hidden from the compiler, which may drop a store to a const object. */
+		asm volatile("" : "+r"(slot));
+		printk("selftest: writing to %p\n", (void *)slot);
+		*slot = *slot;
+		return 1;
+	}
 	if (!strcmp(name, "panic"))
 		panic("selftest panic %d", 42);
 	if (!strcmp(name, "smppanic"))

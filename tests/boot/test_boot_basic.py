@@ -150,7 +150,8 @@ def python_format(fmt, args):
 # The self-tests that return share one boot; each that ends in a panic
 # needs its own.
 PASSING_SELFTESTS = "format,modules,alloc,smp"
-FATAL_SELFTESTS = ["pagefault", "ud", "panic", "doublefree", "stackoverflow", "writetext"]
+FATAL_SELFTESTS = ["pagefault", "ud", "panic", "doublefree", "stackoverflow", "writetext",
+                   "writerelro"]
 
 
 @pytest.fixture(scope="module")
@@ -322,3 +323,22 @@ def test_code_is_write_protected(selftest_runs):
     target = r.expect(r"^selftest: writing to 0x([0-9a-f]{16})$").group(1)
     r.expect(r"^exitplan: EXCEPTION #PF \(vector 14\) on CPU 0, error code 0x3$")
     r.expect(r"^  CR0 [0-9a-f]{16}  CR2 %s  CR3" % target)
+
+
+def test_relro_is_write_protected(selftest_runs, hv_elf):
+    """const data that holds pointers (.data.rel.ro: the exit dispatch
+    table, the name tables) is written by the relocations alone, then
+    write-protected with .rodata: a write is a #PF (present, write)."""
+    r = selftest_runs["writerelro"]
+    check_panic_stops(r)
+    target = r.expect(r"^selftest: writing to 0x([0-9a-f]{16})$").group(1)
+    r.expect(r"^exitplan: EXCEPTION #PF \(vector 14\) on CPU 0, error code 0x3$")
+    r.expect(r"^  CR0 [0-9a-f]{16}  CR2 %s  CR3" % target)
+    # The probe is where the dispatch table is: in .data.rel.ro, inside the read-only segment.
+    out = subprocess.run(["readelf", "-SW", str(hv_elf)], stdout=subprocess.PIPE, text=True,
+                         check=True).stdout
+    m = re.search(r"\.data\.rel\.ro\s+PROGBITS\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", out)
+    assert m, out
+    start, size = int(m.group(1), 16), int(m.group(2), 16)
+    linked = int(target, 16) - (r.hv_region()[0] - HV_LOAD_ADDR)
+    assert start <= linked < start + size, r.describe()
