@@ -331,13 +331,23 @@ bool vm_vcpu_take_startup(struct vm_vcpu *v, uint8_t *vector)
 bool vm_any_vcpu_runnable(struct vm *vm)
 {
 	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
-		enum vcpu_run_state s = vm_vcpu_state(&vm->vcpu[i]);
+		struct vm_vcpu *v = &vm->vcpu[i];
+		bool runnable;
 
+		/*
+		 * State and STARTUP read together, under the vCPU's lock: one
+		 * taking its STARTUP on another CPU (vm_vcpu_take_startup())
+		 * clears sipi and then leaves wait-for-SIPI, and read apart the
+		 * two could show it waiting with no STARTUP -- no vCPU left
+		 * running, and the machine stopped under a guest that runs on.
+		 */
+		spin_lock(&v->lock);
 		/* A halted one waits for someone else's NMI or INIT itself. */
-		if (s == VCPU_RUN_RUNNING)
-			return true;
-		/* One about to start counts: its STARTUP is already posted. */
-		if (s == VCPU_RUN_WAIT_FOR_SIPI && READ_ONCE(vm->vcpu[i].sipi))
+		runnable = v->state == VCPU_RUN_RUNNING ||
+			   /* One about to start counts: its STARTUP is already posted. */
+			   (v->state == VCPU_RUN_WAIT_FOR_SIPI && v->sipi);
+		spin_unlock(&v->lock);
+		if (runnable)
 			return true;
 	}
 	return false;

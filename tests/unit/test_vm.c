@@ -5,11 +5,13 @@
  * interrupt command register (SDM Vol. 3A 11.6.1, 11.6.2, 11.12.9,
  * 11.12.10), with vmm_kick() faked to record which vCPUs were kicked.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "arch_bits.h"
@@ -367,6 +369,50 @@ static void test_halted_and_progress(void **state)
 	assert_true(vm_vcpu_take_startup(&vm.vcpu[2], &vector));
 }
 
+/*
+ * vm_any_vcpu_runnable() on one CPU while vCPU 2 takes its STARTUP on
+ * another: caught between the two stores of vm_vcpu_take_startup() (sipi
+ * cleared, still in wait-for-SIPI), read without the vCPU's lock it looks
+ * like a vCPU that can never run.  Here the test holds the lock in that
+ * state, as the taking CPU does: the check must wait for the lock, then
+ * find vCPU 2 running.
+ */
+struct runnable_probe {
+	bool result;
+	bool done;
+};
+
+static void *runnable_thread(void *arg)
+{
+	struct runnable_probe *p = arg;
+
+	p->result = vm_any_vcpu_runnable(&vm);
+	__atomic_store_n(&p->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_runnable_reads_state_and_startup_together(void **state)
+{
+	struct runnable_probe probe = { 0 };
+	struct vm_vcpu *v = &vm.vcpu[2];
+	pthread_t t;
+
+	(void)state;
+	assert_true(vm_vcpu_set_halted(&vm.vcpu[0], true));
+	assert_true(vm_vcpu_post_startup(v, 0x10));
+	/* Half way through vm_vcpu_take_startup(), the lock held. */
+	spin_lock(&v->lock);
+	v->sipi = false;
+	assert_int_equal(pthread_create(&t, NULL, runnable_thread, &probe), 0);
+	usleep(100000);
+	assert_false(__atomic_load_n(&probe.done, __ATOMIC_ACQUIRE));
+	v->state = VCPU_RUN_RUNNING;
+	spin_unlock(&v->lock);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(probe.done);
+	assert_true(probe.result);
+}
+
 static void test_first_stop_wins(void **state)
 {
 	struct vm_events ev;
@@ -411,6 +457,7 @@ int main(void)
 		cmocka_unit_test_setup(test_fixed_and_nmi_to_running, setup),
 		cmocka_unit_test_setup(test_smi_dropped, setup),
 		cmocka_unit_test_setup(test_halted_and_progress, setup),
+		cmocka_unit_test_setup(test_runnable_reads_state_and_startup_together, setup),
 		cmocka_unit_test_setup(test_first_stop_wins, setup),
 	};
 

@@ -150,6 +150,8 @@ UNIT_SRCS_test_linux_loader  := runtime/linux_loader.c runtime/guest_loader.c ru
 UNIT_SRCS_test_arch_checks   := arch/vmx/arch_checks.c
 UNIT_SRCS_test_task_switch   := arch/vmx/task_switch.c
 UNIT_SRCS_test_vm            := runtime/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
+# test_vm runs vm_any_vcpu_runnable() on a second thread against a held vCPU lock.
+$(UNIT_OUT)/test_vm: UNIT_LDLIBS += -pthread
 UNIT_SRCS_test_ioapic        := arch/vmx/ioapic.c
 UNIT_SRCS_test_sched         := runtime/sched.c
 UNIT_SRCS_test_acpi          := runtime/acpi.c
