@@ -56,6 +56,8 @@
 #   test_extable            runtime/extable.c: the exception fixup table, with
 #                           msr_safe.c's RDMSR/WRMSR faulting in user mode,
 #                           on two threads at once
+#   test_x86_decode         arch/vmx/x86_decode.c: instruction bytes -> the
+#                           operation on MMIO; the ALU flags against the host's
 
 UNIT_OUT      := $(BUILD)/unit
 UNIT_SRC      := tests/unit
@@ -89,7 +91,7 @@ UNIT_LIB_O     = $(foreach f,$(UNIT_LIB_C),$(call UNIT_OBJ,common,$(f)))
 
 UNIT_RUNTIME_TESTS := test_format test_platform test_pci test_ept test_guest_loader test_arch_checks \
 		      test_task_switch test_vm test_ioapic test_sched test_linux_loader test_vpic test_vpit test_vrtc test_vlapic \
-		      test_acpi test_region test_apic_mode test_vmcs_init test_extable
+		      test_acpi test_region test_apic_mode test_vmcs_init test_extable test_x86_decode
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
 		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs)) \
@@ -149,6 +151,7 @@ UNIT_SRCS_test_guest_loader  := runtime/guest_loader.c runtime/guest_ram.c runti
 UNIT_SRCS_test_linux_loader  := runtime/linux_loader.c runtime/guest_loader.c runtime/guest_ram.c $(UNIT_SRC)/fakes/fake_runtime.c
 UNIT_SRCS_test_arch_checks   := arch/vmx/arch_checks.c
 UNIT_SRCS_test_task_switch   := arch/vmx/task_switch.c
+UNIT_SRCS_test_x86_decode    := arch/vmx/x86_decode.c
 UNIT_SRCS_test_vm            := runtime/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
 # test_vm runs vm_any_vcpu_runnable() on a second thread against a held vCPU lock.
 $(UNIT_OUT)/test_vm: UNIT_LDLIBS += -pthread
