@@ -217,3 +217,14 @@ bool guest_write_linear(uint64_t gla, const void *src, unsigned int len)
 {
 	return guest_copy(gla, (void *)src, len, true);
 }
+
+bool guest_phys_mapped(uint64_t gpa, unsigned int len, bool write)
+{
+	uint64_t e;
+
+	if (!len || gpa + len > HV_IDENTITY_MAP_END ||
+	    (gpa & ~(uint64_t)(PAGE_SIZE - 1)) != ((gpa + len - 1) & ~(uint64_t)(PAGE_SIZE - 1)))
+		return false;
+	e = ept_lookup(current_ept(), gpa, NULL);
+	return (e & EPT_READ) && (!write || (e & EPT_WRITE));
+}

@@ -11,6 +11,13 @@
 
 /* The guest owns [gpa, gpa + len): RAM or firmware, outside the hypervisor. */
 bool guest_phys_ok(uint64_t gpa, uint64_t len);
+/*
+ * [gpa, gpa + len), within one page, is mapped for the guest by EPT with
+ * read (and @write) permission, whatever its memory type: RAM, a ROM, a
+ * device the profile grants.  An access there made for the guest is one
+ * it could make itself.
+ */
+bool guest_phys_mapped(uint64_t gpa, unsigned int len, bool write);
 /* Translate a guest linear address through the guest's paging (or none). */
 enum guest_walk {
 	GUEST_WALK_OK,

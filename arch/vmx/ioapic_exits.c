@@ -15,9 +15,11 @@
  *     address).  Not the guest's at all: an absent device, reads all
  *     ones, writes dropped.
  *
- * Each access is an EPT violation, decoded by vmx_mmio_decode(); an
- * instruction fetch, an event delivery through the page or an
- * instruction that is not a MOV stop the guest with a report.
+ * Each access is an EPT violation, its instruction emulated by mmio.c
+ * (vmx_mmio_emulate()), which reaches the pages through
+ * vmx_device_page_read() and vmx_device_page_write(); an instruction
+ * fetch or an event delivery through the page stops the guest with a
+ * report (ept_exits.c).
  */
 #include "ap_park.h"
 #include "boot_info.h"
@@ -103,8 +105,8 @@ bool vmx_hide_device_pages(struct ept *ept)
 	return hide_page(ept, ioapic_hw_page) && hide_page(ept, hpet_page);
 }
 
-static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa,
-					  const struct mmio_access *a)
+static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa, unsigned int size,
+					  uint64_t *v, bool write)
 {
 	unsigned int offset = gpa & (PAGE_SIZE - 1);
 	struct ioapic_refusal refusal;
@@ -137,10 +139,10 @@ static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa,
 		}
 		WRITE_ONCE(vm_ioapic_ready, true);
 	}
-	if (a->store)
-		r = ioapic_guest_write(&vm_ioapic, offset, a->size, (uint32_t)a->value, &refusal);
+	if (write)
+		r = ioapic_guest_write(&vm_ioapic, offset, size, (uint32_t)*v, &refusal);
 	else
-		r = ioapic_guest_read(&vm_ioapic, offset, a->size, &value);
+		r = ioapic_guest_read(&vm_ioapic, offset, size, &value);
 	if (r == IOAPIC_REFUSED && !ioapic_refusal_reported)
 		report = ioapic_refusal_reported = true;
 	spin_unlock(&vcpu->vm->platform_lock);
@@ -148,15 +150,16 @@ static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa,
 	if (r == IOAPIC_BAD_ACCESS)
 		return vcpu_stop(vcpu, "I/O APIC %s of %u byte(s) at GPA %#llx (RIP %#llx): only "
 				 "aligned 32-bit accesses are defined (82093AA)",
-				 a->store ? "write" : "read", a->size, (unsigned long long)gpa,
+				 write ? "write" : "read", size, (unsigned long long)gpa,
 				 (unsigned long long)vmcs_read(GUEST_RIP));
 	if (report)
 		printk("exitplan: guest I/O APIC redirection entry %u written masked: delivery "
 		       "mode %s (low dword %#x) is not the guest's; later ones are not reported\n",
 		       refusal.entry, ioapic_delivery_mode_name(refusal.value), refusal.value);
-	vmx_mmio_complete(vcpu, a, value);
+	if (!write)
+		*v = value;
 	/* The 8254's pin may have been unmasked, masked or re-routed (legacy_irq.c). */
-	if (a->store && offset == IOAPIC_IOWIN)
+	if (write && offset == IOAPIC_IOWIN)
 		vmx_legacy_irq_update(vcpu);
 	return VMX_EXIT_RESUME;
 }
@@ -259,39 +262,34 @@ void vmx_ioapic_idle(unsigned int cpu)
 }
 
 /* An absent device: all ones, writes go nowhere (the first is reported). */
-static enum vmx_exit_action hpet_access(struct vcpu *vcpu, uint64_t gpa,
-					const struct mmio_access *a)
+static enum vmx_exit_action hpet_access(uint64_t gpa, uint64_t *v, bool write)
 {
-	if (a->store && !__atomic_exchange_n(&hpet_write_reported, true, __ATOMIC_RELAXED))
+	if (!write)
+		*v = ~0ull;
+	else if (!__atomic_exchange_n(&hpet_write_reported, true, __ATOMIC_RELAXED))
 		printk("exitplan: guest write of %#llx to the HPET at %#llx dropped (the HPET is "
 		       "not the guest's: FSB delivery writes any address); later ones are not "
-		       "reported\n", (unsigned long long)a->value, (unsigned long long)gpa);
-	vmx_mmio_complete(vcpu, a, ~0ull);
+		       "reported\n", (unsigned long long)*v, (unsigned long long)gpa);
 	return VMX_EXIT_RESUME;
 }
 
-enum vmx_exit_action vmx_device_page_access(struct vcpu *vcpu, uint64_t gpa, uint64_t q)
+const char *vmx_device_page_name(uint64_t gpa)
 {
-	const char *name = page_of(gpa) == ioapic_hw_page ? "the I/O APIC" : "the HPET";
-	struct mmio_access a;
+	return page_of(gpa) == ioapic_hw_page ? "the I/O APIC page" : "the HPET page";
+}
 
-	/* No instruction stream to emulate on a device page. */
-	if (q & EXIT_QUAL_EPT_FETCH)
-		return vcpu_stop(vcpu, "EPT violation: instruction fetch from %s page at GPA %#llx "
-				 "(RIP %#llx): device memory is not executable", name,
-				 (unsigned long long)gpa, (unsigned long long)vmcs_read(GUEST_RIP));
-	/* An event's delivery touched the page (its IDT or stack there), not an instruction. */
-	if (vmcs_read32(IDT_VECTORING_INFO_FIELD) & INTR_INFO_VALID)
-		return vcpu_stop(vcpu, "delivery of event %#x touched %s page at GPA %#llx "
-				 "(RIP %#llx)", vmcs_read32(IDT_VECTORING_INFO_FIELD), name,
-				 (unsigned long long)gpa, (unsigned long long)vmcs_read(GUEST_RIP));
-	/* The decode must agree with the access the CPU reported (else the code changed under it). */
-	if (!vmx_mmio_decode(vcpu, &a) || a.store != !!(q & EXIT_QUAL_EPT_WRITE))
-		return vcpu_stop(vcpu, "access to %s page at GPA %#llx by an instruction that is "
-				 "not a MOV load or store matching the exit (RIP %#llx, "
-				 "bytes %02x %02x %02x %02x)", name, (unsigned long long)gpa,
-				 (unsigned long long)vmcs_read(GUEST_RIP), a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]);
+enum vmx_exit_action vmx_device_page_read(struct vcpu *vcpu, uint64_t gpa, unsigned int size,
+					  uint64_t *v)
+{
 	if (page_of(gpa) == ioapic_hw_page)
-		return ioapic_access(vcpu, gpa, &a);
-	return hpet_access(vcpu, gpa, &a);
+		return ioapic_access(vcpu, gpa, size, v, false);
+	return hpet_access(gpa, v, false);
+}
+
+enum vmx_exit_action vmx_device_page_write(struct vcpu *vcpu, uint64_t gpa, unsigned int size,
+					   uint64_t v)
+{
+	if (page_of(gpa) == ioapic_hw_page)
+		return ioapic_access(vcpu, gpa, size, &v, true);
+	return hpet_access(gpa, &v, true);
 }

@@ -1,21 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The MOV decoder of the emulated MMIO pages (mmio.h): the instruction at
- * the guest's RIP as a load or store, and its completion.  Its own file,
- * below the pages' owners: ept_exits.c (the xAPIC page) and the device
- * pages (ioapic_exits.c, vlapic_exits.c) all decode with it, and
- * ept_exits.c calls the device pages.
+ * Emulated MMIO (mmio.h): the instruction at the guest's RIP that touched
+ * a page the hypervisor answers, decoded by x86_decode.c and executed
+ * here against the guest-physical address space as the guest sees it
+ * (vmx_phys_read(), vmx_phys_write(): RAM, the local APIC page, the I/O
+ * APIC and HPET pages, the MMIO test page, unclaimed addresses).  Its own
+ * file, below the pages' owners: ept_exits.c, ioapic_exits.c and
+ * vlapic_exits.c answer the accesses, io.c's string I/O reaches guest
+ * memory through the same element walk.
  */
 #include "arch_bits.h"
+#include "arch_checks.h"
+#include "boot_info.h"
+#include "console.h"
+#include "cpu.h"
+#include "format.h"
 #include "layout.h"
 #include "mmio.h"
+#include "page_alloc.h"
+#include "platform.h"
 #include "string.h"
 #include "vmcs_fields.h"
 #include "vcpu_arch.h"
+#include "vcpu_stop.h"
 #include "events.h"
 #include "vcpu_regs.h"
+#include "guest_mem.h"
+#include "apic.h"
+#include "vlapic_exits.h"
 #include "vmm.h"
 #include "vmx_controls_bits.h"
+#include "x86_decode.h"
 
 uint64_t vmx_guest_rip_linear(void)
 {
@@ -26,234 +41,448 @@ uint64_t vmx_guest_rip_linear(void)
 	return rip;
 }
 
-/*
- * The stores that may reach the xAPIC page (mapped read-only: reads do
- * not exit): MOV r/m, r (88, 89), MOV r/m, imm (C6 /0, C7 /0) and MOV
- * moffs, AL/eAX (A2, A3), with
- * operand-size (66), address-size (67), segment and REX prefixes, in
- * 16-, 32- and 64-bit code, any ModRM/SIB form.  The address comes from
- * the exit; the decode is for the value, its size and the length.
- */
-#define STORE_INSN_MAX		15	/* the architectural limit */
-
-struct store_insn {
-	unsigned int size;	/* 1, 2, 4 or 8 bytes */
-	uint64_t value;
-	unsigned int len;
-};
-
-/* Length of a ModRM memory operand (ModRM, SIB, displacement) at @b. */
-static bool modrm_len(const uint8_t *b, unsigned int avail, bool addr16, unsigned int *len)
+static enum x86_mode guest_code_mode(void)
 {
-	unsigned int mod = b[0] >> 6, rm = b[0] & 7, n = 1;
+	uint32_t cs_ar = vmcs_read32(GUEST_CS_AR_BYTES);
 
-	if (mod == 3)
-		return false;		/* a register operand: no memory access */
-	if (addr16) {
-		if (mod == 0 && rm == 6)
-			n += 2;
-		n += mod == 1 ? 1 : mod == 2 ? 2 : 0;
-	} else {
-		if (rm == 4) {		/* SIB */
-			if (avail < 2)
-				return false;
-			if (mod == 0 && (b[1] & 7) == 5)
-				n += 4;
-			n += 1;
-		} else if (mod == 0 && rm == 5) {
-			n += 4;		/* disp32, or RIP-relative in 64-bit mode */
-		}
-		n += mod == 1 ? 1 : mod == 2 ? 4 : 0;
-	}
-	*len = n;
-	return n <= avail;
+	if ((vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_IA32E_MODE) && (cs_ar & VMX_AR_L))
+		return X86_MODE_64;
+	return (cs_ar & VMX_AR_DB) ? X86_MODE_32 : X86_MODE_16;
 }
 
-static bool decode_store(struct vcpu *vcpu, const uint8_t *b, unsigned int avail,
-			 struct store_insn *insn)
+/* --- the guest-physical address space, as the guest reaches it ---------------- */
+
+static bool in_hv_region(uint64_t gpa, unsigned int size)
 {
-	bool long_mode = vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_IA32E_MODE;
-	uint32_t cs_ar = vmcs_read32(GUEST_CS_AR_BYTES);
-	bool code64 = long_mode && (cs_ar & VMX_AR_L);
-	bool code32 = code64 || (cs_ar & VMX_AR_DB);
-	bool opsize = false, adsize = false;
-	unsigned int i = 0, rex = 0, mlen, reg;
+	const struct boot_info *bi = boot_info();
 
-	for (; i < avail; i++) {
-		uint8_t p = b[i];
+	return gpa < bi->hv_end && gpa + size > bi->hv_start;
+}
 
-		if (p == X86_PREFIX_OPERAND_SIZE)
-			opsize = true;
-		else if (p == X86_PREFIX_ADDRESS_SIZE)
-			adsize = true;
-		else if (p == X86_PREFIX_ES || p == X86_PREFIX_CS || p == X86_PREFIX_SS ||
-			 p == X86_PREFIX_DS || p == X86_PREFIX_FS || p == X86_PREFIX_GS)
-			continue;
-		else
-			break;
-	}
-	/* REX is the last prefix, and exists only in 64-bit code. */
-	if (code64 && i < avail && (b[i] & 0xf0) == X86_REX_BASE)
-		rex = b[i++];
-	if (i + 1 > avail)
-		return false;
-	if (b[i] == X86_OPCODE_MOV_MOFFS8_AL || b[i] == X86_OPCODE_MOV_MOFFS_EAX) {
-		/* MOV moffs, AL/eAX: the address is an immediate of the address size. */
-		unsigned int asz = code64 ? (adsize ? 4 : 8) : (adsize == code32) ? 2 : 4;
+static bool unclaimed_write_reported;
 
-		insn->size = b[i] == X86_OPCODE_MOV_MOFFS8_AL ? 1 : (rex & X86_REX_W) ? 8 :
-			     (opsize == code32) ? 2 : 4;
-		insn->value = vcpu_gpr_read(vcpu, 0);
-		insn->len = i + 1 + asz;
-		return insn->len <= avail;
-	}
-	if (i + 2 > avail)
-		return false;
-	switch (b[i]) {
-	case X86_OPCODE_MOV_STORE8:
-	case X86_OPCODE_MOV_STORE_IMM8:
-		insn->size = 1;
+/* An access the guest's EPT maps (RAM, a ROM, a granted device): made as the guest makes it. */
+static void mapped_access(uint64_t gpa, unsigned int size, uint64_t *v, bool write)
+{
+	volatile void *p = phys_to_virt(gpa);
+
+	switch (size) {
+	case 1:
+		if (write) *(volatile uint8_t *)p = (uint8_t)*v; else *v = *(volatile uint8_t *)p;
 		break;
-	case X86_OPCODE_MOV_STORE:
-	case X86_OPCODE_MOV_STORE_IMM:
-		insn->size = (rex & X86_REX_W) ? 8 : (opsize == code32) ? 2 : 4;
+	case 2:
+		if (write) *(volatile uint16_t *)p = (uint16_t)*v; else *v = *(volatile uint16_t *)p;
+		break;
+	case 4:
+		if (write) *(volatile uint32_t *)p = (uint32_t)*v; else *v = *(volatile uint32_t *)p;
 		break;
 	default:
-		return false;
+		if (write) *(volatile uint64_t *)p = *v; else *v = *(volatile uint64_t *)p;
+		break;
 	}
-	reg = ((b[i + 1] >> 3) & 7) | ((rex & X86_REX_R) ? 8 : 0);
-	if ((b[i] == X86_OPCODE_MOV_STORE_IMM8 || b[i] == X86_OPCODE_MOV_STORE_IMM) && (reg & 7))
-		return false;		/* C6/C7 with /1../7 is not MOV */
-	if (!modrm_len(b + i + 1, avail - i - 1, code64 ? false : (adsize == code32), &mlen))
-		return false;
-	i += 1 + mlen;
-	if (b[i - 1 - mlen] == X86_OPCODE_MOV_STORE_IMM8 ||
-	    b[i - 1 - mlen] == X86_OPCODE_MOV_STORE_IMM) {
-		unsigned int imm = insn->size == 8 ? 4 : insn->size;	/* imm32, sign-extended */
+}
 
-		if (i + imm > avail)
-			return false;
-		insn->value = 0;
-		for (unsigned int k = 0; k < imm; k++)
-			insn->value |= (uint64_t)b[i + k] << (8 * k);
-		i += imm;
-	} else if (insn->size == 1 && !rex && reg >= 4) {
-		insn->value = vcpu_gpr_read(vcpu, reg - 4) >> 8;	/* AH, CH, DH, BH */
+static enum vmx_exit_action phys_access(struct vcpu *vcpu, uint64_t gpa, unsigned int size,
+					uint64_t *v, bool write)
+{
+	unsigned int offset = gpa & (PAGE_SIZE - 1);
+
+	if ((gpa & ~(uint64_t)(PAGE_SIZE - 1)) == vmx_xapic_page()) {
+		if (PROFILE_APIC_VIRTUAL)
+			return write ? vmx_vlapic_mmio_write(vcpu, offset, size, (uint32_t)*v)
+				     : vmx_vlapic_mmio_read(vcpu, offset, size, v);
+		if (write)
+			return vmx_xapic_write(vcpu, offset, (uint32_t)*v, size);
+		if (!vmx_xapic_read(vcpu, offset, size, v))
+			return vcpu_stop(vcpu, "%u-byte read of the local APIC page at %#llx: it spans "
+					 "two registers (RIP %#llx)", size, (unsigned long long)gpa,
+					 (unsigned long long)vmcs_read(GUEST_RIP));
+		return VMX_EXIT_RESUME;
+	}
+	if (vmx_device_page(gpa))
+		return write ? vmx_device_page_write(vcpu, gpa, size, *v)
+			     : vmx_device_page_read(vcpu, gpa, size, v);
+	if (platform_mmio_test_page(gpa)) {
+		/* exitplan's own test device defines aligned 32-bit accesses only. */
+		if (size != 4 || (gpa & 3))
+			return vcpu_stop(vcpu, "%u-byte %s of the MMIO test page at %#llx: only aligned "
+					 "32-bit accesses are defined (RIP %#llx)", size,
+					 write ? "write" : "read", (unsigned long long)gpa,
+					 (unsigned long long)vmcs_read(GUEST_RIP));
+		if (!write)
+			*v = PLATFORM_MMIO_TEST_VALUE;	/* stores are ignored, like a ROM's */
+		return VMX_EXIT_RESUME;
+	}
+	if (in_hv_region(gpa, size))
+		return vcpu_stop(vcpu, "EPT violation: %s of hypervisor memory at GPA %#llx (RIP %#llx)",
+				 write ? "write" : "read", (unsigned long long)gpa,
+				 (unsigned long long)vmcs_read(GUEST_RIP));
+	if (guest_phys_mapped(gpa, size, write)) {
+		mapped_access(gpa, size, v, write);
+		return VMX_EXIT_RESUME;
+	}
+	/*
+	 * Nothing the guest's machine has claims it (the VGA window, a PCI
+	 * hole, above RAM; a write to a read-only mapping): as a PC answers
+	 * a master abort, reads all ones and the write goes nowhere.
+	 */
+	if (!write) {
+		*v = ~0ull;
+	} else if (!__atomic_exchange_n(&unclaimed_write_reported, true, __ATOMIC_RELAXED)) {
+		printk("exitplan: guest write of %#llx to GPA %#llx dropped (no device the guest is "
+		       "granted claims it); later ones are not reported\n",
+		       (unsigned long long)(size == 8 ? *v : *v & ((1ull << (8 * size)) - 1)),
+		       (unsigned long long)gpa);
+	}
+	return VMX_EXIT_RESUME;
+}
+
+enum vmx_exit_action vmx_phys_read(struct vcpu *vcpu, uint64_t gpa, unsigned int size,
+				   uint64_t *v)
+{
+	enum vmx_exit_action act;
+
+	*v = 0;
+	act = phys_access(vcpu, gpa, size, v, false);
+	if (size < 8)
+		*v &= (1ull << (8 * size)) - 1;
+	return act;
+}
+
+enum vmx_exit_action vmx_phys_write(struct vcpu *vcpu, uint64_t gpa, unsigned int size,
+				    uint64_t v)
+{
+	return phys_access(vcpu, gpa, size, &v, true);
+}
+
+/* --- string elements: segment, paging, and the two pages of one ------------------ */
+
+static const enum vmcs_field seg_base_field[6] = {
+	GUEST_ES_BASE, GUEST_CS_BASE, GUEST_SS_BASE, GUEST_DS_BASE, GUEST_FS_BASE, GUEST_GS_BASE,
+};
+static const enum vmcs_field seg_limit_field[6] = {
+	GUEST_ES_LIMIT, GUEST_CS_LIMIT, GUEST_SS_LIMIT, GUEST_DS_LIMIT, GUEST_FS_LIMIT,
+	GUEST_GS_LIMIT,
+};
+static const enum vmcs_field seg_ar_field[6] = {
+	GUEST_ES_AR_BYTES, GUEST_CS_AR_BYTES, GUEST_SS_AR_BYTES, GUEST_DS_AR_BYTES,
+	GUEST_FS_AR_BYTES, GUEST_GS_AR_BYTES,
+};
+
+enum vmx_elem_result vmx_string_element(struct vcpu *vcpu, unsigned int seg, uint64_t offset,
+					unsigned int size, bool write, struct vmx_element *el)
+{
+	bool long_mode = vcpu_in_64bit_mode(vcpu);
+	bool pe = vmcs_read(CR0_READ_SHADOW) & X86_CR0_PE;
+	bool user = ((vmcs_read32(GUEST_SS_AR_BYTES) & VMX_AR_DPL_MASK) >> VMX_AR_DPL_SHIFT) == 3;
+	unsigned int access = (write ? GUEST_ACCESS_WRITE : 0) | (user ? GUEST_ACCESS_USER : 0);
+	uint64_t base = vmcs_read(seg_base_field[seg]), gla, page_left, cr2;
+	uint32_t err = 0;
+	enum guest_walk w;
+
+	/* The segment first, as the CPU checks it (SDM Vol. 3A 5.3; canonical in 64-bit mode). */
+	if (long_mode) {
+		if (seg != X86_SEG_FS && seg != X86_SEG_GS)
+			base = 0;
+		gla = base + offset;
+		if (!is_canonical_address(gla) || !is_canonical_address(gla + size - 1))
+			goto segment_fault;
 	} else {
-		insn->value = vcpu_gpr_read(vcpu, reg);
+		if (seg_check_access(vmcs_read32(seg_ar_field[seg]), vmcs_read32(seg_limit_field[seg]),
+				     offset, size, write, pe) != SEG_OK)
+			goto segment_fault;
+		gla = (base + offset) & 0xffffffffull;	/* linear addresses wrap at 4 GiB */
 	}
-	insn->len = i;
-	return true;
+	page_left = PAGE_SIZE - (gla & (PAGE_SIZE - 1));
+	el->first = page_left < size ? (unsigned int)page_left : size;
+	cr2 = gla;
+	w = guest_linear_walk(gla, access, &el->gpa[0], &err);
+	el->gpa[1] = el->gpa[0] + el->first;
+	if (w == GUEST_WALK_OK && el->first < size) {
+		cr2 = (gla + el->first) & (long_mode ? ~0ull : 0xffffffffull);
+		w = guest_linear_walk(cr2, access, &el->gpa[1], &err);
+	}
+	if (w == GUEST_WALK_PAGE_FAULT) {
+		write_cr2(cr2);
+		vmx_inject_exception(vcpu, X86_EXC_PF, true, err);
+		return VMX_ELEM_FAULT;
+	}
+	if (w != GUEST_WALK_OK) {
+		vcpu_stop(vcpu, "%s string element at linear address %#llx: the guest's paging "
+			  "structures are not in guest RAM (RIP %#llx)", write ? "write of" : "read of",
+			  (unsigned long long)cr2, (unsigned long long)vmcs_read(GUEST_RIP));
+		return VMX_ELEM_STOP;
+	}
+	el->size = size;
+	return VMX_ELEM_OK;
+
+segment_fault:
+	if (seg == X86_SEG_SS)
+		vmx_inject_exception(vcpu, X86_EXC_SS, true, 0);
+	else
+		vmx_inject_gp(vcpu);
+	return VMX_ELEM_FAULT;
 }
 
-/*
- * The loads an emulated MMIO page answers: MOV r, r/m (8A, 8B) and MOV
- * AL/eAX, moffs (A0, A1), with the prefixes decode_store() takes.  The
- * destination is ModRM.reg (REX.R), or AH..BH for 8A without REX.
- */
-static bool decode_load(const uint8_t *b, unsigned int avail, struct mmio_access *a)
+enum vmx_exit_action vmx_element_read(struct vcpu *vcpu, const struct vmx_element *el,
+				      uint64_t *v)
 {
-	bool long_mode = vmcs_read32(VM_ENTRY_CONTROLS) & VM_ENTRY_IA32E_MODE;
-	uint32_t cs_ar = vmcs_read32(GUEST_CS_AR_BYTES);
-	bool code64 = long_mode && (cs_ar & VMX_AR_L);
-	bool code32 = code64 || (cs_ar & VMX_AR_DB);
-	bool opsize = false, adsize = false;
-	unsigned int i = 0, rex = 0, mlen;
+	uint64_t lo = 0, hi = 0;
+	enum vmx_exit_action act;
 
-	for (; i < avail; i++) {
-		uint8_t p = b[i];
-
-		if (p == 0x66)
-			opsize = true;
-		else if (p == 0x67)
-			adsize = true;
-		else if (p == 0x26 || p == 0x2e || p == 0x36 || p == 0x3e || p == 0x64 || p == 0x65)
-			continue;
-		else
-			break;
+	/* RAM, the common case of string I/O, is copied without the device dispatch. */
+	if (guest_phys_ok(el->gpa[0], el->first) && guest_phys_ok(el->gpa[1], el->size - el->first)) {
+		*v = 0;
+		memcpy(&lo, phys_to_virt(el->gpa[0]), el->first);
+		memcpy(&hi, phys_to_virt(el->gpa[1]), el->size - el->first);
+		*v = lo | (el->first < 8 ? hi << (8 * el->first) : 0);
+		return VMX_EXIT_RESUME;
 	}
-	if (code64 && i < avail && (b[i] & 0xf0) == 0x40)
-		rex = b[i++];
-	if (i + 1 > avail)
-		return false;
-	a->store = false;
-	a->high_byte = false;
-	if (b[i] == 0xa0 || b[i] == 0xa1) {
-		unsigned int asz = code64 ? (adsize ? 4 : 8) : (adsize == code32) ? 2 : 4;
-
-		a->size = b[i] == 0xa0 ? 1 : (rex & 8) ? 8 : (opsize == code32) ? 2 : 4;
-		a->reg = 0;
-		a->len = i + 1 + asz;
-		return a->len <= avail;
-	}
-	if (b[i] != 0x8a && b[i] != 0x8b)
-		return false;
-	if (i + 2 > avail)
-		return false;
-	a->size = b[i] == 0x8a ? 1 : (rex & 8) ? 8 : (opsize == code32) ? 2 : 4;
-	a->reg = ((b[i + 1] >> 3) & 7) | ((rex & 4) ? 8 : 0);
-	if (a->size == 1 && !rex && a->reg >= 4) {
-		a->reg -= 4;
-		a->high_byte = true;
-	}
-	if (!modrm_len(b + i + 1, avail - i - 1, code64 ? false : (adsize == code32), &mlen))
-		return false;
-	a->len = i + 1 + mlen;
-	return true;
+	act = vmx_phys_read(vcpu, el->gpa[0], el->first, &lo);
+	if (act == VMX_EXIT_RESUME && el->first < el->size)
+		act = vmx_phys_read(vcpu, el->gpa[1], el->size - el->first, &hi);
+	*v = lo | (el->first < 8 ? hi << (8 * el->first) : 0);
+	return act;
 }
 
-bool vmx_mmio_decode(struct vcpu *vcpu, struct mmio_access *a)
+enum vmx_exit_action vmx_element_write(struct vcpu *vcpu, const struct vmx_element *el,
+				       uint64_t v)
 {
-	uint8_t code[STORE_INSN_MAX];
-	struct store_insn st;
-	unsigned int avail;
-	uint64_t rip = vmx_guest_rip_linear();
+	enum vmx_exit_action act;
 
-	/* The instruction may end just before an unmapped page: fetch no further. */
-	avail = PAGE_SIZE - (rip & (PAGE_SIZE - 1));
-	if (avail > sizeof(code))
-		avail = sizeof(code);
-	memset(code, 0, sizeof(code));
-	if (!guest_read_linear(rip, code, avail))
-		avail = 0;
-	memcpy(a->bytes, code, sizeof(a->bytes));
-	if (avail && decode_load(code, avail, a))
-		return true;
-	if (avail && decode_store(vcpu, code, avail, &st)) {
-		a->store = true;
-		a->high_byte = false;
-		a->size = st.size;
-		a->value = st.value;
-		a->len = st.len;
-		return true;
+	if (guest_phys_ok(el->gpa[0], el->first) && guest_phys_ok(el->gpa[1], el->size - el->first)) {
+		memcpy(phys_to_virt(el->gpa[0]), &v, el->first);
+		v >>= 8 * el->first % 64;
+		memcpy(phys_to_virt(el->gpa[1]), &v, el->size - el->first);
+		return VMX_EXIT_RESUME;
 	}
-	return false;
+	act = vmx_phys_write(vcpu, el->gpa[0], el->first, v);
+	if (act == VMX_EXIT_RESUME && el->first < el->size)
+		act = vmx_phys_write(vcpu, el->gpa[1], el->size - el->first, v >> (8 * el->first));
+	return act;
 }
 
-void vmx_mmio_complete(struct vcpu *vcpu, const struct mmio_access *a, uint64_t value)
+/* --- executing what x86_decode() found ---------------------------------------- */
+
+static uint64_t sized(uint64_t v, unsigned int size)
 {
-	uint32_t intr;
+	return size >= 8 ? v : v & ((1ull << (8 * size)) - 1);
+}
 
-	if (!a->store) {
-		uint64_t old = vcpu_gpr_read(vcpu, a->reg);
+static uint64_t reg_read(struct vcpu *vcpu, unsigned int reg, bool high, unsigned int size)
+{
+	uint64_t v = vcpu_gpr_read(vcpu, reg);
 
-		/* 32-bit results zero-extend; 8- and 16-bit ones merge (SDM Vol. 1 3.4.1.1). */
-		if (a->high_byte)
-			value = (old & ~0xff00ull) | ((value & 0xff) << 8);
-		else if (a->size == 1)
-			value = (old & ~0xffull) | (value & 0xff);
-		else if (a->size == 2)
-			value = (old & ~0xffffull) | (value & 0xffff);
-		else if (a->size == 4)
-			value &= 0xffffffffull;
-		vcpu_gpr_write(vcpu, a->reg, value);
-	}
-	/* The instruction completes: past it, out of any STI or MOV-SS shadow. */
-	vmcs_write(GUEST_RIP, vmcs_read(GUEST_RIP) + a->len);
-	intr = vmcs_read32(GUEST_INTERRUPTIBILITY_INFO);
-	if (intr & (GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS))
-		vmcs_write(GUEST_INTERRUPTIBILITY_INFO,
-			   intr & ~(uint32_t)(GUEST_INTR_STATE_STI | GUEST_INTR_STATE_MOV_SS));
+	return sized(high ? v >> 8 : v, size);
+}
+
+/* 32-bit results zero-extend; 8- and 16-bit ones merge (SDM Vol. 1 3.4.1.1). */
+static void reg_write(struct vcpu *vcpu, unsigned int reg, bool high, unsigned int size,
+		      uint64_t v)
+{
+	uint64_t old = vcpu_gpr_read(vcpu, reg);
+
+	if (high)
+		v = (old & ~0xff00ull) | ((v & 0xff) << 8);
+	else if (size == 1)
+		v = (old & ~0xffull) | (v & 0xff);
+	else if (size == 2)
+		v = (old & ~0xffffull) | (v & 0xffff);
+	else if (size == 4)
+		v &= 0xffffffffull;
+	vcpu_gpr_write(vcpu, reg, v);
+}
+
+/* The instruction completes: past it, out of any STI or MOV-SS shadow. */
+static void complete(unsigned int len)
+{
+	vmx_advance_rip(len);
 	/* An event the exit interrupted goes in first (SDM 28.2.4). */
 	vmx_reinject_idt_vectoring();
+}
+
+static void set_flags(uint64_t rflags)
+{
+	vmcs_write(GUEST_RFLAGS, rflags);
+}
+
+static uint64_t extend(uint64_t v, unsigned int from, enum x86_ext ext)
+{
+	if (ext == X86_EXT_SIGN && from < 8 && ((v >> (8 * from - 1)) & 1))
+		v |= ~0ull << (8 * from);
+	return v;
+}
+
+/* Elements of a REP string instruction done per exit (as io.c's string I/O). */
+#define MMIO_STRING_BATCH	4096
+
+static enum vmx_exit_action emulate_string(struct vcpu *vcpu, const struct x86_insn *in)
+{
+	struct guest_regs *r = &vcpu->regs;
+	uint64_t amask = in->addr_size == 2 ? 0xffffull : in->addr_size == 4 ? 0xffffffffull : ~0ull;
+	int64_t step = (vmcs_read(GUEST_RFLAGS) & X86_RFLAGS_DF) ? -(int64_t)in->size
+								  : (int64_t)in->size;
+	unsigned int src_seg = in->seg_override >= 0 ? (unsigned int)in->seg_override : X86_SEG_DS;
+	uint64_t count = in->rep ? (r->rcx & amask) : 1;
+
+	for (unsigned int batch = 0; count; batch++) {
+		struct vmx_element src, dst;
+		enum vmx_elem_result er;
+		enum vmx_exit_action act;
+		uint64_t v = 0;
+
+		if (batch == MMIO_STRING_BATCH)
+			return VMX_EXIT_RESUME;	/* RIP unchanged: the REP goes on after the next entry */
+		if (in->op != X86_OP_STOS) {
+			er = vmx_string_element(vcpu, src_seg, r->rsi & amask, in->size, false,
+						&src);
+			if (er != VMX_ELEM_OK)
+				return er == VMX_ELEM_FAULT ? VMX_EXIT_RESUME : VMX_EXIT_STOP;
+		}
+		if (in->op != X86_OP_LODS) {
+			er = vmx_string_element(vcpu, X86_SEG_ES, r->rdi & amask, in->size, true,
+						&dst);
+			if (er != VMX_ELEM_OK)
+				return er == VMX_ELEM_FAULT ? VMX_EXIT_RESUME : VMX_EXIT_STOP;
+		}
+		if (in->op == X86_OP_STOS) {
+			v = sized(r->rax, in->size);
+		} else {
+			act = vmx_element_read(vcpu, &src, &v);
+			if (act != VMX_EXIT_RESUME)
+				return act;
+			r->rsi = (r->rsi & ~amask) | ((r->rsi + step) & amask);
+		}
+		if (in->op == X86_OP_LODS)
+			reg_write(vcpu, 0, false, in->size, v);
+		else
+			r->rdi = (r->rdi & ~amask) | ((r->rdi + step) & amask);
+		count--;
+		if (in->rep)
+			r->rcx = (r->rcx & ~amask) | count;
+		/* The last element completes the instruction before its write posts anything. */
+		if (!count)
+			complete(in->len);
+		if (in->op != X86_OP_LODS) {
+			act = vmx_element_write(vcpu, &dst, v);
+			if (act != VMX_EXIT_RESUME)
+				return act;
+		}
+	}
+	return VMX_EXIT_RESUME;
+}
+
+static enum vmx_exit_action emulate(struct vcpu *vcpu, const struct x86_insn *in, uint64_t gpa)
+{
+	uint64_t src = in->has_imm ? in->imm : reg_read(vcpu, in->reg, in->high_byte, in->reg_size);
+	uint64_t rflags = vmcs_read(GUEST_RFLAGS), old = 0, res;
+	enum vmx_exit_action act;
+
+	if (x86_insn_reads(in)) {
+		act = vmx_phys_read(vcpu, gpa, in->size, &old);
+		if (act != VMX_EXIT_RESUME)
+			return act;
+	}
+	switch (in->op) {
+	case X86_OP_LOAD:
+		reg_write(vcpu, in->reg, in->high_byte, in->reg_size,
+			  extend(old, in->size, in->ext));
+		complete(in->len);
+		return VMX_EXIT_RESUME;
+	case X86_OP_STORE:
+		complete(in->len);
+		return vmx_phys_write(vcpu, gpa, in->size, src);
+	case X86_OP_ALU_MEM:
+		res = x86_alu(in->alu, in->size, old, src, &rflags);
+		set_flags(rflags);
+		complete(in->len);
+		if (!x86_insn_writes(in))
+			return VMX_EXIT_RESUME;
+		return vmx_phys_write(vcpu, gpa, in->size, res);
+	case X86_OP_ALU_REG:
+		res = x86_alu(in->alu, in->size, src, old, &rflags);
+		set_flags(rflags);
+		if (in->alu != X86_ALU_CMP)
+			reg_write(vcpu, in->reg, in->high_byte, in->reg_size, res);
+		complete(in->len);
+		return VMX_EXIT_RESUME;
+	case X86_OP_XCHG:
+		reg_write(vcpu, in->reg, in->high_byte, in->reg_size, old);
+		complete(in->len);
+		return vmx_phys_write(vcpu, gpa, in->size, src);
+	case X86_OP_XADD:
+		res = x86_alu(X86_ALU_ADD, in->size, old, src, &rflags);
+		set_flags(rflags);
+		reg_write(vcpu, in->reg, in->high_byte, in->reg_size, old);
+		complete(in->len);
+		return vmx_phys_write(vcpu, gpa, in->size, res);
+	case X86_OP_CMPXCHG: {
+		uint64_t acc = reg_read(vcpu, 0, false, in->size);
+
+		x86_alu(X86_ALU_CMP, in->size, acc, old, &rflags);
+		set_flags(rflags);
+		/* On a mismatch the destination is written back unchanged (SDM Vol. 2A CMPXCHG). */
+		if (acc != old)
+			reg_write(vcpu, 0, false, in->size, old);
+		complete(in->len);
+		return vmx_phys_write(vcpu, gpa, in->size, acc == old ? src : old);
+	}
+	default:
+		return emulate_string(vcpu, in);
+	}
+}
+
+static enum vmx_exit_action refuse(struct vcpu *vcpu, uint64_t gpa, uint64_t q, const char *what,
+				   const char *why, const uint8_t *code, unsigned int avail)
+{
+	char bytes[3 * X86_INSN_MAX + 1];
+	unsigned int n = 0;
+
+	bytes[0] = 0;
+	for (unsigned int k = 0; k < avail && k < X86_INSN_MAX; k++)
+		n += snprintf(bytes + n, sizeof(bytes) - n, k ? " %02x" : "%02x", code[k]);
+	return vcpu_stop(vcpu, "%s %s at GPA %#llx by an instruction %s (RIP %#llx, bytes %s)",
+			 (q & EXIT_QUAL_EPT_WRITE) ? "write to" : "read of", what,
+			 (unsigned long long)gpa, why, (unsigned long long)vmcs_read(GUEST_RIP),
+			 avail ? bytes : "unreadable");
+}
+
+enum vmx_exit_action vmx_mmio_emulate(struct vcpu *vcpu, uint64_t gpa, uint64_t q,
+				      const char *what)
+{
+	uint8_t code[X86_INSN_MAX];
+	struct x86_insn in;
+	unsigned int avail, first;
+	uint64_t rip = vmx_guest_rip_linear();
+
+	/* The instruction's bytes: to the end of its page, then on into the next if that reads. */
+	memset(code, 0, sizeof(code));
+	first = PAGE_SIZE - (rip & (PAGE_SIZE - 1));
+	if (first > sizeof(code))
+		first = sizeof(code);
+	avail = guest_read_linear(rip, code, first) ? first : 0;
+	if (avail == first && first < sizeof(code) &&
+	    guest_read_linear(rip + first, code + first, sizeof(code) - first))
+		avail = sizeof(code);
+	switch (x86_decode(code, avail, guest_code_mode(), &in)) {
+	case X86_DECODE_OK:
+		break;
+	case X86_DECODE_UD:
+		vmx_inject_ud(vcpu);
+		return VMX_EXIT_RESUME;
+	case X86_DECODE_SHORT:
+		return refuse(vcpu, gpa, q, what, "whose bytes could not be read", code, avail);
+	default:
+		return refuse(vcpu, gpa, q, what, "exitplan does not emulate", code, avail);
+	}
+	/* The decode must agree with the access the CPU reported (else the code changed under it). */
+	if ((q & EXIT_QUAL_EPT_WRITE) ? !x86_insn_writes(&in) : !x86_insn_reads(&in))
+		return refuse(vcpu, gpa, q, what, "that does not make that access", code, in.len);
+	if (in.op == X86_OP_STOS || in.op == X86_OP_LODS || in.op == X86_OP_MOVS)
+		return emulate(vcpu, &in, 0);
+	/* One operand, one page: the exit names the page that faulted, not the other. */
+	if ((gpa & (PAGE_SIZE - 1)) + in.size > PAGE_SIZE)
+		return refuse(vcpu, gpa, q, what, "whose operand crosses a page boundary", code,
+			      in.len);
+	return emulate(vcpu, &in, gpa);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Emulated MMIO pages: the decode of the instruction that touched one
- * (mmio.c) and the pages the hypervisor keeps from the guest and
+ * Emulated MMIO pages: the emulation of the instruction that touched one
+ * (mmio.c, decoded by x86_decode.c) and the pages the hypervisor keeps from the guest and
  * answers itself (ioapic_exits.c: the I/O APIC, the HPET).
  */
 #ifndef EXITPLAN_VMX_MMIO_H
@@ -16,37 +16,67 @@ struct vcpu;
 struct ept;
 struct vm;
 
-/* A MOV load or store, as vmx_mmio_decode() finds it at the guest's RIP. */
-struct mmio_access {
-	bool store;
-	unsigned int size;	/* 1, 2, 4 or 8 bytes */
-	unsigned int reg;	/* load: the destination GPR (0 RAX .. 15 R15) ... */
-	bool high_byte;		/* ... or its bits 15:8 (AH, CH, DH, BH) */
-	uint64_t value;		/* store: the value */
-	unsigned int len;	/* of the instruction */
-	uint8_t bytes[4];	/* its first bytes, for reports */
-};
-
 /*
- * Decode the instruction at the guest's RIP as a MOV load (8A, 8B, A0,
- * A1) or store (88, 89, C6, C7, A2, A3) with any prefixes, in 16-, 32-
- * or 64-bit code; false for anything else.  The address comes from the
- * exit, not from the decode.
+ * The instruction at the guest's RIP touched @gpa (an EPT violation with
+ * qualification @q, in @what: "the local APIC page", ...): decode it
+ * (x86_decode.c) and execute it against the guest-physical address space
+ * (vmx_phys_read(), vmx_phys_write()), its flags and registers updated
+ * and RIP moved past it as the CPU does.  Where hardware would fault, the
+ * guest gets the fault (#UD, #GP, #SS, #PF); an instruction not emulated
+ * stops the guest with a report naming its bytes.
  */
-bool vmx_mmio_decode(struct vcpu *vcpu, struct mmio_access *a);
+enum vmx_exit_action vmx_mmio_emulate(struct vcpu *vcpu, uint64_t gpa, uint64_t q,
+				      const char *what);
 /* The guest-linear address of the instruction at GUEST_RIP, which a decode fetches. */
 uint64_t vmx_guest_rip_linear(void);
+
 /*
- * Complete @a: a load's destination gets @value (8- and 16-bit loads
- * merge, 32-bit ones zero-extend); RIP moves past the instruction, out of
- * any STI or MOV-SS shadow; an event the exit interrupted is re-injected.
+ * One access of @size bytes (within one page) at @gpa as the guest's
+ * machine answers it: guest RAM and what EPT maps for it, the local
+ * APIC page, the I/O APIC and HPET pages, the MMIO test page; an address
+ * nothing claims reads all ones and drops writes (the first reported);
+ * the hypervisor's region stops the guest.  VMX_EXIT_RESUME, or the
+ * action a device's answer asks for.
  */
-void vmx_mmio_complete(struct vcpu *vcpu, const struct mmio_access *a, uint64_t value);
+enum vmx_exit_action vmx_phys_read(struct vcpu *vcpu, uint64_t gpa, unsigned int size,
+				   uint64_t *v);
+enum vmx_exit_action vmx_phys_write(struct vcpu *vcpu, uint64_t gpa, unsigned int size,
+				    uint64_t v);
+
+/* One element of a string instruction: its bytes in one page, or across two. */
+struct vmx_element {
+	uint64_t gpa[2];
+	unsigned int first;	/* bytes in the first page */
+	unsigned int size;
+};
+enum vmx_elem_result {
+	VMX_ELEM_OK,
+	VMX_ELEM_FAULT,		/* the guest's #GP, #SS or #PF is injected */
+	VMX_ELEM_STOP,		/* the guest is stopped (paging structures outside its RAM) */
+};
+/*
+ * The element of @size bytes at @seg:@offset (@offset already cut to
+ * the address size) for a read or @write: the segment checked as the CPU
+ * checks it (type, limit; canonical in 64-bit mode), the linear address
+ * wrapped at 4 GiB outside 64-bit mode, and translated through the
+ * guest's paging.  A fault is injected as the CPU raises it.
+ */
+enum vmx_elem_result vmx_string_element(struct vcpu *vcpu, unsigned int seg, uint64_t offset,
+					unsigned int size, bool write, struct vmx_element *el);
+enum vmx_exit_action vmx_element_read(struct vcpu *vcpu, const struct vmx_element *el,
+				      uint64_t *v);
+enum vmx_exit_action vmx_element_write(struct vcpu *vcpu, const struct vmx_element *el,
+				       uint64_t v);
 
 /* Is @gpa in a device page the guest does not get (the I/O APIC, the HPET)? */
 bool vmx_device_page(uint64_t gpa);
-/* An EPT violation there: emulated, or the guest stopped with a report. */
-enum vmx_exit_action vmx_device_page_access(struct vcpu *vcpu, uint64_t gpa, uint64_t q);
+/* An access there (vmx_phys_read(), vmx_phys_write()): the I/O APIC's or the absent HPET's answer. */
+enum vmx_exit_action vmx_device_page_read(struct vcpu *vcpu, uint64_t gpa, unsigned int size,
+					  uint64_t *v);
+enum vmx_exit_action vmx_device_page_write(struct vcpu *vcpu, uint64_t gpa, unsigned int size,
+					   uint64_t v);
+/* The name of the device page @gpa is in, for reports. */
+const char *vmx_device_page_name(uint64_t gpa);
 /* Leave those pages out of @ept (vmx.c, once, before any guest runs). */
 bool vmx_hide_device_pages(struct ept *ept);
 /*

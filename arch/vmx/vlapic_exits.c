@@ -8,8 +8,8 @@
  *   access exits (the generator refuses the profile otherwise) and msr.c
  *   hands it here.
  * - The xAPIC page is not mapped in EPT (vmx.c): every load and store
- *   exits as an EPT violation, is decoded by vmx_mmio_decode() and
- *   answered by the model.
+ *   exits as an EPT violation, its instruction is emulated by mmio.c
+ *   (vmx_mmio_emulate()) and each access answered by the model.
  * - Fixed interrupts posted by other vCPUs (vm_icr_deliver()), the
  *   guest's own self IPIs and the model's timer set its IRR.  After each
  *   such exit vmx_vlapic_sync() injects the highest deliverable vector if
@@ -232,36 +232,27 @@ enum vmx_exit_action vmx_vlapic_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t 
 
 /* --- the xAPIC page ------------------------------------------------------------ */
 
-enum vmx_exit_action vmx_vlapic_mmio(struct vcpu *vcpu, uint64_t gpa, uint64_t q)
+/* The registers are 32 bits wide (SDM 11.4.1): other sizes read 0 and write nothing. */
+enum vmx_exit_action vmx_vlapic_mmio_read(struct vcpu *vcpu, unsigned int offset, unsigned int size,
+					  uint64_t *v)
 {
-	struct vlapic *l = &vcpu->arch->vlapic;
-	unsigned int offset = gpa & (PAGE_SIZE - 1);
-	struct icr_request req;
-	enum vlapic_result res = VLAPIC_DONE;
-	struct mmio_access acc;
 	uint32_t value = 0;
 
-	if (q & EXIT_QUAL_EPT_FETCH)
-		return vcpu_stop(vcpu, "instruction fetch from the local APIC page at %#llx",
-				 (unsigned long long)gpa);
-	if (vmcs_read32(IDT_VECTORING_INFO_FIELD) & INTR_INFO_VALID)
-		return vcpu_stop(vcpu, "delivery of event %#x touched the local APIC page at %#llx",
-				 vmcs_read32(IDT_VECTORING_INFO_FIELD), (unsigned long long)gpa);
-	if (!vmx_mmio_decode(vcpu, &acc))
-		return vcpu_stop(vcpu, "local APIC page access at %#llx by an instruction that is not "
-				 "a MOV (RIP %#llx, bytes %02x %02x %02x %02x)", (unsigned long long)gpa,
-				 (unsigned long long)vmcs_read(GUEST_RIP), acc.bytes[0], acc.bytes[1],
-				 acc.bytes[2], acc.bytes[3]);
-	/* The registers are 32 bits wide (SDM 11.4.1): other sizes read 0 and write nothing. */
-	if (!acc.store) {
-		if (acc.size == 4)
-			vlapic_mmio_read(l, offset, rdtsc(), &value);
-		vmx_mmio_complete(vcpu, &acc, value);
-	} else {
-		vmx_mmio_complete(vcpu, &acc, 0);
-		if (acc.size == 4)
-			res = vlapic_mmio_write(l, offset, (uint32_t)acc.value, rdtsc(), &req);
-	}
+	if (size == 4)
+		vlapic_mmio_read(&vcpu->arch->vlapic, offset, rdtsc(), &value);
+	*v = value;
+	vmx_vlapic_sync(vcpu);
+	return VMX_EXIT_RESUME;
+}
+
+enum vmx_exit_action vmx_vlapic_mmio_write(struct vcpu *vcpu, unsigned int offset,
+					   unsigned int size, uint32_t v)
+{
+	enum vlapic_result res = VLAPIC_DONE;
+	struct icr_request req;
+
+	if (size == 4)
+		res = vlapic_mmio_write(&vcpu->arch->vlapic, offset, v, rdtsc(), &req);
 	vmx_vlapic_sync(vcpu);
 	return res == VLAPIC_SEND_IPI ? send_ipi(vcpu, &req) : VMX_EXIT_RESUME;
 }

@@ -21,7 +21,11 @@ void vmx_vlapic_setup(struct vcpu *vcpu);
 bool vmx_vlapic_msr(uint32_t msr);
 enum vmx_exit_action vmx_vlapic_rdmsr(struct vcpu *vcpu, uint32_t msr);
 enum vmx_exit_action vmx_vlapic_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t v);
-enum vmx_exit_action vmx_vlapic_mmio(struct vcpu *vcpu, uint64_t gpa, uint64_t q);
+/* An access to the xAPIC page at @offset (mmio.c's vmx_phys_read(), vmx_phys_write()). */
+enum vmx_exit_action vmx_vlapic_mmio_read(struct vcpu *vcpu, unsigned int offset, unsigned int size,
+					  uint64_t *v);
+enum vmx_exit_action vmx_vlapic_mmio_write(struct vcpu *vcpu, unsigned int offset,
+					   unsigned int size, uint32_t v);
 void vmx_vlapic_post(struct vcpu *vcpu, uint8_t vector);
 void vmx_vlapic_sync(struct vcpu *vcpu);
 enum vmx_exit_action vmx_vlapic_preemption_timer(struct vcpu *vcpu);

@@ -17,6 +17,7 @@
 #include "events.h"
 #include "guest_mem.h"
 #include "legacy_irq.h"
+#include "mmio.h"
 #include "vcpu_stop.h"
 
 void vmx_inject_exception(struct vcpu *vcpu, unsigned int vector, bool has_error,
@@ -125,21 +126,34 @@ enum vmx_exit_action vmx_take_events(struct vcpu *vcpu)
 	return VMX_EXIT_RESUME;
 }
 
-/* String I/O is not among the compared accesses: its page walk fails loudly. */
-enum guest_walk guest_linear_walk(uint64_t gla, unsigned int access, uint64_t *gpa,
-				  uint32_t *pf_error)
+/* String I/O is not among the compared accesses: its element walk fails loudly. */
+enum vmx_elem_result vmx_string_element(struct vcpu *vcpu, unsigned int seg, uint64_t offset,
+					unsigned int size, bool write, struct vmx_element *el)
 {
-	(void)gla;
-	(void)access;
-	(void)gpa;
-	(void)pf_error;
+	(void)vcpu;
+	(void)seg;
+	(void)offset;
+	(void)size;
+	(void)write;
+	(void)el;
 	abort();
 }
 
-bool guest_phys_ok(uint64_t gpa, uint64_t len)
+enum vmx_exit_action vmx_element_read(struct vcpu *vcpu, const struct vmx_element *el,
+				      uint64_t *v)
 {
-	(void)gpa;
-	(void)len;
+	(void)vcpu;
+	(void)el;
+	(void)v;
+	abort();
+}
+
+enum vmx_exit_action vmx_element_write(struct vcpu *vcpu, const struct vmx_element *el,
+				       uint64_t v)
+{
+	(void)vcpu;
+	(void)el;
+	(void)v;
 	abort();
 }
 
