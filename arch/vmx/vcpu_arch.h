@@ -42,7 +42,8 @@ struct vcpu_arch_state {
 	/* Why the guest stopped, and its exit status if it gave one. */
 	enum vcpu_stop_kind stop;
 	int exit_status;
-	char stop_reason[128];
+	/* Room for the longest report: an instruction not emulated lists its 15 bytes. */
+	char stop_reason[256];
 
 	/* The CR0/CR4 bits the host owns (guest/host masks), fixed values. */
 	uint64_t cr0_mask, cr4_mask;

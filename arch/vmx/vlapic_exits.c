@@ -232,14 +232,22 @@ enum vmx_exit_action vmx_vlapic_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t 
 
 /* --- the xAPIC page ------------------------------------------------------------ */
 
-/* The registers are 32 bits wide (SDM 11.4.1): other sizes read 0 and write nothing. */
+/*
+ * The registers are 32 bits wide (SDM 11.4.1).  A narrower load within
+ * one reads its bytes, as the physical APIC's page does (apic.c) and
+ * Bochs's APIC; anything else reads 0.  Only 32-bit stores write.
+ */
 enum vmx_exit_action vmx_vlapic_mmio_read(struct vcpu *vcpu, unsigned int offset, unsigned int size,
 					  uint64_t *v)
 {
 	uint32_t value = 0;
 
-	if (size == 4)
-		vlapic_mmio_read(&vcpu->arch->vlapic, offset, rdtsc(), &value);
+	if ((offset & 3) + size <= 4) {
+		vlapic_mmio_read(&vcpu->arch->vlapic, offset & ~3u, rdtsc(), &value);
+		value >>= 8 * (offset & 3);
+		if (size < 4)
+			value &= (1u << (8 * size)) - 1;
+	}
 	*v = value;
 	vmx_vlapic_sync(vcpu);
 	return VMX_EXIT_RESUME;

@@ -15,6 +15,7 @@
 #include "apic.h"
 #include "apic_mode_checks.h"
 #include "arch_checks.h"
+#include "mmio_checks.h"
 #include "cpuid_msr_checks.h"
 #include "console.h"
 #include "exitplan.h"
@@ -1205,6 +1206,7 @@ void guest_main(void)
 		skip("apic-base", "the APIC timer does not work to begin with");
 	check_acpi();
 	check_arch();
+	check_mmio_forms();
 	check_tasks();
 	check_cpuid_msrs();
 	check_apic_mode_cycle();	/* last: it leaves the APIC re-initialized (or dead on bare Bochs) */
