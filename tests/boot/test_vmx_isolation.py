@@ -47,6 +47,8 @@ STOP_REPORT = {
     "mmio-exec-ioapic": r"^exitplan: guest stopped: EPT violation: instruction fetch from the I/O "
                         r"APIC page",
     # tests/guest/isolation/mmio_attacks.c (test_vmx_isolation_mmio.py checks the details)
+    "mmio-unemulated": r"^exitplan: guest stopped: read of an unclaimed address at GPA 0xd0000000 by "
+                       r"an instruction exitplan does not emulate",
     "ioapic-byte": r"^exitplan: guest stopped: I/O APIC write of 1 byte\(s\) at GPA 0xfec00000",
     "apic-stack": r"^exitplan: guest stopped: delivery of event 0x[0-9a-f]+ touched the local APIC page",
 }

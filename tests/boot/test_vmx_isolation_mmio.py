@@ -19,6 +19,10 @@ hypervisor's report still ends the run.
   VBE framebuffer, which no profile grants, are the same under exitplan
   (EPT maps only what the runtime grants, arch/vmx/ept.c; the rest is
   answered by arch/vmx/ept_exits.c); the first write is reported.
+- mmio-unemulated: MUL with its operand in the PCI hole, which exitplan
+  does not emulate on MMIO, stops the guest with a report naming all
+  the instruction's bytes (15 fetched) and the hypervisor's report ends
+  the run.
 - ioapic-byte: a byte write to IOREGSEL stops the guest with a report,
   and Bochs keeps running to the hypervisor's report.
 - apic-stack: INT3 with the stack in the local APIC page: the delivery's
@@ -50,7 +54,7 @@ NONFATAL = {
                   [r"^exitplan: guest write of 0x5a5a5a5a to GPA 0xd0000000 dropped \(no device "
                    r"the guest is granted claims it\); later ones are not reported$"]),
 }
-FATAL = ["ioapic-byte", "apic-stack"]
+FATAL = ["mmio-unemulated", "ioapic-byte", "apic-stack"]
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +114,19 @@ def test_ioapic_byte_write_stops_the_guest(runs):
     r.expect(r"^isolation: attacking ioapic-byte \(")
     r.expect_hv(r"^exitplan: guest stopped: I/O APIC write of 1 byte\(s\) at GPA 0xfec00000 "
                 r"\(RIP 0x[0-9a-f]+\): only aligned 32-bit accesses are defined \(82093AA\)$")
+    assert not r.find(r"^FAIL"), r.describe()
+    assert not r.find(r"^exitplan: guest exit status"), r.describe()
+    r.expect_clean_exit()
+    assert not r.vmx_failures(), "\n".join(r.vmx_failures())
+
+
+def test_unemulated_instruction_stops_the_guest(runs):
+    r = runs["mmio-unemulated"]
+    r.expect(r"^isolation: attacking mmio-unemulated \(")
+    # MUL m32 (F7 /4) with a disp32 of 0xd0000000: all 15 bytes fetched, then the parenthesis.
+    r.expect_hv(r"^exitplan: guest stopped: read of an unclaimed address at GPA 0xd0000000 by an "
+                r"instruction exitplan does not emulate \(RIP 0x[0-9a-f]+, bytes f7 25 00 00 00 d0"
+                r"( [0-9a-f]{2}){9}\)$")
     assert not r.find(r"^FAIL"), r.describe()
     assert not r.find(r"^exitplan: guest exit status"), r.describe()
     r.expect_clean_exit()

@@ -4,8 +4,9 @@
  * with attack=NAME (docs/GUESTS.md lists them).
  *
  * Fatal attacks (read-hv, write-hv, read-hv-high, triple-fault; reset-kbc,
- * reset-92, reset-cf9, acpi-s5, bochs-shutdown; ioapic-byte, apic-stack; the silent
- * ones of silent_attacks.c, which only a deadline ends) print "isolation:
+ * reset-92, reset-cf9, acpi-s5, bochs-shutdown; mmio-unemulated, ioapic-byte,
+ * apic-stack; the silent ones of silent_attacks.c, which only a deadline
+ * ends) print "isolation:
  * attacking NAME" and then do it: exitplan must stop the guest (EPT
  * violation, triple fault, reset request) or end it as powered off, and
  * never let the machine itself reset or power off.  If the guest is still
@@ -493,6 +494,7 @@ static const struct attack attacks[] = {
 	{ "lvt", attack_lvt, false },
 	{ "hpet", attack_hpet, false },
 	{ "unclaimed", attack_unclaimed, false },
+	{ "mmio-unemulated", attack_mmio_unemulated, true },
 	{ "ioapic-byte", attack_ioapic_byte, true },
 	{ "apic-stack", attack_apic_stack, true },
 	{ "silent-hlt", attack_silent_hlt, true },

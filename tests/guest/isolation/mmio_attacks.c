@@ -29,6 +29,9 @@
  *     pushes onto the page.  The access is the delivery's, not the
  *     instruction's at RIP: exitplan stops the guest with a report rather
  *     than emulate the instruction at RIP as an APIC write;
+ *   - mmio-unemulated (fatal): MUL with its operand in the PCI hole, an
+ *     instruction exitplan does not emulate on MMIO: the guest is stopped
+ *     with a report that names all its bytes;
  *   - ioapic-byte (fatal): a byte write to IOREGSEL, undefined in the
  *     82093AA datasheet (and a panic in some emulators): exitplan stops
  *     the guest with a report.
@@ -360,6 +363,23 @@ void attack_apic_stack(void)
 		     "movl %%ebx, %%esp"
 		     : : : "ebx", "memory");
 	printf("FAIL: apic-stack not contained\n");
+	test_abort();
+}
+
+/*
+ * MUL with its operand where no device answers: hardware multiplies by
+ * all ones; exitplan does not emulate MUL on MMIO (docs/GUESTS.md) and
+ * stops the guest, its report naming the instruction's bytes.
+ */
+void attack_mmio_unemulated(void)
+{
+	uint32_t lo, hi;
+
+	announce("mmio-unemulated", "MUL of a word where no device answers");
+	/* Paging is off: the absolute address is the physical one (MUL m32 with a disp32). */
+	asm volatile("mull %c2" : "=a"(lo), "=d"(hi) : "i"(UNCLAIMED_PCI_HOLE), "a"(3)
+		     : "cc", "memory");
+	printf("FAIL: mmio-unemulated not contained (EDX:EAX %#x:%#x)\n", hi, lo);
 	test_abort();
 }
 

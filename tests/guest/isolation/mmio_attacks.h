@@ -15,6 +15,7 @@ void attack_hpet(void);
 void attack_unclaimed(void);
 
 /* Fatal: a byte write to IOREGSEL, which the 82093AA leaves undefined. */
+void attack_mmio_unemulated(void);
 void attack_ioapic_byte(void);
 /* Fatal: an exception delivered onto a stack in the local APIC page. */
 void attack_apic_stack(void);
