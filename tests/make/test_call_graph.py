@@ -48,13 +48,6 @@ FOLDERS = ("arch/vmx", "runtime")
 # still open (issue 8) or one the exit path's code pins; the comments say
 # which piece would have to move where.
 ALLOWED = {
-    # Pinned by the hot path: the GPR accessors stay in handlers.c beside
-    # handle_cr_access() and handle_dr_access(), which make bench times
-    # (MOV CR8, MOV DR7): within one file gcc's interprocedural register
-    # allocation knows what vcpu_gpr_read/write() clobber, and from another
-    # file those exits paid 4 and 8 more instructions of spills (objdump).
-    ("arch/vmx/mmio", "arch/vmx/handlers"):
-        "vmx_mmio_complete() merges a load into its GPR (vcpu_gpr_read/write(), handlers.c)",
     # The posted events: vmx_take_events() (apic.c) fans them out to every
     # model, and the models' exits take events; it wants a place above
     # them, without a call added where it inlines vmx_deliver_apic_irq()
