@@ -109,9 +109,11 @@ static noinline enum vmx_exit_action io_string(struct vcpu *vcpu, uint64_t q, ui
 	uint64_t *idx = in ? &r->rdi : &r->rsi;
 	uint64_t count = rep ? (r->rcx & amask) : 1;
 	unsigned int batch = IO_STRING_BATCH;
+	struct vmx_string_seg sg;
 
 	if (seg > VMX_SEG_GS)
 		return vcpu_stop(vcpu, "string I/O with segment %u", seg);
+	vmx_string_seg_init(vcpu, &sg, seg);
 	while (count) {
 		struct vmx_element el;
 		enum vmx_elem_result er;
@@ -121,7 +123,7 @@ static noinline enum vmx_exit_action io_string(struct vcpu *vcpu, uint64_t q, ui
 		if (!batch--)
 			return VMX_EXIT_RESUME;	/* RIP unchanged: the REP goes on */
 		/* The offset wraps at the address size: (E)DI 0xffff.. + 1 is 0 (SDM Vol. 1 3.3.6). */
-		er = vmx_string_element(vcpu, seg, *idx & amask, size, in, &el);
+		er = vmx_string_element(vcpu, &sg, *idx & amask, size, in, &el);
 		if (er != VMX_ELEM_OK)
 			return er == VMX_ELEM_FAULT ? VMX_EXIT_RESUME : VMX_EXIT_STOP;
 		if (in) {

@@ -169,29 +169,38 @@ static const enum vmcs_field seg_ar_field[6] = {
 	GUEST_FS_AR_BYTES, GUEST_GS_AR_BYTES,
 };
 
-enum vmx_elem_result vmx_string_element(struct vcpu *vcpu, unsigned int seg, uint64_t offset,
-					unsigned int size, bool write, struct vmx_element *el)
+void vmx_string_seg_init(struct vcpu *vcpu, struct vmx_string_seg *sg, unsigned int seg)
 {
-	bool long_mode = vcpu_in_64bit_mode(vcpu);
-	bool pe = vmcs_read(CR0_READ_SHADOW) & X86_CR0_PE;
-	bool user = ((vmcs_read32(GUEST_SS_AR_BYTES) & VMX_AR_DPL_MASK) >> VMX_AR_DPL_SHIFT) == 3;
-	unsigned int access = (write ? GUEST_ACCESS_WRITE : 0) | (user ? GUEST_ACCESS_USER : 0);
-	uint64_t base = vmcs_read(seg_base_field[seg]), gla, page_left, cr2;
+	sg->seg = seg;
+	sg->long_mode = vcpu_in_64bit_mode(vcpu);
+	sg->pe = vmcs_read(CR0_READ_SHADOW) & X86_CR0_PE;
+	sg->user = ((vmcs_read32(GUEST_SS_AR_BYTES) & VMX_AR_DPL_MASK) >> VMX_AR_DPL_SHIFT) == 3;
+	sg->base = vmcs_read(seg_base_field[seg]);
+	sg->limit = vmcs_read32(seg_limit_field[seg]);
+	sg->ar = vmcs_read32(seg_ar_field[seg]);
+	/* In 64-bit mode only FS and GS have a base (SDM Vol. 1 3.3.7.1). */
+	if (sg->long_mode && seg != X86_SEG_FS && seg != X86_SEG_GS)
+		sg->base = 0;
+}
+
+enum vmx_elem_result vmx_string_element(struct vcpu *vcpu, const struct vmx_string_seg *sg,
+					uint64_t offset, unsigned int size, bool write,
+					struct vmx_element *el)
+{
+	unsigned int access = (write ? GUEST_ACCESS_WRITE : 0) | (sg->user ? GUEST_ACCESS_USER : 0);
+	uint64_t gla, page_left, cr2;
 	uint32_t err = 0;
 	enum guest_walk w;
 
 	/* The segment first, as the CPU checks it (SDM Vol. 3A 5.3; canonical in 64-bit mode). */
-	if (long_mode) {
-		if (seg != X86_SEG_FS && seg != X86_SEG_GS)
-			base = 0;
-		gla = base + offset;
+	if (sg->long_mode) {
+		gla = sg->base + offset;
 		if (!is_canonical_address(gla) || !is_canonical_address(gla + size - 1))
 			goto segment_fault;
 	} else {
-		if (seg_check_access(vmcs_read32(seg_ar_field[seg]), vmcs_read32(seg_limit_field[seg]),
-				     offset, size, write, pe) != SEG_OK)
+		if (seg_check_access(sg->ar, sg->limit, offset, size, write, sg->pe) != SEG_OK)
 			goto segment_fault;
-		gla = (base + offset) & 0xffffffffull;	/* linear addresses wrap at 4 GiB */
+		gla = (sg->base + offset) & 0xffffffffull;	/* linear addresses wrap at 4 GiB */
 	}
 	page_left = PAGE_SIZE - (gla & (PAGE_SIZE - 1));
 	el->first = page_left < size ? (unsigned int)page_left : size;
@@ -199,7 +208,7 @@ enum vmx_elem_result vmx_string_element(struct vcpu *vcpu, unsigned int seg, uin
 	w = guest_linear_walk(gla, access, &el->gpa[0], &err);
 	el->gpa[1] = el->gpa[0] + el->first;
 	if (w == GUEST_WALK_OK && el->first < size) {
-		cr2 = (gla + el->first) & (long_mode ? ~0ull : 0xffffffffull);
+		cr2 = (gla + el->first) & (sg->long_mode ? ~0ull : 0xffffffffull);
 		w = guest_linear_walk(cr2, access, &el->gpa[1], &err);
 	}
 	if (w == GUEST_WALK_PAGE_FAULT) {
@@ -217,7 +226,7 @@ enum vmx_elem_result vmx_string_element(struct vcpu *vcpu, unsigned int seg, uin
 	return VMX_ELEM_OK;
 
 segment_fault:
-	if (seg == X86_SEG_SS)
+	if (sg->seg == X86_SEG_SS)
 		vmx_inject_exception(vcpu, X86_EXC_SS, true, 0);
 	else
 		vmx_inject_gp(vcpu);
@@ -324,7 +333,10 @@ static enum vmx_exit_action emulate_string(struct vcpu *vcpu, const struct x86_i
 								  : (int64_t)in->size;
 	unsigned int src_seg = in->seg_override >= 0 ? (unsigned int)in->seg_override : X86_SEG_DS;
 	uint64_t count = in->rep ? (r->rcx & amask) : 1;
+	struct vmx_string_seg ssg, dsg;
 
+	vmx_string_seg_init(vcpu, &ssg, src_seg);
+	vmx_string_seg_init(vcpu, &dsg, X86_SEG_ES);
 	for (unsigned int batch = 0; count; batch++) {
 		struct vmx_element src, dst;
 		enum vmx_elem_result er;
@@ -334,14 +346,12 @@ static enum vmx_exit_action emulate_string(struct vcpu *vcpu, const struct x86_i
 		if (batch == MMIO_STRING_BATCH)
 			return VMX_EXIT_RESUME;	/* RIP unchanged: the REP goes on after the next entry */
 		if (in->op != X86_OP_STOS) {
-			er = vmx_string_element(vcpu, src_seg, r->rsi & amask, in->size, false,
-						&src);
+			er = vmx_string_element(vcpu, &ssg, r->rsi & amask, in->size, false, &src);
 			if (er != VMX_ELEM_OK)
 				return er == VMX_ELEM_FAULT ? VMX_EXIT_RESUME : VMX_EXIT_STOP;
 		}
 		if (in->op != X86_OP_LODS) {
-			er = vmx_string_element(vcpu, X86_SEG_ES, r->rdi & amask, in->size, true,
-						&dst);
+			er = vmx_string_element(vcpu, &dsg, r->rdi & amask, in->size, true, &dst);
 			if (er != VMX_ELEM_OK)
 				return er == VMX_ELEM_FAULT ? VMX_EXIT_RESUME : VMX_EXIT_STOP;
 		}

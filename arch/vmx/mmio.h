@@ -54,15 +54,24 @@ enum vmx_elem_result {
 	VMX_ELEM_FAULT,		/* the guest's #GP, #SS or #PF is injected */
 	VMX_ELEM_STOP,		/* the guest is stopped (paging structures outside its RAM) */
 };
+/* A string instruction's segment, read once per instruction (vmx_string_seg_init()). */
+struct vmx_string_seg {
+	uint64_t base;
+	uint32_t limit, ar;
+	unsigned int seg;	/* enum x86_seg */
+	bool long_mode, pe, user;
+};
+void vmx_string_seg_init(struct vcpu *vcpu, struct vmx_string_seg *sg, unsigned int seg);
 /*
- * The element of @size bytes at @seg:@offset (@offset already cut to
+ * The element of @size bytes at @sg:@offset (@offset already cut to
  * the address size) for a read or @write: the segment checked as the CPU
  * checks it (type, limit; canonical in 64-bit mode), the linear address
  * wrapped at 4 GiB outside 64-bit mode, and translated through the
  * guest's paging.  A fault is injected as the CPU raises it.
  */
-enum vmx_elem_result vmx_string_element(struct vcpu *vcpu, unsigned int seg, uint64_t offset,
-					unsigned int size, bool write, struct vmx_element *el);
+enum vmx_elem_result vmx_string_element(struct vcpu *vcpu, const struct vmx_string_seg *sg,
+					uint64_t offset, unsigned int size, bool write,
+					struct vmx_element *el);
 enum vmx_exit_action vmx_element_read(struct vcpu *vcpu, const struct vmx_element *el,
 				      uint64_t *v);
 enum vmx_exit_action vmx_element_write(struct vcpu *vcpu, const struct vmx_element *el,

@@ -127,11 +127,20 @@ enum vmx_exit_action vmx_take_events(struct vcpu *vcpu)
 }
 
 /* String I/O is not among the compared accesses: its element walk fails loudly. */
-enum vmx_elem_result vmx_string_element(struct vcpu *vcpu, unsigned int seg, uint64_t offset,
-					unsigned int size, bool write, struct vmx_element *el)
+void vmx_string_seg_init(struct vcpu *vcpu, struct vmx_string_seg *sg, unsigned int seg)
 {
 	(void)vcpu;
+	(void)sg;
 	(void)seg;
+	abort();
+}
+
+enum vmx_elem_result vmx_string_element(struct vcpu *vcpu, const struct vmx_string_seg *sg,
+					uint64_t offset, unsigned int size, bool write,
+					struct vmx_element *el)
+{
+	(void)vcpu;
+	(void)sg;
 	(void)offset;
 	(void)size;
 	(void)write;
