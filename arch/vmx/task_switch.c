@@ -6,9 +6,16 @@
  * is a struct ts_cpu, its memory the callbacks of struct ts_mem
  * (task_switch.h); task_switch_vmcs.c is the VMCS side.
  *
- * Not emulated (the guest is stopped with a report): 16-bit TSSs, a
- * switch from or to virtual-8086 mode, and guest memory the hypervisor
- * cannot reach (where the CPU would raise #PF, the guest is stopped).
+ * A new task whose EFLAGS has VM set runs in virtual-8086 mode: its
+ * segment registers are loaded as that mode loads them (base selector *
+ * 16, limit 0xffff, a read/write data segment at DPL 3; Vol. 3A 20.2.1,
+ * 8.3 step 12), without descriptor checks; its LDTR is loaded and checked
+ * as any task's.  A switch from virtual-8086 mode (an interrupt through a
+ * task gate) saves the old task's state as any other.
+ *
+ * Not emulated (the guest is stopped with a report): 16-bit TSSs, and
+ * guest memory the hypervisor cannot reach (where the CPU would raise
+ * #PF, the guest is stopped).
  */
 #include <stddef.h>
 
@@ -18,6 +25,11 @@
 #define SEL_RPL_MASK	3u	/* selector bits 1:0: requested privilege level */
 #define SEL_TI		4u	/* selector bit 2: table indicator (1 = LDT) */
 #define SEL_INDEX_MASK	0xfff8u
+/* A segment register in virtual-8086 mode (Vol. 3A 20.1.1; Vol. 3C 27.3.1.2). */
+#define VM86_SEG_LIMIT	0xffffu
+#define VM86_SEG_AR	(VMX_AR_TYPE_DATA_RW_ACCESSED | VMX_AR_S | (3u << VMX_AR_DPL_SHIFT) | VMX_AR_P)
+#define VM86_SEG_SHIFT	4	/* base = selector << 4 */
+
 /* The error code of a selector fault: the selector without RPL, EXT in bit 0 (Vol. 3A 6.13). */
 #define SEL_ERR(sel, ext)	(((sel) & 0xfffcu) | (ext))
 /* An error code that names an IDT entry: IDT (bit 1) set (Vol. 3A 6.13). */
@@ -267,10 +279,6 @@ static void do_task_switch(struct ts_cpu *cpu, const struct ts_mem *mem, uint16_
 	res->debug_trap = false;
 	res->stop_reason = NULL;
 
-	if (cpu->eflags & X86_RFLAGS_VM) {
-		stop(res, "a task switch from virtual-8086 mode is not emulated");
-		return;
-	}
 	/*
 	 * INT n, INT3 and INTO through a task gate: the gate's DPL is checked
 	 * against the CPL (Vol. 3A 6.12.1.1); the CPU checked those of a
@@ -329,10 +337,6 @@ static void do_task_switch(struct ts_cpu *cpu, const struct ts_mem *mem, uint16_
 	if (!mem->read(mem->ctx, cpu->tr.base, &old_tss, sizeof(old_tss)) ||
 	    !mem->read(mem->ctx, new_base, &new_tss, sizeof(new_tss))) {
 		stop(res, "a TSS of the task switch is not readable");
-		return;
-	}
-	if (new_tss.eflags & X86_RFLAGS_VM) {
-		stop(res, "a task switch to virtual-8086 mode is not emulated");
 		return;
 	}
 	old_la = cpu->gdtr_base + (cpu->tr.selector & SEL_INDEX_MASK);
@@ -404,6 +408,19 @@ static void do_task_switch(struct ts_cpu *cpu, const struct ts_mem *mem, uint16_
 	cpu->ldtr.selector = new_tss.ldt_selector;
 	res->debug_trap = new_tss.trap & 1;
 
+	if (cpu->eflags & X86_RFLAGS_VM) {
+		/* Virtual-8086 mode: CPL 3, real-mode segments, no descriptors read. */
+		if (!load_ldtr(cpu, mem, ext, res))
+			return;
+		for (unsigned int i = 0; i < TS_NR_SREGS; i++) {
+			cpu->sreg[i].base = (uint64_t)cpu->sreg[i].selector << VM86_SEG_SHIFT;
+			cpu->sreg[i].limit = VM86_SEG_LIMIT;
+			cpu->sreg[i].ar = VM86_SEG_AR;
+		}
+		if (gate && event->has_error_code)
+			push_error_code(cpu, mem, event->error_code, res);
+		return;
+	}
 	cpl = cpu->sreg[TS_CS].selector & SEL_RPL_MASK;
 	if (!load_ldtr(cpu, mem, ext, res) ||
 	    !load_sreg(cpu, mem, TS_CS, cpl, ext, res) ||

@@ -31,7 +31,7 @@ GUEST_ARGS = "quick"
 # task_checks.c): each a TASK_SWITCH exit the hypervisor emulates.
 TASK_CHECKS = ["task-jmp", "task-jmp-back", "task-call-gate", "task-iret", "task-int-gate",
                "task-exception-error-code", "task-ext-interrupt-gate", "task-nmi-gate",
-               "task-debug-trap"]
+               "task-debug-trap", "task-vm86"]
 
 
 def _yaml(path):

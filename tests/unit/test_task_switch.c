@@ -276,6 +276,120 @@ static void test_idt_gate_error_code(void **state)
 	assert_int_equal(pushed, 0x1234);
 }
 
+/*
+ * A TSS whose EFLAGS has VM set: the new task runs in virtual-8086 mode.
+ * Its segment registers are real-mode segments (base selector * 16, limit
+ * 0xffff, read/write accessed data at DPL 3: the access rights VM entry
+ * requires, Vol. 3C 27.3.1.2), whatever the GDT holds at those
+ * selectors; its LDTR is loaded from the GDT as any task's.
+ */
+static void test_to_vm86(void **state)
+{
+	static const uint16_t sel[TS_NR_SREGS] = { 0x1000, 0x2468, 0x0800, 0x1234, 0xffff, 0 };
+	struct tss32 *b = tss_at(TSS_B_BASE);
+	uint64_t data0 = gdt_get(SEL_DATA0);
+	struct ts_result res;
+
+	(void)state;
+	b->eflags = X86_RFLAGS_FIXED | X86_RFLAGS_VM | X86_RFLAGS_IF | (3u << 12);	/* IOPL 3 */
+	b->eip = 0x100;
+	b->gpr[4] = 0xfffe;
+	for (unsigned int i = 0; i < TS_NR_SREGS; i++)
+		b->sreg[i][0] = sel[i];
+	b->ldt_selector = SEL_LDT;
+	task_switch(&cpu, &mem, SEL_TSS_B, TS_SOURCE_JMP, NULL, &res);
+	assert_int_equal(res.outcome, TS_DONE);
+	assert_true(res.committed);
+	assert_true(cpu.eflags & X86_RFLAGS_VM);
+	assert_int_equal(cpu.eip, 0x100);
+	assert_int_equal(cpu.cr3, 0xb000);
+	for (unsigned int i = 0; i < TS_NR_SREGS; i++) {
+		assert_int_equal(cpu.sreg[i].selector, sel[i]);
+		assert_int_equal(cpu.sreg[i].base, (uint64_t)sel[i] << 4);
+		assert_int_equal(cpu.sreg[i].limit, 0xffff);
+		assert_int_equal(cpu.sreg[i].ar, 0xf3);
+	}
+	assert_int_equal(cpu.ldtr.selector, SEL_LDT);
+	assert_int_equal(cpu.ldtr.base, 0x4000);
+	assert_int_equal(cpu.ldtr.ar, 0x82);
+	/* No descriptor was read for the segments: the GDT's accessed bits are untouched. */
+	assert_int_equal(gdt_get(SEL_DATA0), data0);
+	assert_false(gdt_get(SEL_TSS_A) & X86_DESC_TSS_BUSY);
+	assert_true(gdt_get(SEL_TSS_B) & X86_DESC_TSS_BUSY);
+	check_old_task_a_saved(X86_RFLAGS_FIXED | X86_RFLAGS_IF | X86_RFLAGS_ZF);
+}
+
+/* The LDT selector of a virtual-8086 task is checked as any task's: #TS after the commit point. */
+static void test_to_vm86_bad_ldt(void **state)
+{
+	struct tss32 *b = tss_at(TSS_B_BASE);
+	struct ts_result res;
+
+	(void)state;
+	b->eflags = X86_RFLAGS_FIXED | X86_RFLAGS_VM;
+	b->ldt_selector = SEL_DATA0;	/* not an LDT descriptor */
+	task_switch(&cpu, &mem, SEL_TSS_B, TS_SOURCE_CALL, NULL, &res);
+	assert_int_equal(res.outcome, TS_FAULT);
+	assert_true(res.committed);
+	assert_int_equal(res.fault_vector, X86_EXC_TS);
+	assert_int_equal(res.error_code, SEL_DATA0);
+	assert_true(cpu.eflags & X86_RFLAGS_VM);
+	assert_true(cpu.eflags & X86_RFLAGS_NT);
+}
+
+/*
+ * An exception with an error code through a task gate into a
+ * virtual-8086 task: the code goes on its 16-bit stack (SS.B clear) at
+ * SS * 16 + SP - 4, ESP's upper half kept.
+ */
+static void test_to_vm86_error_code(void **state)
+{
+	struct ts_event ev = { .vector = 13, .exception = true, .has_error_code = true,
+			       .error_code = 0x5678 };
+	struct tss32 *b = tss_at(TSS_B_BASE);
+	struct ts_result res;
+	uint32_t pushed = 0;
+
+	(void)state;
+	b->eflags = X86_RFLAGS_FIXED | X86_RFLAGS_VM;
+	b->sreg[TS_SS][0] = 0x0500;	/* base 0x5000 */
+	b->gpr[4] = 0xabcd0010;
+	task_switch(&cpu, &mem, SEL_TSS_B, TS_SOURCE_IDT_GATE, &ev, &res);
+	assert_int_equal(res.outcome, TS_DONE);
+	assert_int_equal(cpu.sreg[TS_SS].base, 0x5000);
+	assert_int_equal(cpu.gpr[4], 0xabcd000c);
+	memcpy(&pushed, fm.mem + 0x5000 + 0xc, 4);
+	assert_int_equal(pushed, 0x5678);
+}
+
+/*
+ * From virtual-8086 mode (an interrupt through a task gate; JMP, CALL and
+ * IRET cannot switch tasks there): the old task's EFLAGS image keeps VM
+ * and its selectors are saved as they are; the new task is a protected-
+ * mode one.
+ */
+static void test_from_vm86(void **state)
+{
+	struct ts_event ev = { .vector = 0x30, .external = true };
+	struct ts_result res;
+	const struct tss32 *a = tss_at(TSS_A_BASE);
+
+	(void)state;
+	cpu.eflags = X86_RFLAGS_FIXED | X86_RFLAGS_VM | X86_RFLAGS_IF;
+	for (unsigned int i = 0; i < TS_NR_SREGS; i++)
+		cpu.sreg[i] = (struct ts_segment){ (uint16_t)(0x100 * (i + 1)), 0x1000 * (i + 1),
+						   0xffff, 0xf3 };
+	task_switch(&cpu, &mem, SEL_TSS_B, TS_SOURCE_IDT_GATE, &ev, &res);
+	assert_int_equal(res.outcome, TS_DONE);
+	assert_int_equal(a->eflags, X86_RFLAGS_FIXED | X86_RFLAGS_VM | X86_RFLAGS_IF);
+	for (unsigned int i = 0; i < TS_NR_SREGS; i++)
+		assert_int_equal(a->sreg[i][0], 0x100 * (i + 1));
+	assert_false(cpu.eflags & X86_RFLAGS_VM);
+	assert_true(cpu.eflags & X86_RFLAGS_NT);
+	assert_int_equal(cpu.sreg[TS_CS].ar, 0xc09b);
+	assert_int_equal(tss_at(TSS_B_BASE)->prev_task_link, SEL_TSS_A);
+}
+
 static void test_software_int_gate_dpl(void **state)
 {
 	struct ts_event ev = { .vector = 0x40, .software = true };
@@ -394,12 +508,6 @@ static void test_not_emulated(void **state)
 {
 	(void)state;
 	expect_stop(SEL_TSS16, TS_SOURCE_JMP);
-	setup(NULL);
-	cpu.eflags |= X86_RFLAGS_VM;
-	expect_stop(SEL_TSS_B, TS_SOURCE_JMP);
-	setup(NULL);
-	tss_at(TSS_B_BASE)->eflags |= X86_RFLAGS_VM;
-	expect_stop(SEL_TSS_B, TS_SOURCE_JMP);
 	setup(NULL);
 	fm.fail_reads = true;
 	expect_stop(SEL_TSS_B, TS_SOURCE_JMP);
@@ -522,6 +630,10 @@ int main(void)
 		cmocka_unit_test_setup(test_software_int_gate_dpl, setup),
 		cmocka_unit_test_setup(test_new_tss_descriptor_faults, setup),
 		cmocka_unit_test_setup(test_not_emulated, setup),
+		cmocka_unit_test_setup(test_to_vm86, setup),
+		cmocka_unit_test_setup(test_to_vm86_bad_ldt, setup),
+		cmocka_unit_test_setup(test_to_vm86_error_code, setup),
+		cmocka_unit_test_setup(test_from_vm86, setup),
 		cmocka_unit_test_setup(test_fault_in_exception_delivery, setup),
 		cmocka_unit_test_setup(test_segment_faults, setup),
 		cmocka_unit_test_setup(test_ldt_and_ring3, setup),

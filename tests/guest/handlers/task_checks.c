@@ -5,8 +5,10 @@
  * and back with IRET, INT n through a task gate in the IDT, a #GP
  * delivered through a task gate with its error code on the new task's
  * stack, an external interrupt (a self-IPI) and NMIs through task gates
- * (the IRET back unblocks NMIs), and a TSS with its T flag set: #DB
- * with DR6.BT before the new task's first instruction.
+ * (the IRET back unblocks NMIs), a TSS with its T flag set: #DB
+ * with DR6.BT before the new task's first instruction, and a far JMP to
+ * a TSS whose EFLAGS has VM set: a virtual-8086 task, which comes back
+ * with INT n through a task gate.
  * Each new task records what it finds (its registers, EFLAGS,
  * CR0, the busy bits of both TSS descriptors, its back link) and returns;
  * the checks compare with SDM Vol. 3A 8.3.  They pass on bare Bochs
@@ -37,10 +39,12 @@
 #define SEL_TSS_G	0x58	/* NMIs through a task gate in the IDT */
 #define SEL_TSS_H	0x60	/* T flag set */
 #define SEL_TSS_I	0x68	/* #DB through a task gate in the IDT */
-#define GDT_ENTRIES	14
+#define SEL_TSS_V	0x70	/* far JMP into virtual-8086 mode */
+#define GDT_ENTRIES	15
 #define DR6_BT		(1u << 15)
 
 #define INT_VECTOR	0x41
+#define VM86_VECTOR	0x42	/* INT n in the virtual-8086 task: a task gate back to A */
 #define IRQ_VECTOR	0x52	/* the self-IPI */
 #define GP_SELECTOR	0x1238	/* beyond the GDT: MOV to FS raises #GP(0x1238) */
 /* The high dword of a TSS descriptor: bit 9 is the busy flag (type bit 1). */
@@ -61,7 +65,7 @@ struct task_seen {
 	uint32_t count;		/* 60: how many times a task started */
 };
 
-struct tss32 tss_a, tss_b, tss_c, tss_d, tss_e, tss_f, tss_g, tss_h, tss_i;
+struct tss32 tss_a, tss_b, tss_c, tss_d, tss_e, tss_f, tss_g, tss_h, tss_i, tss_v;
 /* What task I (the #DB task) saw: DR6, its back link, how often it ran. */
 volatile uint32_t dbg_dr6, dbg_link, dbg_count;
 uint64_t task_gdt[GDT_ENTRIES] __attribute__((aligned(8)));
@@ -379,6 +383,80 @@ static void check_debug_trap(void)
 	      dbg_count, dbg_dr6, dbg_link, seen.count);
 }
 
+/*
+ * ---- a task in virtual-8086 mode ----
+ * Its code and stack in conventional memory (saved and restored): CS
+ * 0x0700, IP 0 (linear 0x7000), SS:SP 0x0700:0x0ff0.  It loads AX and
+ * BX, reads a word through DS (0x0780: linear 0x7800) into CX, then INT
+ * 0x42, a task gate of DPL 3 back to the main task (IOPL 3: INT n goes to
+ * the protected-mode IDT).
+ */
+#define VM86_LINEAR	0x7000u
+#define VM86_CS		0x0700u
+#define VM86_DS		0x0780u
+#define VM86_SP		0x0ff0u
+#define EFLAGS_VM	(1u << 17)
+#define EFLAGS_IOPL3	(3u << 12)
+
+static const uint8_t vm86_code[] = {
+	0xb8, 0x34, 0x12,		/* mov $0x1234, %ax */
+	0xbb, 0x78, 0x56,		/* mov $0x5678, %bx */
+	0x8b, 0x0e, 0x10, 0x00,		/* mov 0x10, %cx (DS:0x10) */
+	0xcd, VM86_VECTOR,		/* int $0x42 */
+	0xeb, 0xfe,			/* jmp . (never: the task is not resumed) */
+};
+
+static void check_vm86_task(uint64_t *idt)
+{
+	static uint8_t saved[0x1000];
+	uint8_t *low = phys_ptr(VM86_LINEAR);
+	uint32_t eflags, link, v_eflags, v_busy;
+	uint64_t old_vec = idt[VM86_VECTOR];
+
+	memcpy(saved, low, sizeof(saved));
+	memcpy(low, vm86_code, sizeof(vm86_code));
+	low[0x800 + 0x10] = 0xcd;
+	low[0x800 + 0x11] = 0xab;
+	tss_init(&tss_v, NULL, task_stacks[7], 0x56560000);
+	tss_v.eip = 0;
+	tss_v.eflags = 0x2 | EFLAGS_VM | EFLAGS_IOPL3;	/* IF clear: no interrupt in the task */
+	tss_v.gpr[4] = VM86_SP;
+	tss_v.sreg[0][0] = 0;		/* ES */
+	tss_v.sreg[1][0] = VM86_CS;	/* CS */
+	tss_v.sreg[2][0] = VM86_CS;	/* SS */
+	tss_v.sreg[3][0] = VM86_DS;	/* DS */
+	tss_v.sreg[4][0] = 0;
+	tss_v.sreg[5][0] = 0;
+	tss_v.esp0 = (uint32_t)(uintptr_t)(task_stacks[6] + sizeof(task_stacks[6]));
+	tss_v.ss0 = SEL_DATA;
+	task_gdt[SEL_TSS_V >> 3] = tss_desc(&tss_v);
+	idt[VM86_VECTOR] = task_gate(SEL_TSS_A) | (3ull << 45);	/* DPL 3: INT n at CPL 3 */
+	tss_a.prev_task_link = 0;
+
+	cli();
+	asm volatile("ljmp $0x70, $0" : : : "eax", "ecx", "edx", "ebx", "esi", "edi", "memory", "cc");
+	asm volatile("pushfl; popl %0" : "=r"(eflags));
+	/* Back in A through the gate: nested, so NT is set; IRET must not follow the link. */
+	asm volatile("pushfl; andl %0, (%%esp); popfl" : : "i"(~EFLAGS_NT) : "memory", "cc");
+	asm volatile("clts" : : : "memory");
+	link = tss_a.prev_task_link;
+	v_eflags = tss_v.eflags;
+	v_busy = desc_hi(SEL_TSS_V) & DESC_HI_BUSY;
+	check("task-vm86", (eflags & EFLAGS_NT) && link == SEL_TSS_V && (v_eflags & EFLAGS_VM) &&
+	      (tss_v.gpr[0] & 0xffff) == 0x1234 && (tss_v.gpr[3] & 0xffff) == 0x5678 &&
+	      (tss_v.gpr[1] & 0xffff) == 0xabcd && tss_v.eip == 12 &&
+	      tss_v.sreg[1][0] == VM86_CS && tss_v.sreg[3][0] == VM86_DS &&
+	      (tss_v.gpr[4] & 0xffff) == VM86_SP && v_busy,
+	      "back with EFLAGS 0x%x, link 0x%x; the VM86 task saved EFLAGS 0x%x, AX 0x%x BX 0x%x "
+	      "CX 0x%x, IP 0x%x, CS 0x%x, DS 0x%x, SP 0x%x, TSS %s", eflags, link, v_eflags,
+	      tss_v.gpr[0] & 0xffff, tss_v.gpr[3] & 0xffff, tss_v.gpr[1] & 0xffff, tss_v.eip,
+	      tss_v.sreg[1][0], tss_v.sreg[3][0], tss_v.gpr[4] & 0xffff, v_busy ? "busy" : "available");
+	/* The VM86 task stays nested (busy) behind A: make it available again. */
+	task_gdt[SEL_TSS_V >> 3] &= ~((uint64_t)DESC_HI_BUSY << 32);
+	idt[VM86_VECTOR] = old_vec;
+	memcpy(low, saved, sizeof(saved));
+}
+
 void check_tasks(void)
 {
 	struct { uint16_t limit; uint32_t base; } __attribute__((packed)) old_gdt, gdt, idtr;
@@ -441,6 +519,7 @@ void check_tasks(void)
 		check_ext_interrupt_gate();
 		check_nmi_gate();
 		check_debug_trap();
+		check_vm86_task(idt);
 	}
 
 	idt[INT_VECTOR] = old_int;
