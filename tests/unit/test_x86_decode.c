@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "compiler.h"
 #include "x86_decode.h"
 
 #define B(...)	{ __VA_ARGS__ }, sizeof((uint8_t[]){ __VA_ARGS__ })
@@ -124,7 +125,7 @@ static const struct decode_case cases[] = {
 static void test_decode_table(void **state)
 {
 	(void)state;
-	for (size_t n = 0; n < sizeof(cases) / sizeof(cases[0]); n++) {
+	for (size_t n = 0; n < ARRAY_SIZE(cases); n++) {
 		const struct decode_case *c = &cases[n];
 		struct x86_insn insn;
 		enum x86_decode_result r = x86_decode(c->bytes, c->nbytes, c->mode, &insn);
@@ -155,7 +156,7 @@ static void test_decode_table(void **state)
 static void test_decode_truncated(void **state)
 {
 	(void)state;
-	for (size_t n = 0; n < sizeof(cases) / sizeof(cases[0]); n++) {
+	for (size_t n = 0; n < ARRAY_SIZE(cases); n++) {
 		const struct decode_case *c = &cases[n];
 		struct x86_insn insn;
 
@@ -318,8 +319,8 @@ static void test_alu_against_host(void **state)
 	(void)state;
 	for (int alu = X86_ALU_ADD; alu <= X86_ALU_NEG; alu++)
 		for (size_t s = 0; s < 4; s++)
-			for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
-				for (size_t j = 0; j < sizeof(values) / sizeof(values[0]); j++)
+			for (size_t i = 0; i < ARRAY_SIZE(values); i++)
+				for (size_t j = 0; j < ARRAY_SIZE(values); j++)
 					for (int cf = 0; cf < 2; cf++) {
 			unsigned int size = sizes[s];
 			uint64_t mask = size == 8 ? ~0ull : (1ull << (8 * size)) - 1;
