@@ -11,6 +11,12 @@
  *   cr0_gp:   #GPs of MOV CR0,EAX in compatibility mode, RAX[63:32] stale
  *             (the operand is EAX there: none), and of the MOV CR0,ECX back
  *   cr0_ne:   1 when that MOV flipped CR0.NE
+ *   tpr:      the local APIC's TPR after 0x10 in it was ORed with 0x20 by
+ *             `or %eax,0x1000(%r12)` (41 09 84 24 00 10 00 00), as Linux
+ *             emits it on MMIO; or_flags: RFLAGS after it
+ *   q_lo, q_hi: a 64-bit load (REX.W MOV) at 0xd0000100, where no device
+ *             answers (all ones), after `orq $1` there; qor_flags: RFLAGS
+ *             after that OR
  */
 #define GUEST_CS32	0x08
 #define GUEST_CS64	0x18
@@ -80,6 +86,33 @@ back64:
 	shrl	$X86_CR0_NE_BIT, %eax
 	andl	$1, %eax
 	movl	%eax, 12(%rbx)
+
+	/* 3. The OR kernels emit on MMIO, with a REX.B base and a SIB, on the TPR. */
+	pushq	%r12
+	movl	$0xfee00080, %edx		/* zero-extended, unlike a disp32 */
+	movl	$0x10, (%rdx)
+	leaq	-0x1000(%rdx), %r12
+	movl	$0x20, %eax
+	orl	%eax, 0x1000(%r12)
+	pushfq
+	popq	%rax
+	movl	%eax, 20(%rbx)
+	movl	(%rdx), %eax
+	andl	$0xff, %eax
+	movl	%eax, 16(%rbx)
+	movl	$0, (%rdx)
+	/* 4. REX.W forms where no device answers: OR imm8 (83 /1), then MOV r64, r/m64. */
+	movl	$0xd0000100, %edx
+	leaq	-0x1000(%rdx), %r12
+	orq	$1, 0x1000(%r12)
+	pushfq
+	popq	%rax
+	movl	%eax, 32(%rbx)
+	movq	0x1000(%r12), %r9
+	movl	%r9d, 24(%rbx)
+	shrq	$32, %r9
+	movl	%r9d, 28(%rbx)
+	popq	%r12
 
 	lidt	old_idt(%rip)
 	popq	%rbx

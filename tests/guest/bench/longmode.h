@@ -19,6 +19,7 @@ void cr8_loop_read(void);
 /* What lm64.S found (see there). */
 struct lm64_result {
 	uint32_t cr8_gp, cr8_left, cr0_gp, cr0_ne;
+	uint32_t tpr, or_flags, q_lo, q_hi, qor_flags;
 };
 
 void lm64_checks(void);

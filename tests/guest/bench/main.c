@@ -257,7 +257,7 @@ static void bench_cr8(void)
 	bench_with("mov-from-cr8", time_cr8_read, base64, EXIT_REASON_CR_ACCESS, -1,
 		   MAY_EXIT);
 	{
-		struct lm64_result lm = { 0, 0, 0, 0 };
+		struct lm64_result lm = { 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 
 		long_mode_checks(&lm);
 		/* QEMU's TCG loads CR8 with reserved bits set instead of #GP. */
@@ -269,6 +269,16 @@ static void bench_cr8(void)
 		check("lm64-compat-cr0-eax", lm.cr0_gp == 0 && lm.cr0_ne == 1,
 		      "MOV CR0,EAX in compatibility mode, RAX[63:32] stale: %u #GP, CR0.NE flipped %u",
 		      lm.cr0_gp, lm.cr0_ne);
+		/* CF PF AF ZF SF OF: 0x30 has PF; all ones | 1 has SF and PF. */
+		check("lm64-mmio-or", lm.tpr == 0x30 && (lm.or_flags & 0x8d5) == 0x4,
+		      "or %%eax,0x1000(%%r12) on the TPR: 0x%x, RFLAGS 0x%x", lm.tpr, lm.or_flags);
+		if (qemu_tcg_detected())
+			skip("lm64-mmio-unclaimed", "QEMU reads unassigned memory as 0");
+		else
+			check("lm64-mmio-unclaimed", lm.q_lo == 0xffffffffu && lm.q_hi == 0xffffffffu &&
+			      (lm.qor_flags & 0x8d5) == 0x84,
+			      "orq $1 then movq where no device answers: 0x%08x%08x, RFLAGS 0x%x",
+			      lm.q_hi, lm.q_lo, lm.qor_flags);
 	}
 }
 
