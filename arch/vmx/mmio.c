@@ -289,16 +289,18 @@ static uint64_t reg_read(struct vcpu *vcpu, unsigned int reg, bool high, unsigne
 static void reg_write(struct vcpu *vcpu, unsigned int reg, bool high, unsigned int size,
 		      uint64_t v)
 {
-	uint64_t old = vcpu_gpr_read(vcpu, reg);
+	if (size < 4 || high) {
+		uint64_t old = vcpu_gpr_read(vcpu, reg);
 
-	if (high)
-		v = (old & ~0xff00ull) | ((v & 0xff) << 8);
-	else if (size == 1)
-		v = (old & ~0xffull) | (v & 0xff);
-	else if (size == 2)
-		v = (old & ~0xffffull) | (v & 0xffff);
-	else if (size == 4)
+		if (high)
+			v = (old & ~0xff00ull) | ((v & 0xff) << 8);
+		else if (size == 1)
+			v = (old & ~0xffull) | (v & 0xff);
+		else
+			v = (old & ~0xffffull) | (v & 0xffff);
+	} else if (size == 4) {
 		v &= 0xffffffffull;
+	}
 	vcpu_gpr_write(vcpu, reg, v);
 }
 
@@ -384,24 +386,31 @@ static enum vmx_exit_action emulate_string(struct vcpu *vcpu, const struct x86_i
 
 static enum vmx_exit_action emulate(struct vcpu *vcpu, const struct x86_insn *in, uint64_t gpa)
 {
-	uint64_t src = in->has_imm ? in->imm : reg_read(vcpu, in->reg, in->high_byte, in->reg_size);
-	uint64_t rflags = vmcs_read(GUEST_RFLAGS), old = 0, res;
+	uint64_t src, rflags, old = 0, res;
 	enum vmx_exit_action act;
 
-	if (x86_insn_reads(in)) {
+	/* The MOVs first: the common case (an APIC EOI, a device register) reads no flags. */
+	if (in->op == X86_OP_LOAD) {
 		act = vmx_phys_read(vcpu, gpa, in->size, &old);
 		if (act != VMX_EXIT_RESUME)
 			return act;
-	}
-	switch (in->op) {
-	case X86_OP_LOAD:
 		reg_write(vcpu, in->reg, in->high_byte, in->reg_size,
 			  extend(old, in->size, in->ext));
 		complete(in->len);
 		return VMX_EXIT_RESUME;
-	case X86_OP_STORE:
+	}
+	src = in->has_imm ? in->imm : reg_read(vcpu, in->reg, in->high_byte, in->reg_size);
+	if (in->op == X86_OP_STORE) {
 		complete(in->len);
 		return vmx_phys_write(vcpu, gpa, in->size, src);
+	}
+	if (in->op >= X86_OP_STOS)
+		return emulate_string(vcpu, in);
+	act = vmx_phys_read(vcpu, gpa, in->size, &old);
+	if (act != VMX_EXIT_RESUME)
+		return act;
+	rflags = vmcs_read(GUEST_RFLAGS);
+	switch (in->op) {
 	case X86_OP_ALU_MEM:
 		res = x86_alu(in->alu, in->size, old, src, &rflags);
 		set_flags(rflags);
@@ -438,7 +447,7 @@ static enum vmx_exit_action emulate(struct vcpu *vcpu, const struct x86_insn *in
 		return vmx_phys_write(vcpu, gpa, in->size, acc == old ? src : old);
 	}
 	default:
-		return emulate_string(vcpu, in);
+		return VMX_EXIT_RESUME;	/* not reached: x86_decode() gives no other operation */
 	}
 }
 
@@ -466,7 +475,6 @@ enum vmx_exit_action vmx_mmio_emulate(struct vcpu *vcpu, uint64_t gpa, uint64_t 
 	uint64_t rip = vmx_guest_rip_linear();
 
 	/* The instruction's bytes: to the end of its page, then on into the next if that reads. */
-	memset(code, 0, sizeof(code));
 	first = PAGE_SIZE - (rip & (PAGE_SIZE - 1));
 	if (first > sizeof(code))
 		first = sizeof(code);
@@ -488,8 +496,8 @@ enum vmx_exit_action vmx_mmio_emulate(struct vcpu *vcpu, uint64_t gpa, uint64_t 
 	/* The decode must agree with the access the CPU reported (else the code changed under it). */
 	if ((q & EXIT_QUAL_EPT_WRITE) ? !x86_insn_writes(&in) : !x86_insn_reads(&in))
 		return refuse(vcpu, gpa, q, what, "that does not make that access", code, in.len);
-	if (in.op == X86_OP_STOS || in.op == X86_OP_LODS || in.op == X86_OP_MOVS)
-		return emulate(vcpu, &in, 0);
+	if (in.op >= X86_OP_STOS)
+		return emulate_string(vcpu, &in);
 	/* One operand, one page: the exit names the page that faulted, not the other. */
 	if ((gpa & (PAGE_SIZE - 1)) + in.size > PAGE_SIZE)
 		return refuse(vcpu, gpa, q, what, "whose operand crosses a page boundary", code,

@@ -89,16 +89,14 @@ static uint64_t size_mask(unsigned int size)
 	return size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
 }
 
-enum x86_decode_result x86_decode(const uint8_t *b, unsigned int avail, enum x86_mode mode,
-				  struct x86_insn *insn)
+static __attribute__((noinline)) enum x86_decode_result
+decode_general(const uint8_t *b, unsigned int avail, enum x86_mode mode, struct x86_insn *insn)
 {
 	bool opsize = false, adsize = false, code64 = mode == X86_MODE_64;
 	unsigned int i = 0, rex = 0, opc, osz, mlen, digit = 0, imm_len = 0;
 	bool modrm = true, lockable = false, escape = false, digit_form = false;
 
 	*insn = (struct x86_insn){ .op = X86_OP_NONE, .alu = X86_ALU_NONE, .seg_override = -1 };
-	if (avail > X86_INSN_MAX)
-		avail = X86_INSN_MAX;
 	for (; i < avail; i++) {
 		uint8_t p = b[i];
 		int seg = segment_prefix(p);
@@ -290,22 +288,39 @@ enum x86_decode_result x86_decode(const uint8_t *b, unsigned int avail, enum x86
 	return X86_DECODE_OK;
 }
 
-bool x86_insn_writes(const struct x86_insn *insn)
+enum x86_decode_result x86_decode(const uint8_t *b, unsigned int avail, enum x86_mode mode,
+				  struct x86_insn *insn)
 {
-	switch (insn->op) {
-	case X86_OP_STORE: case X86_OP_XCHG: case X86_OP_CMPXCHG: case X86_OP_XADD:
-	case X86_OP_STOS: case X86_OP_MOVS:
-		return true;
-	case X86_OP_ALU_MEM:
-		return insn->alu != X86_ALU_CMP && insn->alu != X86_ALU_TEST;
-	default:
-		return false;
-	}
-}
+	/*
+	 * The common case first, in a few instructions: MOV r/m, r or MOV r,
+	 * r/m (88-8B) with no prefix, in 32- or 64-bit code, through a base
+	 * register with no SIB and a displacement of 0, 8 or 32 bits, as an
+	 * APIC EOI or a device register access is.  Anything else takes the
+	 * general path, which decodes these too.
+	 */
+	if (avail >= 2 && (b[0] & 0xfc) == 0x88 && mode != X86_MODE_16) {
+		unsigned int mod = b[1] >> 6, rm = b[1] & 7;
+		unsigned int len = 2 + (mod == 1 ? 1 : mod == 2 ? 4 : 0);
 
-bool x86_insn_reads(const struct x86_insn *insn)
-{
-	return insn->op != X86_OP_STORE && insn->op != X86_OP_STOS && insn->op != X86_OP_NONE;
+		if (mod != 3 && rm != 4 && !(mod == 0 && rm == 5) && len <= avail) {
+			unsigned int size = (b[0] & 1) ? 4 : 1, reg = (b[1] >> 3) & 7;
+			bool high = size == 1 && reg >= 4;	/* AH, CH, DH, BH */
+
+			*insn = (struct x86_insn){
+				.op = (b[0] & 2) ? X86_OP_LOAD : X86_OP_STORE,
+				.alu = X86_ALU_NONE,
+				.size = size,
+				.reg_size = size,
+				.reg = high ? reg - 4 : reg,
+				.high_byte = high,
+				.seg_override = -1,
+				.addr_size = mode == X86_MODE_64 ? 8 : 4,
+				.len = len,
+			};
+			return X86_DECODE_OK;
+		}
+	}
+	return decode_general(b, avail > X86_INSN_MAX ? X86_INSN_MAX : avail, mode, insn);
 }
 
 #define FL_CF	0x001ull

@@ -36,6 +36,7 @@ enum x86_op {
 	X86_OP_XCHG,		/* XCHG m, r: swapped, always locked */
 	X86_OP_CMPXCHG,		/* CMPXCHG m, r */
 	X86_OP_XADD,		/* XADD m, r */
+	/* The string instructions last (mmio.c tests op >= X86_OP_STOS). */
 	X86_OP_STOS,		/* STOS: ES:rDI = rAX */
 	X86_OP_LODS,		/* LODS: rAX = seg:rSI */
 	X86_OP_MOVS,		/* MOVS: ES:rDI = seg:rSI */
@@ -79,10 +80,20 @@ struct x86_insn {
 enum x86_decode_result x86_decode(const uint8_t *b, unsigned int avail, enum x86_mode mode,
 				  struct x86_insn *insn);
 
-/* Does @insn write memory (possibly: CMPXCHG writes only on a match)? */
-bool x86_insn_writes(const struct x86_insn *insn);
+/* Does @insn write memory (CMPXCHG always does: back its old value on a mismatch)? */
+static inline bool x86_insn_writes(const struct x86_insn *insn)
+{
+	if (insn->op == X86_OP_ALU_MEM)
+		return insn->alu != X86_ALU_CMP && insn->alu != X86_ALU_TEST;
+	return insn->op == X86_OP_STORE || insn->op == X86_OP_XCHG || insn->op == X86_OP_CMPXCHG ||
+	       insn->op == X86_OP_XADD || insn->op == X86_OP_STOS || insn->op == X86_OP_MOVS;
+}
+
 /* Does @insn read memory? */
-bool x86_insn_reads(const struct x86_insn *insn);
+static inline bool x86_insn_reads(const struct x86_insn *insn)
+{
+	return insn->op != X86_OP_STORE && insn->op != X86_OP_STOS && insn->op != X86_OP_NONE;
+}
 
 #define X86_FLAGS_ARITH	0x8d5ull	/* CF PF AF ZF SF OF */
 
