@@ -901,11 +901,59 @@ static void op_misc(void)
 
 /* --- MMIO: the emulated test page, the local APIC (reads) -------------------- */
 
+/*
+ * The forms exitplan emulates on MMIO, with random operands, where any
+ * value is safe: aligned dwords of the MMIO test page (reads "EXIT",
+ * writes ignored) and any width where no device answers (the PCI hole).
+ */
+#define FUZZ_UNCLAIMED	0xd0000000u
+
+static void op_mmio_forms(void)
+{
+	bool test_page = one_in(2);
+	uint32_t base = test_page ? EXITPLAN_TEST_PAGE : FUZZ_UNCLAIMED;
+	uint32_t addr = base + (below(0x1000 - 16) & (test_page ? ~3u : ~0u));
+	uint32_t v = (uint32_t)rand_operand(), w = (uint32_t)rand_operand(), n = 1 + below(4);
+	uint32_t edi = addr, esi = (uint32_t)(uintptr_t)scratch, form = below(test_page ? 8 : 11);
+
+	TRACE("mmio form %u at 0x%x, operands 0x%x 0x%x", form, addr, v, w);
+	expect_fault(ANY_VECTOR);
+	switch (form) {
+	case 0: asm volatile(ASM_TRY("1f") "lock orl %1, (%2)\n\t1:" : "+r"(v) : "r"(w), "r"(addr) : "memory", "cc"); break;
+	case 1: asm volatile(ASM_TRY("1f") "xchgl %0, (%1)\n\t1:" : "+r"(v) : "r"(addr) : "memory"); break;
+	case 2: asm volatile(ASM_TRY("1f") "lock cmpxchgl %1, (%2)\n\t1:" : "+a"(v) : "r"(w), "r"(addr) : "memory", "cc"); break;
+	case 3: asm volatile(ASM_TRY("1f") "lock xaddl %0, (%1)\n\t1:" : "+r"(v) : "r"(addr) : "memory", "cc"); break;
+	case 4: asm volatile(ASM_TRY("1f") "testl %1, (%2)\n\t1:" : "+r"(v) : "r"(w), "r"(addr) : "memory", "cc"); break;
+	case 5: asm volatile(ASM_TRY("1f") "lock subl %1, (%2)\n\t1:" : "+r"(v) : "r"(w), "r"(addr) : "memory", "cc"); break;
+	case 6: asm volatile(ASM_TRY("1f") "cld\n\trep stosl\n\t1:" : "+D"(edi), "+c"(n) : "a"(v) : "memory"); break;
+	case 7: asm volatile(ASM_TRY("1f") "cld\n\trep movsl\n\t1:" : "+S"(edi), "+D"(esi), "+c"(n) : : "memory"); break;
+	case 8: asm volatile(ASM_TRY("1f") "lock orb %b1, (%2)\n\t1:" : "+r"(v) : "q"(w), "r"(addr) : "memory", "cc"); break;
+	case 9: asm volatile(ASM_TRY("1f") "movswl (%1), %0\n\t1:" : "=r"(v) : "r"(addr) : "memory"); break;
+	default:
+		/* Downwards from 8 bytes in, and DF cleared whatever happens. */
+		edi += 8;
+		asm volatile(ASM_TRY("1f") "std\n\trep stosb\n\t1: cld" : "+D"(edi), "+c"(n) : "a"(v) : "memory", "cc");
+		break;
+	}
+	fault_happened();
+	count_fault();
+}
+
 static void op_mmio(void)
 {
-	bool apic = one_in(3), write = !apic && one_in(2);
-	uint32_t off = below(0x1000) & (apic ? ~15u : ~3u), v = (uint32_t)rand_operand();
-	uintptr_t addr = (apic ? 0xfee00000u : EXITPLAN_TEST_PAGE) + off;
+	bool apic, write;
+	uint32_t off, v;
+	uintptr_t addr;
+
+	if (one_in(2)) {
+		op_mmio_forms();
+		return;
+	}
+	apic = one_in(3);
+	write = !apic && one_in(2);
+	off = below(0x1000) & (apic ? ~15u : ~3u);
+	v = (uint32_t)rand_operand();
+	addr = (apic ? 0xfee00000u : EXITPLAN_TEST_PAGE) + off;
 
 	/* The passed-through APIC page only with 32-bit reads of whole
 	 * registers (16-byte aligned): a write there can send INIT, NMI or
