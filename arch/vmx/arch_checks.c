@@ -147,5 +147,12 @@ enum seg_check seg_check_access(uint32_t ar, uint32_t limit, uint64_t offset,
 		/* Valid offsets are limit + 1 .. top. */
 		return offset > limit && last <= top ? SEG_OK : SEG_FAULT;
 	}
+	/*
+	 * An expand-up segment of 4 GiB: an access past its top may or may
+	 * not fault (SDM Vol. 3A 5.3, implementation-specific); Bochs lets it
+	 * wrap around to offset 0, and so does exitplan.
+	 */
+	if (limit == 0xffffffffu && offset <= limit)
+		return SEG_OK;
 	return last <= limit && last >= offset ? SEG_OK : SEG_FAULT;
 }

@@ -322,6 +322,26 @@ static void check_string_io_wrap(void)
 	asm volatile("cld\n\taddr16 rep insb" : "+D"(edi), "+c"(ecx) : "d"(0x92) : "memory");
 	check("io-insb-wrap-16", edi == 0x12340001u && ecx == 0xabcd0000u && low[0] == 0x02 &&
 	      *top16 == 0x02, "EDI 0x%x, ECX 0x%x, bytes 0x%x 0x%x", edi, ecx, *top16, low[0]);
+	/*
+	 * INSW at EDI 0xffffffff: the word crosses the top of the flat 4-GiB
+	 * ES, which Bochs lets wrap (SDM Vol. 3A 5.3 leaves it to the
+	 * implementation): its high byte lands at 0.
+	 */
+	{
+		uint16_t word;
+
+		asm volatile("inw %%dx, %0" : "=a"(word) : "d"(0x92));
+		low[0] = (uint8_t)~(word >> 8);
+		edi = 0xffffffffu;
+		ecx = 1;
+		expect_fault(ANY_VECTOR);
+		asm volatile(ASM_TRY("1f") "cld\n\trep insw\n\t1:"
+			     : "+D"(edi), "+c"(ecx) : "d"(0x92) : "memory");
+		fault_happened();
+		check("io-insw-wrap-4g", last_fault_vector() == NO_FAULT && edi == 1 && ecx == 0 &&
+		      low[0] == (uint8_t)(word >> 8), "%s, EDI 0x%x, ECX %u, byte at 0: 0x%x (want 0x%x)",
+		      vector_name(last_fault_vector()), edi, ecx, low[0], word >> 8);
+	}
 	/* OUTSB from the top of the address space on into 0: port 0x80 (POST codes). */
 	esi = 0xffffffffu;
 	ecx = 2;
