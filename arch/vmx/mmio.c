@@ -334,7 +334,9 @@ static enum vmx_exit_action emulate_string(struct vcpu *vcpu, const struct x86_i
 	int64_t step = (vmcs_read(GUEST_RFLAGS) & X86_RFLAGS_DF) ? -(int64_t)in->size
 								  : (int64_t)in->size;
 	unsigned int src_seg = in->seg_override >= 0 ? (unsigned int)in->seg_override : X86_SEG_DS;
-	uint64_t count = in->rep ? (r->rcx & amask) : 1;
+	/* F2 repeats MOVS, STOS and LODS as F3 does (they have no condition to test). */
+	bool rep = in->rep || in->repne;
+	uint64_t count = rep ? (r->rcx & amask) : 1;
 	struct vmx_string_seg ssg, dsg;
 
 	vmx_string_seg_init(vcpu, &ssg, src_seg);
@@ -370,7 +372,7 @@ static enum vmx_exit_action emulate_string(struct vcpu *vcpu, const struct x86_i
 		else
 			r->rdi = (r->rdi & ~amask) | ((r->rdi + step) & amask);
 		count--;
-		if (in->rep)
+		if (rep)
 			r->rcx = (r->rcx & ~amask) | count;
 		/* The last element completes the instruction before its write posts anything. */
 		if (!count)
