@@ -386,6 +386,67 @@ static enum vmx_exit_action emulate_string(struct vcpu *vcpu, const struct x86_i
 	return VMX_EXIT_RESUME;
 }
 
+/*
+ * CMPS and SCAS: the flags of seg:rSI - ES:rDI (CMPS) or rAX - ES:rDI
+ * (SCAS), nothing written.  REPE (F3) goes on while ZF is set, REPNE
+ * (F2) while it is clear, each until rCX is 0 (SDM Vol. 2B REP).
+ */
+static enum vmx_exit_action emulate_compare_string(struct vcpu *vcpu, const struct x86_insn *in)
+{
+	struct guest_regs *r = &vcpu->regs;
+	uint64_t amask = in->addr_size == 2 ? 0xffffull : in->addr_size == 4 ? 0xffffffffull : ~0ull;
+	uint64_t rflags = vmcs_read(GUEST_RFLAGS);
+	int64_t step = (rflags & X86_RFLAGS_DF) ? -(int64_t)in->size : (int64_t)in->size;
+	unsigned int src_seg = in->seg_override >= 0 ? (unsigned int)in->seg_override : X86_SEG_DS;
+	bool rep = in->rep || in->repne;
+	uint64_t count = rep ? (r->rcx & amask) : 1;
+	struct vmx_string_seg ssg, dsg;
+	enum vmx_exit_action act = VMX_EXIT_RESUME;
+
+	vmx_string_seg_init(vcpu, &ssg, src_seg);
+	vmx_string_seg_init(vcpu, &dsg, X86_SEG_ES);
+	for (unsigned int batch = 0; count; batch++) {
+		struct vmx_element src, dst;
+		enum vmx_elem_result er;
+		uint64_t a, b;
+
+		if (batch == MMIO_STRING_BATCH)
+			break;	/* RIP unchanged: the REP goes on after the next entry */
+		if (in->op == X86_OP_CMPS) {
+			er = vmx_string_element(vcpu, &ssg, r->rsi & amask, in->size, false, &src);
+			if (er != VMX_ELEM_OK)
+				return er == VMX_ELEM_FAULT ? VMX_EXIT_RESUME : VMX_EXIT_STOP;
+		}
+		er = vmx_string_element(vcpu, &dsg, r->rdi & amask, in->size, false, &dst);
+		if (er != VMX_ELEM_OK)
+			return er == VMX_ELEM_FAULT ? VMX_EXIT_RESUME : VMX_EXIT_STOP;
+		if (in->op == X86_OP_CMPS) {
+			act = vmx_element_read(vcpu, &src, &a);
+			if (act != VMX_EXIT_RESUME)
+				return act;
+		} else {
+			a = sized(r->rax, in->size);
+		}
+		act = vmx_element_read(vcpu, &dst, &b);
+		if (act != VMX_EXIT_RESUME)
+			return act;
+		x86_alu(X86_ALU_CMP, in->size, a, b, &rflags);
+		vmcs_write(GUEST_RFLAGS, rflags);
+		if (in->op == X86_OP_CMPS)
+			r->rsi = (r->rsi & ~amask) | ((r->rsi + step) & amask);
+		r->rdi = (r->rdi & ~amask) | ((r->rdi + step) & amask);
+		count--;
+		if (rep) {
+			r->rcx = (r->rcx & ~amask) | count;
+			if (in->rep ? !(rflags & X86_RFLAGS_ZF) : (rflags & X86_RFLAGS_ZF))
+				count = 0;	/* the condition ends the repeat */
+		}
+		if (!count)
+			complete(in->len);
+	}
+	return act;
+}
+
 static enum vmx_exit_action emulate(struct vcpu *vcpu, const struct x86_insn *in, uint64_t gpa)
 {
 	uint64_t src, rflags, old = 0, res;
@@ -406,6 +467,8 @@ static enum vmx_exit_action emulate(struct vcpu *vcpu, const struct x86_insn *in
 		complete(in->len);
 		return vmx_phys_write(vcpu, gpa, in->size, src);
 	}
+	if (in->op == X86_OP_CMPS || in->op == X86_OP_SCAS)
+		return emulate_compare_string(vcpu, in);
 	if (in->op >= X86_OP_STOS)
 		return emulate_string(vcpu, in);
 	act = vmx_phys_read(vcpu, gpa, in->size, &old);
@@ -498,6 +561,8 @@ enum vmx_exit_action vmx_mmio_emulate(struct vcpu *vcpu, uint64_t gpa, uint64_t 
 	/* The decode must agree with the access the CPU reported (else the code changed under it). */
 	if ((q & EXIT_QUAL_EPT_WRITE) ? !x86_insn_writes(&in) : !x86_insn_reads(&in))
 		return refuse(vcpu, gpa, q, what, "that does not make that access", code, in.len);
+	if (in.op == X86_OP_CMPS || in.op == X86_OP_SCAS)
+		return emulate_compare_string(vcpu, &in);
 	if (in.op >= X86_OP_STOS)
 		return emulate_string(vcpu, &in);
 	/* One operand, one page: the exit names the page that faulted, not the other. */

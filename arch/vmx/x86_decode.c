@@ -9,7 +9,8 @@
  * with a memory operand, 80, 81, 83), TEST (84, 85, F6 /0, F7 /0), NOT
  * and NEG (F6/F7 /2, /3), INC and DEC (FE, FF /0, /1), XCHG (86, 87),
  * CMPXCHG (0F B0, B1), XADD (0F C0, C1), and STOS, LODS, MOVS (AA-AD,
- * A4, A5) with REP; every legacy prefix and REX.  Anything else is
+ * A4, A5) with REP, CMPS and SCAS (A6, A7, AE, AF) with REPE and REPNE;
+ * every legacy prefix and REX.  Anything else is
  * X86_DECODE_UNSUPPORTED: the caller stops the guest with a report.
  */
 #include "x86_decode.h"
@@ -209,9 +210,12 @@ decode_general(const uint8_t *b, unsigned int avail, enum x86_mode mode, struct 
 			imm_len = insn->addr_size;	/* the offset, not a value */
 			break;
 		case 0xa4: case 0xa5:		/* MOVS */
+		case 0xa6: case 0xa7:		/* CMPS */
 		case 0xaa: case 0xab:		/* STOS */
 		case 0xac: case 0xad:		/* LODS */
-			insn->op = opc <= 0xa5 ? X86_OP_MOVS : opc <= 0xab ? X86_OP_STOS : X86_OP_LODS;
+		case 0xae: case 0xaf:		/* SCAS */
+			insn->op = opc <= 0xa5 ? X86_OP_MOVS : opc <= 0xa7 ? X86_OP_CMPS :
+				   opc <= 0xab ? X86_OP_STOS : opc <= 0xad ? X86_OP_LODS : X86_OP_SCAS;
 			insn->size = insn->reg_size = (opc & 1) ? osz : 1;
 			modrm = false;
 			break;

@@ -40,6 +40,8 @@ enum x86_op {
 	X86_OP_STOS,		/* STOS: ES:rDI = rAX */
 	X86_OP_LODS,		/* LODS: rAX = seg:rSI */
 	X86_OP_MOVS,		/* MOVS: ES:rDI = seg:rSI */
+	X86_OP_CMPS,		/* CMPS: flags of seg:rSI - ES:rDI (REPE, REPNE) */
+	X86_OP_SCAS,		/* SCAS: flags of rAX - ES:rDI (REPE, REPNE) */
 };
 
 /* The ALU operation (ADD..CMP in the order of their opcode rows and /digit). */

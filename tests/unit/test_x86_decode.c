@@ -115,7 +115,9 @@ static const struct decode_case cases[] = {
 	{ "popcnt (%eax),%eax (F3 0F B8)", M32, B(0xf3, 0x0f, 0xb8, 0x00), X86_DECODE_UNSUPPORTED, .op = X86_OP_NONE },
 	{ "F3 0F B6 is not MOVZX", M32, B(0xf3, 0x0f, 0xb6, 0x00), X86_DECODE_UNSUPPORTED, .op = X86_OP_NONE },
 	{ "arpl outside 64-bit mode", M32, B(0x63, 0x00), X86_DECODE_UNSUPPORTED, .op = X86_OP_NONE },
-	{ "cmpsb", M32, B(0xa6), X86_DECODE_UNSUPPORTED, .op = X86_OP_NONE },
+	{ "repe cmpsb", M32, B(0xf3, 0xa6), OK, X86_OP_CMPS, NA, 1, 1, 0, false, false, 0, 0, false, true, -1, 4, 2 },
+	{ "repne scasl", M32, B(0xf2, 0xaf), OK, X86_OP_SCAS, NA, 4, 4, 0, false, false, 0, 0, false, false, -1, 4, 2 },
+	{ "lock cmpsb", M32, B(0xf0, 0xa6), X86_DECODE_UD, .op = X86_OP_NONE },
 	/* Cut short */
 	{ "mov disp32 cut", M32, B(0x8b, 0x05, 0x80, 0x00), X86_DECODE_SHORT, .op = X86_OP_NONE },
 	{ "prefixes only", M32, B(0x66, 0x67), X86_DECODE_SHORT, .op = X86_OP_NONE },

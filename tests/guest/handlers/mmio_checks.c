@@ -210,6 +210,7 @@ static void check_unclaimed(void)
 	if (qemu_tcg_detected()) {
 		skip("mmio-unclaimed-strings", "QEMU reads unassigned memory as 0");
 		skip("mmio-unclaimed-test-cmp", "QEMU reads unassigned memory as 0");
+		skip("mmio-unclaimed-cmps-scas", "QEMU reads unassigned memory as 0");
 		return;
 	}
 	asm volatile("cld\n\trep stosl" : "+D"(edi), "+c"(ecx) : "a"(0x5a5a5a5a) : "memory");
@@ -228,6 +229,34 @@ static void check_unclaimed(void)
 	check("mmio-unclaimed-strings", v == 0xffffffffu && ones && esi == UNCLAIMED + 64 &&
 	      edi == UNCLAIMED - 1 && ecx == 0, "read 0x%x, copied all ones %d, ESI 0x%x, EDI 0x%x",
 	      v, ones, esi, edi);
+
+	/* REPE CMPSB against all ones stops at the first byte that differs; REPNE SCASD at a match. */
+	{
+		static uint8_t cmp[8];
+		uint32_t fc, fs1, fs2, ecx2, ecx3;
+
+		memset(cmp, 0xff, sizeof(cmp));
+		cmp[5] = 0;
+		esi = (uint32_t)(uintptr_t)cmp;
+		edi = UNCLAIMED;
+		ecx = 8;
+		asm volatile("cld\n\trepe cmpsb\n\tpushf\n\tpop %0"
+			     : "=r"(fc), "+S"(esi), "+D"(edi), "+c"(ecx) : : "memory", "cc");
+		edi = UNCLAIMED;
+		ecx2 = 4;
+		asm volatile("cld\n\trepne scasl\n\tpushf\n\tpop %0"
+			     : "=r"(fs1), "+D"(edi), "+c"(ecx2) : "a"(0) : "memory", "cc");
+		edi = UNCLAIMED;
+		ecx3 = 4;
+		asm volatile("cld\n\trepne scasl\n\tpushf\n\tpop %0"
+			     : "=r"(fs2), "+D"(edi), "+c"(ecx3) : "a"(0xffffffffu) : "memory", "cc");
+		check("mmio-unclaimed-cmps-scas", ecx == 2 && esi == (uint32_t)(uintptr_t)cmp + 6 &&
+		      (fc & (FL_ZF | FL_CF)) == FL_CF && ecx2 == 0 && !(fs1 & FL_ZF) && ecx3 == 3 &&
+		      edi == UNCLAIMED + 4 && (fs2 & FL_ZF),
+		      "REPE CMPSB left ECX %u, flags 0x%x; REPNE SCASD of 0: ECX %u, flags 0x%x; "
+		      "of all ones: ECX %u, flags 0x%x", ecx, fc & FL_ALU, ecx2, fs1 & FL_ALU, ecx3,
+		      fs2 & FL_ALU);
+	}
 
 	asm volatile("testb $1, (%1)\n\tpushf\n\tpop %0" : "=r"(f1) : "r"(UNCLAIMED) : "memory", "cc");
 	asm volatile("cmpw $-1, (%1)\n\tpushf\n\tpop %0" : "=r"(f2) : "r"(UNCLAIMED) : "memory", "cc");
