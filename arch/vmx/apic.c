@@ -5,7 +5,7 @@
  * spec/runtime.yaml) or as an EPT violation on the xAPIC page (mapped
  * read-only, never executable: vmx.c), is decoded by the neutral VM
  * (runtime/vm.c), and becomes events posted to the target vCPUs, which a
- * kick IPI makes them take.  INIT and STARTUP are emulated (Bochs 2.7
+ * kick makes them take (vmx_kick_ipi()).  INIT and STARTUP are emulated (Bochs 2.7
  * never consumes a physical INIT in VMX non-root: PLATFORM.md), an NMI
  * becomes a virtual NMI injected into the target, an SMI is dropped: no
  * guest-written ICR reaches the hardware with those delivery modes.
@@ -93,17 +93,36 @@ static void send_ipi(uint32_t apic_id, uint32_t icr)
 }
 
 /*
- * interrupts: direct: the kicks sent to each CPU as NMIs and not yet
- * taken there.  The NMI itself carries no sender, and the guest may own
- * NMI sources of its own on its CPU (its LVT entries): one flagged here
- * is the host's, any other NMI the guest's.
+ * The host's NMIs (kicks, wake-ups) sent to each CPU and not yet taken
+ * there.  An NMI carries no sender, and where the guest owns its CPU's
+ * local APIC its LVT entries may raise NMIs of its own: one that finds
+ * the flag set is the host's, any other the guest's.  One at most is in
+ * flight per CPU: only the sender that sets the flag sends one, so that
+ * two of the host's can neither merge into one (leaving the flag set for
+ * the guest's next NMI to be taken as a kick) nor arrive one after the
+ * other (the second, unflagged, taken for the guest's).  A sender that
+ * finds the flag set posted its events before: the NMI in flight is
+ * claimed after that, and its receiver takes them (vmx_kick_nmi_claim()
+ * before vmx_take_events(), or before the waiter tests its condition).
  */
 static uint8_t cpu_kick_nmi[HV_MAX_CPUS];
 
+static void send_kick_nmi(unsigned int cpu)
+{
+	struct percpu *p = percpu_area(cpu);
+
+	if (p && cpu < HV_MAX_CPUS && !__atomic_exchange_n(&cpu_kick_nmi[cpu], 1, __ATOMIC_SEQ_CST))
+		send_ipi(p->apic_id, APIC_ICR_DELIVERY_MODE_NMI);
+}
+
 /*
- * A vCPU in the guest: an external-interrupt exit with the kick vector
- * there -- or, where the guest takes its CPU's interrupts itself
- * (interrupts: direct), an NMI exit.
+ * A vCPU in the guest.  Under apic: passthrough and intercept-icr the
+ * physical APIC's vectors are all the guest's (its fixed IPIs, its
+ * SELF_IPI, its LVT and I/O APIC entries reach the hardware with any
+ * vector 16-255): no vector could tell a kick from the guest's own
+ * interrupt, so the kick is a flagged NMI, an NMI exit (NMI exiting:
+ * spec/runtime.yaml).  Under apic: virtual the physical APIC is the
+ * host's alone: the kick is VMX_KICK_VECTOR, an external-interrupt exit.
  */
 void vmx_kick_ipi(unsigned int cpu)
 {
@@ -111,10 +130,8 @@ void vmx_kick_ipi(unsigned int cpu)
 
 	if (!p)
 		return;
-	if (PROFILE_INTERRUPTS_DIRECT && cpu < HV_MAX_CPUS) {
-		/* Flagged before it is sent: the NMI finds the flag (vmx_kick_nmi_claim()). */
-		__atomic_store_n(&cpu_kick_nmi[cpu], 1, __ATOMIC_SEQ_CST);
-		send_ipi(p->apic_id, APIC_ICR_DELIVERY_MODE_NMI);
+	if (!PROFILE_APIC_VIRTUAL) {
+		send_kick_nmi(cpu);
 		return;
 	}
 	send_ipi(p->apic_id, APIC_ICR_DELIVERY_MODE_FIXED | VMX_KICK_VECTOR);
@@ -122,8 +139,7 @@ void vmx_kick_ipi(unsigned int cpu)
 
 bool vmx_kick_nmi_claim(unsigned int cpu)
 {
-	return PROFILE_INTERRUPTS_DIRECT && cpu < HV_MAX_CPUS &&
-	       __atomic_exchange_n(&cpu_kick_nmi[cpu], 0, __ATOMIC_SEQ_CST);
+	return cpu < HV_MAX_CPUS && __atomic_exchange_n(&cpu_kick_nmi[cpu], 0, __ATOMIC_SEQ_CST);
 }
 
 /*
@@ -169,13 +185,12 @@ void vmx_deliver_apic_irq(struct vcpu *vcpu, uint8_t vector)
 /*
  * A vCPU waiting in root operation, halted with interrupts off: only an
  * NMI (or INIT, which VMX root blocks) ends that HLT; ap_park.c drops it.
+ * Flagged like a kick: if the waiter is back in the guest by the time it
+ * arrives, its NMI exit takes it for the host's, not the guest's.
  */
 void vmx_kick_nmi(unsigned int cpu)
 {
-	struct percpu *p = percpu_area(cpu);
-
-	if (p)
-		send_ipi(p->apic_id, APIC_ICR_DELIVERY_MODE_NMI);
+	send_kick_nmi(cpu);
 }
 
 /*

@@ -14,10 +14,12 @@
 struct vcpu;
 
 /*
- * apic.c: the guest's interprocessor interrupts.  The host's kick vector
- * (vmm_kick()) makes a vCPU take its posted events; a vector the guest
- * never uses for itself (Linux has no 0xf2 outside a KVM host's posted
- * interrupts).  An external-interrupt exit with it comes here.
+ * apic.c: the guest's interprocessor interrupts.  Under apic: virtual,
+ * where the physical APIC is the host's alone, the kick (vmm_kick())
+ * that makes a vCPU take its posted events is a fixed IPI with this
+ * vector, and an external-interrupt exit with it comes here; the idle
+ * CPUs' TSC-deadline timer uses it too (ap_park.c).  Every other APIC
+ * model leaves all the physical vectors to the guest: kicks are NMIs.
  */
 #define VMX_KICK_VECTOR		0xf2
 enum vmx_exit_action vmx_kicked(struct vcpu *vcpu);
@@ -41,14 +43,17 @@ void vmx_apic_mode_changed(struct vcpu *vcpu);
 /* The guest-physical page of the xAPIC window (fixed: apic_base_write() refuses a move). */
 uint64_t vmx_xapic_page(void);
 /*
- * Interrupt the CPU @cpu: with the kick vector (in the guest; a flagged
- * NMI under interrupts: direct), or an NMI (halted in root).
+ * Interrupt the CPU @cpu: a vCPU in the guest with a flagged NMI (the
+ * kick vector under apic: virtual), one halted in root with a flagged
+ * NMI.  Neither sends while an NMI of the host's to @cpu is in flight:
+ * that one does it.
  */
 void vmx_kick_ipi(unsigned int cpu);
 void vmx_kick_nmi(unsigned int cpu);
 /*
- * interrupts: direct: true once per kick NMI sent to @cpu (vmx_kick_ipi()),
- * which an NMI on @cpu then is.  Always false under interrupts: exit.
+ * True once per NMI the host sent to @cpu (vmx_kick_ipi(), vmx_kick_nmi()):
+ * called for every NMI @cpu takes, in root or as an NMI exit, which is the
+ * host's when it returns true and the guest's otherwise.
  */
 bool vmx_kick_nmi_claim(unsigned int cpu);
 /* After an NMI exit: unblock NMIs in root operation (an IRET). */

@@ -192,8 +192,8 @@ bool vmx_inject_pending(struct vcpu *vcpu, int fresh)
 
 /*
  * An NMI that reaches the hypervisor (an NMI arriving in VMX root
- * operation, or an NMI exit) is the guest's: the hypervisor sends none
- * itself, and the local APIC and LINT1 belong to the guest.  It is
+ * operation, or an NMI exit) and is not the host's flagged kick
+ * (apic.c) is the guest's: the local APIC and LINT1 belong to it.  It is
  * delivered to the guest as a virtual NMI on the next VM entry, or as
  * soon as the guest can take one (SDM Vol. 3C 27.6.1.2 and the VM-entry
  * checks of 27.3.1.5: not while "blocking by NMI", STI or MOV-SS blocking
@@ -239,11 +239,16 @@ void vmx_deliver_pending_nmi(struct vcpu *vcpu)
 		 * A kick taken in root (vmm_nmi_in_root()): a VMX-preemption
 		 * timer of 0 exits before the guest's first instruction (SDM
 		 * Vol. 3C, VM entries, "VMX-Preemption Timer"), and its handler
-		 * takes the events (msr.c).  The generator gives interrupts:
-		 * direct the timer.
+		 * takes the events (msr.c).  A profile without the timer
+		 * borrows it for that exit, whose handler gives it back
+		 * (vmx_program_preemption_timer()).
 		 */
 		__atomic_and_fetch(&vcpu->nmi_pending, ~(uint32_t)VCPU_NMI_KICK, __ATOMIC_RELAXED);
-		if (vcpu->arch->preemption_timer_on)
+		if (!vcpu->arch->preemption_timer_on && vcpu->arch->preemption_timer_borrowable) {
+			vcpu_ctls_setbit(vcpu, VMX_PIN_BASED, PIN_BASED_VMX_PREEMPTION_TIMER);
+			vcpu_ctls_setbit(vcpu, VMX_EXIT, VM_EXIT_SAVE_VMX_PREEMPTION_TIMER);
+		}
+		if (vcpu->arch->preemption_timer_on || vcpu->arch->preemption_timer_borrowable)
 			vmcs_write(VMX_PREEMPTION_TIMER_VALUE, 0);
 		if (!(vcpu->nmi_pending & (VCPU_NMI_ARRIVED | VCPU_NMI_QUEUED)))
 			return;

@@ -625,8 +625,9 @@ enum vmx_exit_action handle_tpr_below_threshold(struct vcpu *vcpu)
 /*
  * Exceptions and NMIs.  The exception bitmap is empty unless a profile
  * asks for exits on some vector (to count them): reflect the exception
- * into the guest unchanged.  An NMI with NMI exiting belongs to the guest
- * too: the host has no use for one.
+ * into the guest unchanged.  An NMI (NMI exiting, every profile:
+ * spec/runtime.yaml) is the host's kick or wake-up when its sender's
+ * flag is there to claim (apic.c), else the guest's.
  */
 enum vmx_exit_action handle_exception_nmi(struct vcpu *vcpu)
 {
@@ -636,10 +637,9 @@ enum vmx_exit_action handle_exception_nmi(struct vcpu *vcpu)
 	if (!(info & INTR_INFO_VALID))
 		return handle_unexpected_exit(vcpu, EXIT_REASON_EXCEPTION_NMI);
 	if (type == INTR_INFO_TYPE_NMI) {
-		/* NMI exiting (interrupts: direct, with virtual NMIs: decide.py). */
 		vmx_nmi_unblock();
 		vmx_reinject_idt_vectoring();
-		/* interrupts: direct: the host's kick (apic.c), not the guest's NMI. */
+		/* The host's kick (apic.c), not the guest's NMI. */
 		if (vmx_kick_nmi_claim(this_cpu_id()))
 			return vmx_take_events(vcpu);
 		/* Injected before VMRESUME if the guest can take it (events.c). */

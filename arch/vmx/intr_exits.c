@@ -40,10 +40,14 @@ enum vmx_exit_action handle_external_interrupt(struct vcpu *vcpu)
 	}
 	vmx_reinject_idt_vectoring();
 	vector = info & INTR_INFO_VECTOR_MASK;
-	/* Another CPU posted this vCPU events (apic.c): not the guest's interrupt. */
-	if (vector == VMX_KICK_VECTOR)
-		return vmx_kicked(vcpu);
 	if (PROFILE_APIC_VIRTUAL) {
+		/*
+		 * Another CPU posted this vCPU events (apic.c): the physical
+		 * APIC is the host's alone, so the vector is the kick's.
+		 * Elsewhere every vector is the guest's, and kicks are NMIs.
+		 */
+		if (vector == VMX_KICK_VECTOR)
+			return vmx_kicked(vcpu);
 		/*
 		 * A host device's interrupt for the guest: ended here, raised
 		 * in the virtual APIC of the vCPU its I/O APIC entry names
@@ -96,25 +100,32 @@ bool vmm_nmi_in_root(struct interrupt_frame *f)
 	struct vcpu *vcpu;
 	bool kick;
 
-	if (!percpu_bsp_ready || !(vcpu = this_cpu()->vcpu) || !vcpu->arch ||
-	    vcpu->arch->stop != VCPU_RUNNING)
+	if (!percpu_bsp_ready)
 		return false;
-	/* Claimed first: a kick that finds the vCPU waiting in root is spent too. */
+	/*
+	 * Claimed first, whatever the CPU does: a flag left set would stop
+	 * every later kick to it (one in flight at most, apic.c).  A kick
+	 * that finds the vCPU waiting in root, or no vCPU, is spent too.
+	 */
 	kick = vmx_kick_nmi_claim(this_cpu_id());
+	if (!(vcpu = this_cpu()->vcpu) || !vcpu->arch || vcpu->arch->stop != VCPU_RUNNING)
+		return false;
 	/*
 	 * A vCPU waiting in root operation (vmx_run.c's vmx_wait_in_root()) is
-	 * woken by vmm_kick()'s NMI: the host's, not the guest's.  The guest
-	 * cannot send a physical NMI (its ICR writes are emulated, apic.c).
+	 * woken by vmm_kick()'s NMI: the host's, not the guest's.  The guest's
+	 * ICR NMIs are emulated (apic.c); only an LVT entry of its own in NMI
+	 * mode could raise a physical one, and one that came here is dropped
+	 * (docs/THREAT-MODEL.md's known limits).
 	 */
 	if (READ_ONCE(vcpu->arch->waiting_in_root))
 		return false;
 	if (kick) {
 		/*
-		 * interrupts: direct: a kick (apic.c) while the CPU handles an
-		 * exit.  The stub's test before VMRESUME sees the KICK bit and
-		 * makes the guest exit again at once (vmx_deliver_pending_nmi()),
-		 * where its events are taken; back to the first test, which
-		 * tests every bit (the second tests ARRIVED only).
+		 * A kick (apic.c) while the CPU handles an exit.  The stub's
+		 * test before VMRESUME sees the KICK bit and makes the guest
+		 * exit again at once (vmx_deliver_pending_nmi()), where its
+		 * events are taken; back to the first test, which tests every
+		 * bit (the second tests ARRIVED only).
 		 */
 		__atomic_or_fetch(&vcpu->nmi_pending, VCPU_NMI_KICK, __ATOMIC_RELAXED);
 		if (rip_in(f->rip, vmx_nmi_check, vmx_nmi_check_end) ||

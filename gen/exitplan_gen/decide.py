@@ -18,11 +18,6 @@ EXECUTION_CONTROLS = {
     "mov_dr_exiting": ["proc_based.MOV_DR_EXITING"],
     "rdtsc_exiting": ["proc_based.RDTSC_EXITING"],
 }
-# interrupts: direct: the hypervisor's kicks are NMIs, which must exit;
-# and the NMIs it injects virtual ones: with NMI exiting alone the guest's
-# IRET would not unblock NMIs (SDM Vol. 3C 26.3, "IRET"), and an injected
-# NMI would block every later one, the kicks included, for good.
-INTERRUPTS_DIRECT_CONTROLS = ["pin_based.NMI_EXITING", "pin_based.VIRTUAL_NMIS"]
 PAUSE_LOOP_FEATURE = "pause_loop_exiting"
 PREEMPTION_TIMER_FEATURE = "preemption_timer"
 PAUSE_CHOICES = {
@@ -264,9 +259,6 @@ def _features_and_controls(plan, p, spec):
     waived = _waivers(p)
     req.add("runtime (spec/runtime.yaml)",
             [c for c in spec.runtime.required if spec.runtime.unless.get(c.ref) not in waived])
-    if p.interrupts == "direct":
-        # The kicks are NMIs: they must exit, not reach the guest's IDT.
-        req.add("interrupts: direct", _controls(spec, INTERRUPTS_DIRECT_CONTROLS))
     opt.add("runtime (spec/runtime.yaml)", spec.runtime.optional)
 
     driven = spec.gated_features

@@ -169,8 +169,9 @@ def explain(plan):
         "intercept-icr": "every ICR write exits (MSR_WRITE of the x2APIC ICR, or an "
                          "EPT_VIOLATION on the read-only xAPIC page) and the hypervisor delivers "
                          "each fixed IPI itself: it decodes the destination, posts the vector to "
-                         "each target vCPU and kicks its CPU, which takes the kick as an "
-                         "EXTERNAL_INTERRUPT exit and injects the vector. The same exits as "
+                         "each target vCPU and kicks its CPU with an NMI, which it takes as an "
+                         "EXCEPTION_NMI exit and injects the vector (every physical vector is "
+                         "the guest's: no vector could carry the kick). The same exits as "
                          "passthrough plus the decode and the posting in the handler; no guest "
                          "IPI reaches a CPU that is not one of its vCPUs.",
         "virtual": "each vCPU has a virtual local APIC (runtime/vlapic.c) and the physical one "
@@ -196,8 +197,11 @@ def explain(plan):
                 "emulated NMI), and the VMX-preemption timer is the watchdog."))
     else:
         w(_wrap("exit: every physical interrupt is an EXTERNAL_INTERRUPT exit, acknowledged "
-                "on exit and injected into the guest (or, the kick vector, taken by the "
-                "hypervisor)."))
+                "on exit and injected into the guest" + (
+                    " (or, the kick vector, taken by the hypervisor: the physical APIC is "
+                    "its alone)." if p.apic == "virtual" else
+                    ", whatever its vector: the hypervisor's kicks are NMIs (one "
+                    "EXCEPTION_NMI exit each).")))
     # Features.
     w("\nRequired features (the profile is refused at boot without them):\n")
     for r in plan.required_features:

@@ -5,7 +5,7 @@
  *   spec/vmx_controls.yaml (sha256: c93b96698b5913b3e8977686021404221c4b3c0e6ece08796bb78b68e3bcdaea)
  *   spec/features.yaml (sha256: 683be4670c0a32b4331a8e56ec9e72944b7f647687bd29e7914c5851f1cfdf48)
  *   spec/msrs.yaml (sha256: c30b44ed7ad54eda9ba37fccf9e1758b138f34019db5b834c7f75cdced02b153)
- *   spec/runtime.yaml (sha256: 3ddb9acc24f21171b8e4cbb79804145afdf4a70cb8ddbabb1341a622e29b26cb)
+ *   spec/runtime.yaml (sha256: 52e83f66ed04539668b5e8cb68d5ce2ed0df59738d37c93f09315f8b1a523d70)
  * Do not edit: change the sources and regenerate with `make gen`.
  */
 
@@ -37,6 +37,7 @@ static const enum vmx_feature required_features[] = {
 	VMX_FEATURE_IO_BITMAPS,				/* runtime */
 	VMX_FEATURE_PAUSE_LOOP_EXITING,			/* features.require, execution.pause */
 	VMX_FEATURE_ACK_INTERRUPT_ON_EXIT,		/* runtime */
+	VMX_FEATURE_VIRTUAL_NMIS,			/* runtime */
 	VMX_FEATURE_PREEMPTION_TIMER,			/* execution.preemption_timer */
 	VMX_FEATURE_SAVE_PREEMPTION_TIMER,		/* execution.preemption_timer.save_on_exit */
 	VMX_FEATURE_HLT_ACTIVITY_STATE,			/* runtime */
@@ -84,6 +85,8 @@ const struct vmx_profile_setup profile_vmx_setup = {
 		[VMX_PIN_BASED] =
 			/* runtime (spec/runtime.yaml) */
 			PIN_BASED_EXTERNAL_INTERRUPT_EXITING |
+			PIN_BASED_NMI_EXITING |
+			PIN_BASED_VIRTUAL_NMIS |
 			/* execution.preemption_timer */
 			PIN_BASED_VMX_PREEMPTION_TIMER,
 		[VMX_PROC_BASED] =

@@ -40,7 +40,9 @@ def test_direct_drops_interrupt_exiting_and_sets_nmi_exiting(out):
 def test_exit_keeps_interrupt_exiting(out, profile):
     pin = required(out, profile, "VMX_PIN_BASED")
     assert "PIN_BASED_EXTERNAL_INTERRUPT_EXITING" in pin, pin
-    assert "PIN_BASED_NMI_EXITING" not in pin, pin
+    # NMI exiting is the runtime's in every profile (spec/runtime.yaml): the
+    # kicks are NMIs wherever the guest owns the physical APIC's vectors.
+    assert {"PIN_BASED_NMI_EXITING", "PIN_BASED_VIRTUAL_NMIS"} <= pin, pin
     h = (out / profile / "profile.h").read_text()
     assert re.search(r"^#define PROFILE_INTERRUPTS_DIRECT\t+0$", h, re.M), h
 
