@@ -86,6 +86,14 @@ void irq_register(uint8_t vector, irq_handler_t handler)
 	irq_handlers[vector] = handler;
 }
 
+void idt_set_gate(uint8_t vector, uint32_t entry)
+{
+	if (!entry)
+		entry = trap_stub_table[vector];
+	idt[vector].offset_lo = entry & 0xffff;
+	idt[vector].offset_hi = entry >> 16;
+}
+
 void expect_fault(int vector)
 {
 	unsigned int cpu = smp_cpu_slot();

@@ -34,6 +34,13 @@ typedef void (*irq_handler_t)(struct trap_frame *frame);
 void idt_init(void);
 /* Install a handler for an external-interrupt vector (32..255). */
 void irq_register(uint8_t vector, irq_handler_t handler);
+/*
+ * Point the gate of @vector at @entry (an interrupt stub of the caller's,
+ * which must IRET itself), or back at the library's stub (@entry 0): for
+ * fixed interrupts with vectors 16-31, which push no error code where the
+ * exceptions of those vectors (17, 21, 29, 30) do.
+ */
+void idt_set_gate(uint8_t vector, uint32_t entry);
 
 #define NO_FAULT	(-1)	/* last_fault_vector(): nothing was raised */
 #define ANY_VECTOR	(-2)	/* expect_fault(): whichever comes */
