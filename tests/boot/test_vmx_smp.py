@@ -180,26 +180,31 @@ def test_pingpong_completes(pingpong_runs, name):
             assert reasons.get("HLT", {}).get("count", 0) <= 1, v
             assert "EXTERNAL_INTERRUPT" not in reasons, v
             continue
-        # Each side halts once per round and is woken by one interrupt exit.
+        # Each side halts once per round and is woken by one exit: the IPI's
+        # own (passthrough: the hardware delivers it), or the kick NMI's
+        # (intercept-icr posts it; the vectors are the guest's, apic.c).
+        wake = "EXCEPTION_NMI" if prof == "pipe-pingpong" else "EXTERNAL_INTERRUPT"
         assert reasons["HLT"]["count"] >= rounds, v
-        assert reasons["EXTERNAL_INTERRUPT"]["count"] >= rounds, v
+        assert reasons[wake]["count"] >= rounds, v
     assert not r.vmx_failures(), "\n".join(r.vmx_failures())
 
 
-def test_deaf_ap_taken_back_by_init(boot_out):
+def test_deaf_ap_stopped_by_kick_nmi(boot_out):
     """An AP spinning with its APIC software-disabled, under a profile
-    without the VMX-preemption timer (vmexit-bench): the stop's kick
-    never reaches it, so the boot CPU sends its CPU a physical INIT
-    (an INIT-signal exit in VMX non-root); the AP's vCPU stops and the
-    hypervisor's report ends the run, no vCPU hung."""
+    without the VMX-preemption timer (vmexit-bench): the stop's kick is an
+    NMI, which a software-disabled APIC still accepts (SDM Vol. 3A
+    11.4.7.2) and which exits whatever the guest does, so the AP's vCPU
+    stops with the machine at once: the physical INIT the boot CPU keeps
+    for a vCPU deaf to its kick is not needed, no vCPU hangs, and the
+    hypervisor's report ends the run."""
     hv = bootlib.build_hv("vmexit-bench")
     out = boot_out / "vmx-smp"
     iso = bootlib.build_iso(hv, bootlib.build_guest("smp"), out / "deaf-no-timer.iso",
                             guest_args="ap-deaf")
     r = bootlib.run_bochs(iso, SKYLAKE, out / "deaf-no-timer.serial", ncpu=2)
     r.expect(r"^PASS: ap-deaf$")
-    r.expect(r"^exitplan: vCPU 1 did not stop in \d+ ms: INIT to CPU 1$")
-    r.expect(r"^exitplan: vCPU 1: taken back by an INIT signal at RIP 0x[0-9a-f]+$")
+    assert not r.find(r"INIT to CPU"), r.describe()
+    assert not r.find(r"taken back by an INIT signal"), r.describe()
     r.expect(r"^exitplan: vCPU 1: \S+ when it stopped; stopped with the machine "
              r"\(vCPU 0 stopped it\)$")
     assert not r.find(r"hung"), r.describe()

@@ -28,12 +28,13 @@
  * the IPIs go through MSR 0x830; skipped where CPUID has no x2APIC),
  * init-self (end by sending INIT to itself: under exitplan with one vCPU
  * the machine stops, reported; on hardware the CPU resets), ap-deaf (the
- * last AP ends spinning with its APIC software-disabled, deaf to the
- * hypervisor's kick: the machine must stop all the same), apic-cycle
+ * last AP ends spinning with its APIC software-disabled, deaf to every
+ * fixed interrupt: the machine must stop all the same), apic-cycle
  * (each CPU's APIC goes xAPIC -> x2APIC -> disabled -> xAPIC before it
  * is set up; exitplan only), irq-route (the 8254's IRQ 0 routed to the
  * last AP through the I/O APIC and the 8259: irq_route_checks();
- * irq-route=ioapic: through the I/O APIC alone).
+ * irq-route=ioapic: through the I/O APIC alone), vectors (every vector
+ * 0x10-0xff to itself and to an AP, each taken once: vector_checks()).
  * Runs unmodified on bare Bochs and under QEMU -smp n.
  */
 #include "acpi.h"
