@@ -5,10 +5,11 @@
  * spec/runtime.yaml) or as an EPT violation on the xAPIC page (mapped
  * read-only, never executable: vmx.c), is decoded by the neutral VM
  * (runtime/vm.c), and becomes events posted to the target vCPUs, which a
- * kick makes them take (vmx_kick_ipi()).  INIT and STARTUP are emulated (Bochs 2.7
- * never consumes a physical INIT in VMX non-root: PLATFORM.md), an NMI
- * becomes a virtual NMI injected into the target, an SMI is dropped: no
- * guest-written ICR reaches the hardware with those delivery modes.
+ * kick makes them take (vmx_kick_ipi()).  INIT and STARTUP are emulated
+ * (Bochs 2.7 never consumes a physical INIT in VMX non-root: PLATFORM.md),
+ * an NMI becomes a virtual NMI injected into the target, an SMI is
+ * dropped: no guest-written ICR reaches the hardware with those delivery
+ * modes.
  *
  * Fixed interrupts: with the profile's `apic: passthrough` (the default)
  * the checked ICR value is written to the real ICR and the hardware
