@@ -7,12 +7,15 @@ each vector 0x10-0xff sent as a fixed self IPI through the ICR's
 shorthand, in x2APIC mode through the SELF_IPI register too, and as a
 fixed IPI to the AP by its APIC ID; every vector must be taken exactly
 once, by the CPU it was sent to, and no CPU may take anything else.
-0xf2 is checked by name: it was exitplan's kick vector under every APIC
-model, taken by the hypervisor and never delivered where the guest owns
-the physical APIC (`apic: passthrough`, `intercept-icr`).  Now the
-kicks are flagged NMIs there (arch/vmx/apic.c), and the fixed kick
-vector is left where the physical APIC is the host's alone (`apic:
-virtual`), beside vectors the guest's go through the virtual APIC.
+0xf2 is checked by name: it is the hypervisor's kick vector, but only
+on the physical APIC of `apic: virtual`, which is the host's alone (the
+guest's vectors live in its virtual APIC); where the guest owns the
+physical APIC (`apic: passthrough`, `intercept-icr`) the kicks are
+flagged NMIs (arch/vmx/apic.c) and every vector is the guest's.
+Under intercept-icr every IPI to the AP is posted and kicked, so each
+run also sends some 240 kick NMIs: one given to the guest as its own
+would be an unexpected NMI there, which the guest reports (FAIL) before
+it stops.
 
 Each profile in xAPIC and x2APIC mode (the x2APIC run adds the
 SELF_IPI register where the APIC raises its interrupt), judged by
