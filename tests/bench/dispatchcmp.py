@@ -409,9 +409,15 @@ def path_lengths(asm: str, ch: List[str], numbers: Dict[str, int]) -> Optional[D
             return None
         tgt = re.match(r"^([0-9a-f]+)\b", ops)
         j = at.get(int(tgt.group(1), 16)) if tgt else None
+        # With statistics counting, GCC may put the reason's constant
+        # counter slot's ADD before the JMP (one instruction more).
+        extra = 0
+        if j is not None and insns[j][1] == "addq" and insns[j][2].startswith("$0x1,") \
+                and j + 1 < len(insns):
+            j, extra = j + 1, 1
         if j is None or insns[j][1] != "jmp" or "<handle_" not in insns[j][2]:
             return None
-        out[reason] = i + 2         # up to and including the JE, then the JMP
+        out[reason] = i + 2 + extra  # up to and including the JE, (the ADD,) the JMP
     if ch and indirect[0] < conds[len(ch) - 1]:
         return None
     out["*table"] = indirect[0] + 1

@@ -210,6 +210,23 @@ def split(kind: str, reason: str, ticks: float, dispatch: int,
     return Split(kind, reason, ticks, parts)
 
 
+def split_many(kind: str, ticks: float, exits: Dict[str, float], dispatch: Dict[str, int],
+               path: Dict[str, Tuple[int, int]]) -> Split:
+    """A round trip of several exits (an interrupt path: exits per round
+    trip by reason, @exits) into the same parts: stub, msr switch and
+    resume once per exit, the dispatch per reason (@dispatch: reason ->
+    instructions, "*table" for a reason outside the chain), the handler
+    the rest: the handlers, the injections, the VM exits and entries."""
+    n = sum(exits.values())
+    parts = {p: (float(v[0]) * n, float(v[1]) * n) for p, v in path.items()}
+    parts.setdefault("msr switch", (0.0, 0.0))
+    d = sum(c * dispatch.get(r, dispatch["*table"]) for r, c in exits.items())
+    parts["dispatch"] = (d, d)
+    counted = [parts[p] for p in ("stub", "dispatch", "msr switch", "resume")]
+    parts["handler"] = (ticks - sum(c[1] for c in counted), ticks - sum(c[0] for c in counted))
+    return Split(kind, " + ".join(f"{r} {c:g}" for r, c in exits.items()), ticks, parts)
+
+
 def plain_path(stub_asm: str) -> Optional[Dict[str, Tuple[int, int]]]:
     p = stub_parts(stub_asm)
     return {k: (v, v) for k, v in p.items()} if p else None
@@ -239,6 +256,18 @@ def uses_hooks(profile_doc: dict, serial: str) -> bool:
         if name != "default" and isinstance(m, dict) and m.get("switch") == "manual":
             return True
     return re.search(r"^gate \S+: manual\b", serial, re.M) is not None
+
+
+def splits_many(elf: Path, hooks: bool, costs: List[Tuple[str, float, Dict[str, float]]],
+                chain: List[str], numbers: Dict[str, int]) -> List[Split]:
+    """split_many for each (kind, ticks, exits per round trip); [] when the
+    image is not in the shape these counts expect."""
+    path = exit_path(elf, hooks)
+    d = dispatchcmp.disassemble(elf)
+    pl = dispatchcmp.path_lengths(d, chain, numbers) if d else None
+    if path is None or pl is None:
+        return []
+    return [split_many(k, t, e, pl, path) for k, t, e in costs]
 
 
 def splits(elf: Path, hooks: bool, costs: List[Tuple[str, str, float]],

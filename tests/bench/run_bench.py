@@ -58,6 +58,7 @@ sys.path.insert(0, str(REPO / "tests" / "bench"))
 import dispatchcmp  # noqa: E402
 import exitmix  # noqa: E402
 import exitpath  # noqa: E402
+import intrpaths  # noqa: E402
 import linux  # noqa: E402
 import overcommit  # noqa: E402
 import workloads  # noqa: E402
@@ -163,6 +164,7 @@ class GuestOutput:
     hrtimer: Dict[str, float] = field(default_factory=dict)
     notes_line: bool = False            # the guest said ticks are not cycles
     stats_docs: List[dict] = field(default_factory=list)   # docs/STATS.md, one per vCPU
+    paths: Dict[str, "intrpaths.PathMeasure"] = field(default_factory=dict)  # intr-* kinds
 
     @property
     def complete(self) -> bool:
@@ -197,7 +199,10 @@ def parse_serial(text: str) -> GuestOutput:
             # subtracted from every kind.
             out.rdtsc_pair[kind] = ticks
             continue
+        if intrpaths.is_path(kind):
+            continue            # an interrupt path, several exits: its own section
         out.measures[kind] = Measure(kind, ticks, iters)
+    out.paths = intrpaths.parse(text)
     out.notes_line = re.search(r"^bench: ticks are .*not cycles", text, re.M) is not None
     for m in INFO_RE.finditer(text):
         meas = out.measures.get(m.group(1))
@@ -437,6 +442,21 @@ def run_overcommit(args, out: Path) -> List[overcommit.Result]:
                                   args.timeout)
     except (dispatchcmp.VariantError, bootlib.BootError) as e:
         print(f"run_bench: no overcommit workload: {e}", file=sys.stderr)
+        return []
+
+
+def run_intr(args, out: Path) -> List[intrpaths.Result]:
+    """The interrupt paths' own boots (intrpaths.py): the bench guest on
+    bare Bochs, the IPI to another CPU bare and under every profile's
+    build this run made (OUT/elf/PROFILE.elf)."""
+    import bootlib
+    settings = [(p, out / "elf" / f"{p}.elf") for p in args.profiles
+                if (out / "elf" / f"{p}.elf").is_file()]
+    try:
+        return intrpaths.run_all(bootlib, BUILD_ROOT, out, settings, args.cpu, args.jobs,
+                                 args.timeout, args.guest_args["bench"])
+    except (bootlib.BootError, OSError) as e:
+        print(f"run_bench: no interrupt-path runs: {e}", file=sys.stderr)
         return []
 
 
@@ -683,6 +703,9 @@ class Results:
     exit_parts: Dict[str, List[exitpath.Split]] = field(default_factory=dict)  # label -> kinds
     host_md: str = ""                           # build/bench/host.md, if there
     workloads: List[str] = field(default_factory=list)     # its section's lines (workloads.py)
+    intr_paths: Dict[str, Dict[str, intrpaths.PathMeasure]] = field(default_factory=dict)
+    intr_parts: Dict[str, Dict[str, exitpath.Split]] = field(default_factory=dict)
+    intr: List[str] = field(default_factory=list)          # its section (intrpaths.py)
 
 
 def reason_costs(out: GuestOutput) -> Tuple[Dict[str, float], Dict[str, List[str]]]:
@@ -818,7 +841,51 @@ def analyse(runs: List[Run], mixes: List[exitmix.ExitMix], cpu: str,
                    runs=runs, efer_labels=efer_labels, comparisons=comparisons,
                    baseline_means=baseline_means, kvm_order=_kvm_order_or_empty(),
                    path_lengths=count_dispatch_paths(comparisons, by_label, build, elf_dir),
-                   exit_parts=split_exit_paths(by_label, build, elf_dir))
+                   exit_parts=split_exit_paths(by_label, build, elf_dir),
+                   intr_paths=intr_paths(by_label),
+                   intr_parts=split_intr_paths(by_label, build, elf_dir))
+
+
+def intr_paths(by_label: Dict[str, Dict[str, Run]]) -> Dict[str, Dict[str, intrpaths.PathMeasure]]:
+    """label -> the bench run's interrupt paths, for every profile run
+    (not the dispatch and timing variants)."""
+    out = {}
+    for lb, runs_ in by_label.items():
+        b = runs_.get("bench")
+        if b is not None and b.output.paths and not b.variant.is_dispatch_variant:
+            out[lb] = b.output.paths
+    return out
+
+
+def split_intr_paths(by_label: Dict[str, Dict[str, Run]], build: Optional[Path],
+                     elf_dir: Optional[Path] = None) -> Dict[str, Dict[str, exitpath.Split]]:
+    """label -> kind -> the interrupt path's round trip split into the
+    parts of the exit path, once per exit it counted (exitpath.split_many);
+    gaps and kinds without counted exits are not split."""
+    if build is None:
+        return {}
+    try:
+        numbers = exitmix.exit_reason_names(REPO / "spec")
+    except (OSError, KeyError):
+        return {}
+    out = {}
+    for lb, runs_ in by_label.items():
+        b = runs_.get("bench")
+        if b is None or b.variant.is_dispatch_variant or b.variant.chain is None:
+            continue
+        costs = [(k, pm.ticks, pm.exits_per_trip()) for k, pm in b.output.paths.items()
+                 if not pm.gap and pm.exits]
+        elf = build / b.variant.make_profile / "exitplan.elf"
+        if elf_dir is not None and (elf_dir / f"{lb}.elf").is_file():
+            elf = elf_dir / f"{lb}.elf"
+        if not costs or not elf.is_file():
+            continue
+        serial = b.serial.read_text(errors="replace") if b.serial and b.serial.is_file() else ""
+        hooks = exitpath.uses_hooks(exitmix.load_yaml(b.variant.yaml_path), serial)
+        sp = exitpath.splits_many(elf, hooks, costs, b.variant.chain, numbers)
+        if sp:
+            out[lb] = {x.kind: x for x in sp}
+    return out
 
 
 def split_exit_paths(by_label: Dict[str, Dict[str, Run]], build: Optional[Path],
@@ -963,6 +1030,7 @@ def render_markdown(res: Results) -> str:
 
     L += render_central(res)
     L += render_exit_parts(res)
+    L += res.intr
 
     L.append("## Ticks per exit kind and profile")
     L.append("")
@@ -1534,6 +1602,9 @@ def main(argv=None) -> int:
                     help="skip the workloads (pipe ping-pong on bare Bochs and every build)")
     ap.add_argument("--no-linux", dest="linux", action="store_false",
                     help="skip the Linux workloads (linux.py: under exitplan and bare Bochs)")
+    ap.add_argument("--no-intr-runs", dest="intr_runs", action="store_false",
+                    help="skip the interrupt paths' own boots (intrpaths.py: the bench guest "
+                         "bare, the IPI to another CPU bare and under every profile)")
     ap.add_argument("--tree", choices=("head", "worktree"), default="head",
                     help="build from a snapshot of HEAD (default: one consistent tree while "
                          "others edit) or from the working tree")
@@ -1568,6 +1639,14 @@ def main(argv=None) -> int:
                   build=build if build.is_absolute() else REPO / build,
                   elf_dir=(args.from_serial.resolve().parent if args.from_serial else out) / "elf")
     res.built_from = BUILT_FROM
+    ir: List[intrpaths.Result] = []
+    if args.from_serial:
+        ir = intrpaths.from_serial(args.from_serial.parent)
+    elif args.intr_runs:
+        ir = run_intr(args, out)
+    res.intr = intrpaths.render(res.intr_paths, ir, res.intr_parts)
+    if ir or res.intr_paths:
+        intrpaths.write_csv(res.intr_paths, ir, out / "intr.csv")
     wl: List[workloads.Result] = []
     if args.from_serial:
         wl = workloads.from_serial(args.from_serial.parent / "workloads")
@@ -1600,6 +1679,7 @@ def main(argv=None) -> int:
         print(f"run_bench: wrote {_rel(p)}", file=sys.stderr)
     bad = [f"{r.variant.label}/{r.guest}: {r.status}" for r in runs if r.status != "ok"]
     bad += [f"workload {r.setting}/{r.case.name}: {r.status}" for r in wl if r.status != "ok"]
+    bad += [f"interrupt path {r.setting}/{r.case}: {r.status}" for r in ir if r.status != "ok"]
     bad += [f"overcommit {r.ratio}/{r.mode}: {r.status}" for r in oc if r.status != "ok"]
     bad += [f"linux {r.workload.name}/{r.setting}: {r.status}" for r in lx if r.status != "ok"]
     if bad:

@@ -13,9 +13,12 @@
  * Options: iters=N (default 2000), warmup=N (default 100), cr8 (at the
  * end, switch to IA-32e mode and time MOV to/from CR8, which exists only
  * in 64-bit mode; a one-way trip, and one that needs the hypervisor to
- * follow the guest into IA-32e mode, so it is asked for explicitly).
+ * follow the guest into IA-32e mode, so it is asked for explicitly),
+ * ipi-other (two CPUs: only the IPI to the other CPU, intr.c).  The
+ * interrupt paths (intr.c) come after the exit kinds, before CR8.
  */
 #include "apic.h"
+#include "bench.h"
 #include "console.h"
 #include "exitplan.h"
 #include "fw_cfg.h"
@@ -37,15 +40,8 @@ const char guest_name[] = "bench";
  */
 #define NO_EXIT_TICKS		20
 
-static uint32_t iters, warmup;
-static bool under_exitplan, stats_on;
-
-/* RDTSC after all earlier instructions have completed. */
-static inline uint64_t tsc_ordered(void)
-{
-	asm volatile("lfence" : : : "memory");
-	return rdtsc();
-}
+uint32_t iters, warmup;
+bool under_exitplan, stats_on;
 
 typedef void (*op_fn)(void);
 
@@ -67,11 +63,16 @@ static void op_none(void)
 {
 }
 
-static uint64_t baseline;	/* ticks of an empty timed round trip */
+uint64_t baseline;
+
+int32_t bench_stats_read(uint32_t reason)
+{
+	return hypercall4(HYPERCALL_STATS_READ, reason, 0, 0, 0);
+}
 
 static int32_t stats_read(uint32_t reason)
 {
-	return hypercall4(HYPERCALL_STATS_READ, reason, 0, 0, 0);
+	return bench_stats_read(reason);
 }
 
 /* Exits of the given reasons so far (a second reason may be -1). */
@@ -286,6 +287,15 @@ void guest_main(void)
 {
 	uint32_t irqs;
 
+	if (cmdline_has("ipi-other")) {
+		/* A run of its own: two CPUs, the IPI between them and nothing else. */
+		iters = cmdline_u32("iters", 500);
+		warmup = cmdline_u32("warmup", 20);
+		under_exitplan = exitplan_detected();
+		printf("bench: ticks are Bochs instruction counts, not cycles\n");
+		bench_ipi_other();
+		return;
+	}
 	iters = cmdline_u32("iters", 2000);
 	warmup = cmdline_u32("warmup", 100);
 	if (!iters)
@@ -342,5 +352,6 @@ void guest_main(void)
 	}
 	apic_timer_stop();
 
+	bench_interrupt_paths();
 	bench_cr8();
 }
