@@ -14,20 +14,27 @@
  * (one bit per vector), as in the APIC's own IRR.  And an interrupt storm
  * (a periodic APIC timer with a tiny count) cannot starve the guest: the
  * time an exit takes is time the APIC counts too, so the next interrupt
- * is always already pending when the last handler returns.  When one is
- * to be injected where the previous one was (same RIP: the guest has run
- * nothing but handlers since) and its source has already requested it
- * again (vmx_storm_recurs()), the guest first gets time of its own: as
- * many TSC ticks as the round since the last injection took (the exits
- * and the guest's handler; at most VMX_STORM_HOLD_MAX_TICKS), the
- * queued interrupts held back meanwhile on the VMX-preemption timer, so
- * that a storm costs the guest at most half of its time, however dear
- * an exit is.  (The APIC has the vector in service meanwhile: the timer's
- * next requests wait in its IRR and make no exit.)  Otherwise -- no
- * timer, a longer round, a source not yet firing again -- it gets one
- * instruction: an entry in the STI shadow with interrupt-window exiting,
- * the same delay STI itself gives.  Hardware could have delivered it
- * later too; the guest makes progress.
+ * is always already pending when the last handler returns.  When the
+ * local APIC timer's vector is to be injected where it was injected last
+ * (same RIP: the guest may have run nothing but its handler since), the
+ * guest first gets time of its own.  If the timer has already requested
+ * it again (vmx_storm_recurs()), as many TSC ticks as the round since the
+ * last injection took (the exits and the guest's handler; at most
+ * VMX_STORM_HOLD_MAX_TICKS), the queued interrupts held back meanwhile on
+ * the VMX-preemption timer, so that a storm costs the guest at most half
+ * of its time, however dear an exit is.  (The APIC has the vector in
+ * service meanwhile: the timer's next requests wait in its IRR and make
+ * no exit.)  Otherwise -- no timer, a longer round, a source not yet
+ * firing again -- one instruction: an entry in the STI shadow with
+ * interrupt-window exiting, the same delay STI itself gives.  A timer's
+ * moment is the APIC's to choose: hardware could have delivered it
+ * later too.  Only the timer's: any other vector (a self-IPI sent with
+ * IF=0, a second one pending behind the first, an IPI, a device's) is
+ * taken at the first instruction boundary where the guest can take it,
+ * as hardware takes it (SDM Vol. 3A 6.8.3, 11.8.4): a loop that sends
+ * itself an IPI and takes it in `sti; nop` comes back to the same RIP
+ * every time, and delaying it past the next instruction (a CLI) would
+ * hold it back until the guest sets IF again.
  */
 #include "arch_bits.h"
 #include "compiler.h"
@@ -140,13 +147,15 @@ bool vmx_inject_pending(struct vcpu *vcpu, int fresh)
 		return false;
 	}
 	rip = vmcs_read(GUEST_RIP);
+	vector = irr_highest(a);
 	if (a->last_inject_valid && rip == a->last_inject_rip && !a->inject_stepped &&
-	    vmcs_read32(GUEST_ACTIVITY_STATE) == GUEST_ACTIVITY_ACTIVE) {
+	    vmcs_read32(GUEST_ACTIVITY_STATE) == GUEST_ACTIVITY_ACTIVE && !PROFILE_APIC_VIRTUAL &&
+	    vector == (int)(phys_apic_read(XAPIC_REG_LVT_TIMER) & APIC_LVT_VECTOR_MASK)) {
 		uint64_t now = rdtsc(), round = now - a->last_inject_tsc;
 
 		a->inject_stepped = true;
 		a->storm_steps++;
-		if (vmx_storm_recurs(a, round, irr_highest(a))) {
+		if (vmx_storm_recurs(a, round, vector)) {
 			/* As long as the round took: the guest's own time. */
 			a->storm_hold_until = now + round;
 			vmx_set_intr_window(vcpu, false);
@@ -163,7 +172,6 @@ bool vmx_inject_pending(struct vcpu *vcpu, int fresh)
 	a->last_inject_rip = rip;
 	a->last_inject_tsc = rdtsc();
 	a->last_inject_valid = true;
-	vector = irr_highest(a);
 	vmcs_write(VM_ENTRY_INTR_INFO_FIELD,
 		   INTR_INFO_VALID | INTR_INFO_TYPE_EXT_INTR | (uint32_t)vector);
 	/* An interrupt wakes a halted guest (Bochs may have left it in HLT). */

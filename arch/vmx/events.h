@@ -74,13 +74,17 @@ static inline void vmx_reinject_idt_vectoring(void)
 void vmx_queue_nmi(struct vcpu *vcpu);
 /* The exit stub's call when vcpu->nmi_pending is set. */
 void vmx_deliver_pending_nmi(struct vcpu *vcpu);
-/* Interrupt-window exiting on or off (inline: the window exit and the injection both set it). */
+/*
+ * Interrupt-window exiting on or off (inline: the window exit and the
+ * injection both set it); with it HLT exiting where the profile has none
+ * (vcpu_arch.h: a HLT would wait past the window on Bochs).
+ */
 static inline void vmx_set_intr_window(struct vcpu *vcpu, bool on)
 {
 	if (on)
-		vcpu_ctls_setbit(vcpu, VMX_PROC_BASED, CPU_BASED_INTR_WINDOW_EXITING);
+		vcpu_ctls_setbit(vcpu, VMX_PROC_BASED, vcpu->arch->intr_window_ctls);
 	else
-		vcpu_ctls_clearbit(vcpu, VMX_PROC_BASED, CPU_BASED_INTR_WINDOW_EXITING);
+		vcpu_ctls_clearbit(vcpu, VMX_PROC_BASED, vcpu->arch->intr_window_ctls);
 }
 
 #endif /* EXITPLAN_VMX_EVENTS_H */

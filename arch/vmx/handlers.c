@@ -479,6 +479,13 @@ enum vmx_exit_action handle_hlt(struct vcpu *vcpu)
 		vmx_try_inject_pending(vcpu);
 		return VMX_EXIT_RESUME;
 	}
+	/*
+	 * So does the 8259s' INT the STI shadow held back (legacy_irq.c): its
+	 * interrupt-window exit comes as soon as the guest runs, which in
+	 * the HLT state it would not (Bochs: a window exit never wakes HLT).
+	 */
+	if (a->legacy_int_waiting)
+		return VMX_EXIT_RESUME;
 	vmcs_write(GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_HLT);
 	return VMX_EXIT_RESUME;
 }

@@ -81,6 +81,12 @@ struct vcpu_arch_state {
 	uint64_t tsc_deadline;		/* IA32_TSC_DEADLINE, 0 = disarmed */
 	uint64_t pit_deadline;		/* TSC of the guest 8254's next IR0, 0 = none */
 	bool legacy_int_waiting;	/* the 8259s' INT is up, the guest has IF=0 */
+	/*
+	 * The controls an open interrupt window sets (events.h): interrupt-
+	 * window exiting, and HLT exiting where the profile has none, since
+	 * on Bochs a window exit never ends a HLT (docs/PLATFORM.md).
+	 */
+	uint32_t intr_window_ctls;
 	uint64_t xcr0;			/* the guest's XCR0 */
 	bool has_x2apic, has_nx, has_tsc_deadline;	/* CPUID facts the MSR checks need */
 	bool has_tsc_adjust;		/* CPUID.(EAX=7,ECX=0):EBX[1] */

@@ -171,6 +171,8 @@ static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
 	    !ctls_init(vcpu, VMX_ENTRY, ctl->field[VMX_ENTRY]))
 		return false;
 	vcpu->ctls[VMX_PROC_BASED2] = 0;
+	a->intr_window_ctls = CPU_BASED_INTR_WINDOW_EXITING |
+		(ctl->field[VMX_PROC_BASED] & CPU_BASED_HLT_EXITING ? 0 : CPU_BASED_HLT_EXITING);
 	VMCS_WRITES(w,
 		{ EXCEPTION_BITMAP, 0 },
 		{ PAGE_FAULT_ERROR_CODE_MASK, 0 },

@@ -257,6 +257,15 @@ static enum vmx_turn vmx_vcpu_turn(struct vcpu *vcpu)
 			if (vcpu->nmi_pending)
 				vmx_deliver_pending_nmi(vcpu);
 		}
+		/*
+		 * The 8254 runs from the start, as the firmware left it (channel
+		 * 0 at 18.2 Hz, runtime/platform.c): vCPU 0 arms its first IR0
+		 * before the guest's first instruction, not at its first port
+		 * access, which a guest that keeps the firmware's timer (an
+		 * `sti; hlt` in real mode) never makes.
+		 */
+		if (!vcpu->launched && vcpu->id == 0)
+			vmx_legacy_irq_update(vcpu);
 		profile_msrs_before_entry(vcpu);
 		r = vmx_enter_guest(vcpu, vcpu->launched);
 		if (r == VMX_ENTER_SWITCHED) {

@@ -88,6 +88,19 @@ def test_gaps(runs, profile):
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+def test_self_ipis_in_the_sti_window(runs, profile):
+    """Every self-IPI taken in the window after STI, as hardware takes it
+    (vmexit.flat's self_ipi_sti_nop and sti_hlt): none late, and so the
+    `sti; hlt` kinds ran (tests/boot/test_vmx_intr_delivery.py has the
+    checks of the class)."""
+    r = runs[(profile, "bench")]
+    for kind in MUST_EXIT:
+        late = late_line(r, kind)
+        assert late is None, late.group(0)
+        kind_line(r, kind)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
 def test_every_interrupt_handled(runs, profile):
     """Every self-IPI handled (how many late: bench-info), every deadline
     and IRQ 0 came."""

@@ -40,8 +40,10 @@ def test_direct_drops_interrupt_exiting_and_sets_nmi_exiting(out):
 def test_exit_keeps_interrupt_exiting(out, profile):
     pin = required(out, profile, "VMX_PIN_BASED")
     assert "PIN_BASED_EXTERNAL_INTERRUPT_EXITING" in pin, pin
-    # NMI exiting is the runtime's in every profile (spec/runtime.yaml): the
-    # kicks are NMIs wherever the guest owns the physical APIC's vectors.
+    # NMI exiting and virtual NMIs are the runtime's in every profile
+    # (spec/runtime.yaml): the kicks are NMIs wherever the guest owns the
+    # physical APIC's vectors, and the NMI window says when the guest's
+    # IRET ends its NMI blocking.
     assert {"PIN_BASED_NMI_EXITING", "PIN_BASED_VIRTUAL_NMIS"} <= pin, pin
     h = (out / profile / "profile.h").read_text()
     assert re.search(r"^#define PROFILE_INTERRUPTS_DIRECT\t+0$", h, re.M), h

@@ -9,7 +9,10 @@
  * of the command line other than the image name and this option itself),
  * expect_modules=N (the number of multiboot modules the guest gets; each
  * is printed with its size, FNV-1a hash and command line),
- * apic-modes-only (only the local APIC mode transitions, apic_mode_checks.c).
+ * apic-modes-only (only the local APIC mode transitions, apic_mode_checks.c),
+ * interrupts-only (only the interrupt-delivery checks, intr_checks.c, in
+ * xAPIC and then x2APIC mode; with firmware-pic, which leaves the 8259s
+ * and the 8254 as the firmware did, first the firmware's timer).
  */
 #include "acpi.h"
 #include "apic.h"
@@ -22,6 +25,7 @@
 #include "fw_cfg.h"
 #include "hypercall.h"
 #include "idt.h"
+#include "intr_checks.h"
 #include "boot.h"
 #include "string.h"
 #include "task_checks.h"
@@ -1183,6 +1187,12 @@ void guest_main(void)
 		check_apic_mode_cycle();
 		return;
 	}
+	if (cmdline_has("interrupts-only")) {
+		if (cmdline_has("firmware-pic"))
+			check_firmware_timer();
+		check_interrupt_delivery(true);
+		return;
+	}
 
 	check_cpuid();
 	check_multiboot();
@@ -1209,6 +1219,7 @@ void guest_main(void)
 	check_mmio_forms();
 	check_tasks();
 	check_cpuid_msrs();
+	check_interrupt_delivery(false);
 	check_apic_mode_cycle();	/* last: it leaves the APIC re-initialized (or dead on bare Bochs) */
 	skip("preemption-timer", "host-side only: nothing for the guest to observe");
 }

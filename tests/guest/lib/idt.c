@@ -94,6 +94,11 @@ void idt_set_gate(uint8_t vector, uint32_t entry)
 	idt[vector].offset_hi = entry >> 16;
 }
 
+void nmi_register(irq_handler_t handler)
+{
+	irq_handlers[X86_EXC_NMI] = handler;
+}
+
 void expect_fault(int vector)
 {
 	unsigned int cpu = smp_cpu_slot();
@@ -138,6 +143,10 @@ static void __attribute__((noreturn)) unexpected(struct trap_frame *f)
 void trap_dispatch(struct trap_frame *f);
 void trap_dispatch(struct trap_frame *f)
 {
+	if (f->vector == X86_EXC_NMI && irq_handlers[X86_EXC_NMI]) {
+		irq_handlers[X86_EXC_NMI](f);
+		return;
+	}
 	if (f->vector < FIRST_EXTERNAL_VECTOR) {
 		const struct try_region *r = try_region(f->eip);
 		unsigned int cpu = smp_cpu_slot();	/* the same stack as the faulting code */

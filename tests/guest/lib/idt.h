@@ -42,6 +42,9 @@ void irq_register(uint8_t vector, irq_handler_t handler);
  */
 void idt_set_gate(uint8_t vector, uint32_t entry);
 
+/* Take NMIs in @handler (NULL: an NMI is an unexpected exception again). */
+void nmi_register(irq_handler_t handler);
+
 #define NO_FAULT	(-1)	/* last_fault_vector(): nothing was raised */
 #define ANY_VECTOR	(-2)	/* expect_fault(): whichever comes */
 
