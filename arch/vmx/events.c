@@ -14,8 +14,9 @@
  * (one bit per vector), as in the APIC's own IRR.  And an interrupt storm
  * (a periodic APIC timer with a tiny count) cannot starve the guest: the
  * time an exit takes is time the APIC counts too, so the next interrupt
- * is always already pending when the last handler returns.  When the
- * local APIC timer's vector is to be injected where it was injected last
+ * is always already pending when the last handler returns.  When a
+ * periodic local APIC timer's vector is to be injected where it was
+ * injected last
  * (same RIP: the guest may have run nothing but its handler since), the
  * guest first gets time of its own.  If the timer has already requested
  * it again (vmx_storm_recurs()), as many TSC ticks as the round since the
@@ -34,7 +35,8 @@
  * as hardware takes it (SDM Vol. 3A 6.8.3, 11.8.4): a loop that sends
  * itself an IPI and takes it in `sti; nop` comes back to the same RIP
  * every time, and delaying it past the next instruction (a CLI) would
- * hold it back until the guest sets IF again.
+ * hold it back until the guest sets IF again.  (Periodic: a one-shot or
+ * a deadline is re-armed by the guest, an instruction of its own.)
  */
 #include "arch_bits.h"
 #include "compiler.h"
@@ -110,6 +112,25 @@ static int irr_highest(const struct vcpu_arch_state *a)
 }
 
 /*
+ * @vector is the local APIC timer's in periodic mode: the one source that
+ * interrupts again by itself however little the guest ran (a one-shot or
+ * a deadline is re-armed by the guest, an instruction of its own).  Not
+ * the timer's vector alone: a guest may share it with its IPIs
+ * (kvm-unit-tests' vmexit does).  The virtual APIC injects on its own
+ * (vlapic_exits.c): this path has only the 8259s' vectors there.
+ */
+static bool storm_source(int vector)
+{
+	uint32_t lvt;
+
+	if (PROFILE_APIC_VIRTUAL)
+		return false;
+	lvt = phys_apic_read(XAPIC_REG_LVT_TIMER);
+	return (lvt & (APIC_LVT_MASKED | APIC_LVT_TIMER_MODE_MASK)) == APIC_LVT_TIMER_MODE_PERIODIC &&
+	       vector == (int)(lvt & APIC_LVT_VECTOR_MASK);
+}
+
+/*
  * A storm to hold back (the file comment): the vector about to go in is
  * requested again already -- its source fires faster than an injection
  * takes, as a periodic APIC timer with a tiny count does -- and the round
@@ -149,8 +170,7 @@ bool vmx_inject_pending(struct vcpu *vcpu, int fresh)
 	rip = vmcs_read(GUEST_RIP);
 	vector = irr_highest(a);
 	if (a->last_inject_valid && rip == a->last_inject_rip && !a->inject_stepped &&
-	    vmcs_read32(GUEST_ACTIVITY_STATE) == GUEST_ACTIVITY_ACTIVE && !PROFILE_APIC_VIRTUAL &&
-	    vector == (int)(phys_apic_read(XAPIC_REG_LVT_TIMER) & APIC_LVT_VECTOR_MASK)) {
+	    vmcs_read32(GUEST_ACTIVITY_STATE) == GUEST_ACTIVITY_ACTIVE && storm_source(vector)) {
 		uint64_t now = rdtsc(), round = now - a->last_inject_tsc;
 
 		a->inject_stepped = true;
