@@ -729,6 +729,22 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 		vmx_inject_gp(vcpu);
 		return VMX_EXIT_RESUME;
 	}
+	/*
+	 * The EOI, the x2APIC write every interrupt handler makes: on the
+	 * guest's own APIC, the physical one here (apic: virtual answered
+	 * above), straight away rather than through the MSR chain and the
+	 * fault-catching WRMSR.  Only 0 is an EOI; anything else #GPs, as the
+	 * APIC itself would make it (SDM Vol. 3A 11.12.1).
+	 */
+	if (msr == MSR_IA32_X2APIC_EOI && phys_apic_x2apic_mode()) {
+		if (v) {
+			vmx_inject_gp(vcpu);
+			return VMX_EXIT_RESUME;
+		}
+		wrmsr(MSR_IA32_X2APIC_EOI, 0);
+		vmx_skip_instruction();
+		return VMX_EXIT_RESUME;
+	}
 	if (msr == MSR_IA32_X2APIC_ICR) {
 		/*
 		 * Never executed as it is: INIT, STARTUP, NMI, SMI are the

@@ -32,7 +32,8 @@ import bootlib
 PROFILES = ["default", "pipe-pingpong", "apic-virtual", "pipe-pingpong-direct"]
 CHECKS = ["intr-firmware-timer-wakes-hlt", "intr-self-ipi-sti-window", "intr-two-pending-in-order", "intr-self-ipi-sti-hlt",
           "intr-8259-pending-sti-hlt", "intr-nmi-nested-after-iret", "intr-nmi-iret-in-handler",
-          "intr-self-ipi-sti-window-x2apic", "intr-two-pending-in-order-x2apic"]
+          "intr-self-ipi-sti-window-x2apic", "intr-two-pending-in-order-x2apic",
+          "intr-x2apic-eoi-nonzero-gp"]
 
 
 @pytest.fixture(scope="module")

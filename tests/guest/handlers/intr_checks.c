@@ -23,7 +23,7 @@
  *				blocking: the held-back NMI comes right after it
  *
  * With x2apic_too, the first two again through the x2APIC ICR after the
- * switch to x2APIC mode (one way on Bochs: last).
+ * switch to x2APIC mode (one way on Bochs: last), and an EOI of 1, #GP.
  */
 #include "apic.h"
 #include "console.h"
@@ -368,4 +368,7 @@ void check_interrupt_delivery(bool x2apic_too)
 	taken = 0;
 	check_sti_window("-x2apic");
 	check_two_pending("-x2apic");
+	/* Only 0 is an EOI in x2APIC mode (SDM Vol. 3A 11.12.1): nothing else reaches the APIC. */
+	check("intr-x2apic-eoi-nonzero-gp", wrmsr_safe(MSR_IA32_X2APIC_EOI, 1) == X86_EXC_GP,
+	      "WRMSR 0x80b with 1: %s", vector_name(wrmsr_safe(MSR_IA32_X2APIC_EOI, 1)));
 }
