@@ -39,6 +39,19 @@ static uint32_t tpr_get(void)
 	return *tpr & 0xff;
 }
 
+/*
+ * QEMU's TCG, where the guests also run (tests/guest/qemu-check.sh), is
+ * not the reference for these: its APIC answers byte and word reads with
+ * 0, and it checks no segment limit.  Such a check SKIPs there.
+ */
+static bool tcg_lacks(const char *name)
+{
+	if (!qemu_tcg_detected())
+		return false;
+	skip(name, "QEMU TCG does not model it");
+	return true;
+}
+
 static void tpr_set(uint32_t v)
 {
 	*tpr = v;
@@ -138,9 +151,11 @@ static void check_apic_loads(void)
 	asm volatile("movzwl (%1), %0" : "=r"(zw) : "r"(APIC_TPR) : "memory");
 	asm volatile("movswl (%1), %0" : "=r"(sw) : "r"(APIC_TPR) : "memory");
 	asm volatile("movb (%1), %%ah" : "+a"(ah) : "r"(APIC_TPR) : "memory");
-	check("mmio-apic-movzx-movsx", zb == 0x80 && sb == 0xffffff80 && zw == 0x80 && sw == 0x80 &&
-	      ah == 0x12348078, "movzbl 0x%x movsbl 0x%x movzwl 0x%x movswl 0x%x, movb to AH 0x%x",
-	      zb, sb, zw, sw, ah);
+	if (!tcg_lacks("mmio-apic-movzx-movsx"))
+		check("mmio-apic-movzx-movsx", zb == 0x80 && sb == 0xffffff80 && zw == 0x80 &&
+		      sw == 0x80 && ah == 0x12348078,
+		      "movzbl 0x%x movsbl 0x%x movzwl 0x%x movswl 0x%x, movb to AH 0x%x",
+		      zb, sb, zw, sw, ah);
 
 	asm volatile("testl $0x80, (%1)\n\tpushf\n\tpop %0" : "=r"(f1) : "r"(APIC_TPR) : "memory", "cc");
 	asm volatile("testb $0x40, (%1)\n\tpushf\n\tpop %0" : "=r"(f2) : "r"(APIC_TPR) : "memory", "cc");
@@ -316,8 +331,10 @@ static void check_string_segment_limit(void)
 	fault_happened();
 	vector = last_fault_vector();
 	asm volatile("lgdt %0" : : "m"(old));
-	check("mmio-rep-stos-es-limit", vector == X86_EXC_GP && edi == 0x10 && ecx == 4,
-	      "%s, EDI 0x%x, ECX %u (expected #GP at 0x10 with 4 left)", vector_name(vector), edi, ecx);
+	if (!tcg_lacks("mmio-rep-stos-es-limit"))
+		check("mmio-rep-stos-es-limit", vector == X86_EXC_GP && edi == 0x10 && ecx == 4,
+		      "%s, EDI 0x%x, ECX %u (expected #GP at 0x10 with 4 left)",
+		      vector_name(vector), edi, ecx);
 }
 
 /*
