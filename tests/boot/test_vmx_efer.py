@@ -16,7 +16,7 @@ import pytest
 import bootlib
 
 VARIANT = "vmx-test-efer-manual"
-GUESTS = {"handlers": "quick", "bench": "iters=20 warmup=5 cr8"}
+GUESTS = {"handlers": "quick", "bench": "iters=20 warmup=5 cr8 nointr"}
 
 
 def build_manual_variant(out):

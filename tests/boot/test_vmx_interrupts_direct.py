@@ -87,8 +87,13 @@ def test_pingpong_completes_without_interrupt_exits(pingpong_runs, name):
     for v in st["vcpus"]:
         reasons = v["reasons"] or {}	# the idle vCPUs wait for a STARTUP: no exit
         assert sum(e["count"] for e in reasons.values()) == v["exits"], v
-        for gone in ("EXTERNAL_INTERRUPT", "HLT", "INTERRUPT_WINDOW"):
+        for gone in ("EXTERNAL_INTERRUPT", "HLT"):
             assert gone not in reasons, (gone, v)
+        # The firmware's 8254 runs from the first entry, as on hardware
+        # (emulated: vpit.c); one tick may come before vCPU 0 masks its
+        # 8259s, and waits for its window.  None in the rounds.
+        window = reasons.get("INTERRUPT_WINDOW", {}).get("count", 0)
+        assert window <= (1 if v["id"] == 0 else 0), v
         # The EOI is the guest's own APIC's: no exit for it.
         assert 0x80b not in v.get("msr_write", {}), v
     # The two players send one ICR write per hop each; the idle vCPUs none.

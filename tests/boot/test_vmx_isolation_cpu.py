@@ -100,7 +100,7 @@ def test_long_mode_checks_under_vmexit_bench(boot_out):
     hv = bootlib.build_hv("vmexit-bench")
     guest = bootlib.build_guest("bench")
     out = boot_out / "vmx-isolation-cpu"
-    iso = bootlib.build_iso(hv, guest, out / "lm64.iso", guest_args="iters=20 warmup=5 cr8")
+    iso = bootlib.build_iso(hv, guest, out / "lm64.iso", guest_args="iters=20 warmup=5 cr8 nointr")
     r = bootlib.run_bochs(iso, bootlib.DEFAULT_CPU, out / "lm64.serial")
     r.expect(r"^PASS: bench-long-mode$")
     r.expect(r"^PASS: lm64-cr8-reserved-gp$")

@@ -194,9 +194,17 @@ static void check_8259_pending_hlt(void)
 		{ 0x21, 0xfe }, { 0xa1, 0xff },
 	};
 	uint32_t timer_before = apic_timer_irqs, woken = 0, requested = 0;
+	uint32_t lint0 = apic_read(XAPIC_REG_LVT_LINT0);
 
 	irq_register(PIT_VECTOR, pit_irq);
 	cli();
+	/*
+	 * The 8259's INT reaches the CPU through LINT0 in ExtINT mode (the
+	 * virtual wire the firmware sets up); checks before this one may
+	 * have software-disabled the APIC, which masks it: set it again, as
+	 * a kernel that uses the 8259 does.
+	 */
+	apic_write(XAPIC_REG_LVT_LINT0, APIC_LVT_DELIVERY_MODE_EXTINT);
 	for (unsigned int i = 0; i < sizeof(init) / sizeof(init[0]); i++)
 		outb(init[i][0], init[i][1]);
 	for (unsigned int i = 0; i < ROUNDS; i++) {
@@ -219,6 +227,7 @@ static void check_8259_pending_hlt(void)
 		cli();
 	}
 	pic_mask_all();
+	apic_write(XAPIC_REG_LVT_LINT0, lint0);
 	check("intr-8259-pending-sti-hlt", requested == ROUNDS && woken == ROUNDS &&
 	      apic_timer_irqs == timer_before,
 	      "IR0 requested with IF=0 %u of %u times; %u HLTs ended by it, %u by the backstop timer",
