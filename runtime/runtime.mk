@@ -13,7 +13,9 @@ HV_LDS    := $(HV_DIR)/exitplan.lds
 # DEADLINE=N: exitplan's own deadline=N (TSC ticks; on Bochs retired
 # instructions, k/M/G suffixes), after which it stops the guest and prints
 # its report: by default 4M ticks per second of RUN_TIMEOUT (Bochs runs
-# about 5-8M a second on a loaded 2-core machine, Linux boots in ~700M),
+# about 5-8M a second on a loaded 2-core machine, Linux boots in ~700M;
+# tests/linux/linux.mk gives the Linux guests 40M, Debian's kernel needs
+# about 4G),
 # so that a guest that never ends still ends in the report, before the
 # emulator is killed.  0: none; a deadline= in HV_ARGS wins.
 HV_ARGS    ?=
