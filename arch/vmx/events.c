@@ -16,9 +16,8 @@
  * time an exit takes is time the APIC counts too, so the next interrupt
  * is always already pending when the last handler returns.  When a
  * periodic local APIC timer's vector is to be injected where it was
- * injected last
- * (same RIP: the guest may have run nothing but its handler since), the
- * guest first gets time of its own.  If the timer has already requested
+ * injected last (same RIP: the guest may have run nothing but its
+ * handler since), the guest first gets time of its own.  If the timer has already requested
  * it again (vmx_storm_recurs()), as many TSC ticks as the round since the
  * last injection took (the exits and the guest's handler; at most
  * VMX_STORM_HOLD_MAX_TICKS), the queued interrupts held back meanwhile on
@@ -137,12 +136,11 @@ static bool storm_source(int vector)
  * since the last injection was short.  Not an IPI or a device interrupt
  * that merely lands where the last one did (a guest waiting in a tight
  * loop): the APIC has not latched it again, and it gets the one
- * instruction.  The guest's own APIC only (passthrough, intercept-icr):
- * a virtual one's timer is its model's.
+ * instruction.  Asked only of a storm_source() vector.
  */
 static bool vmx_storm_recurs(const struct vcpu_arch_state *a, uint64_t round, int vector)
 {
-	return !PROFILE_APIC_VIRTUAL && round <= VMX_STORM_HOLD_MAX_TICKS &&
+	return round <= VMX_STORM_HOLD_MAX_TICKS &&
 	       (a->preemption_timer_on || a->preemption_timer_borrowable) &&
 	       vmx_apic_irr_pending_edge((uint8_t)vector);
 }

@@ -460,8 +460,10 @@ static bool mca_access(struct vcpu_arch_state *a, uint32_t msr, uint64_t *v, boo
 	unsigned int bank, reg;
 
 	if (msr == MSR_IA32_MCG_CAP) {
-		*v = write ? *v : a->mcg_cap;
-		return !write;
+		if (write)
+			return false;
+		*v = a->mcg_cap;
+		return true;
 	}
 	if (msr == MSR_IA32_MCG_STATUS) {
 		if (!write) {
