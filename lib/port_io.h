@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Port I/O (IN, OUT) as inline functions, the same in 32- and 64-bit
- * code: the hypervisor's runtime/cpu.h and the test guests' x86.h both
+ * code: the hypervisor's runtime/host/cpu.h and the test guests' x86.h both
  * take them from here.
  */
 #ifndef EXITPLAN_PORT_IO_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The 32-bit task-state segment (SDM Vol. 3A 8.2.1, Figure 8-2): what the
- * hypervisor's task-switch emulation (arch/vmx/task_switch.c) reads and
+ * hypervisor's task-switch emulation (runtime/vcpu/task_switch.c) reads and
  * writes, and what the handlers guest's task checks build.
  */
 #ifndef EXITPLAN_TSS_H

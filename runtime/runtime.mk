@@ -51,7 +51,7 @@ HV_CC := gcc
 HV_LD := ld
 
 # -fpie, linked -static -pie: the image moves itself from where GRUB loads
-# it (64 MiB) to the top of RAM below 4 GiB (runtime/reloc.c), so code
+# it (64 MiB) to the top of RAM below 4 GiB (runtime/host/reloc.c), so code
 # addresses everything RIP-relative and only pointers in data need
 # fixing, the R_X86_64_RELATIVE entries; -fvisibility=hidden keeps every
 # call and access direct (no GOT, no PLT); -z notext because assembly
@@ -81,7 +81,7 @@ HV_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-jump-tables \
 # The profile's generated code: generated/PROFILE, or where a test-only
 # variant was generated (tests/boot/bootlib.py build_profile_variant()).
 GEN_PROFILE_DIR ?= generated/$(PROFILE)
-HV_CPPFLAGS = -I runtime -I arch/vmx -I lib -I generated/common -I $(GEN_PROFILE_DIR) \
+HV_CPPFLAGS = -I . -I generated/common -I $(GEN_PROFILE_DIR) \
 	-I $(HV_INCDIR) -MMD -MP
 HV_ASFLAGS := -D__ASSEMBLER__ -g
 HV_LDFLAGS := -nostdlib -static -pie --no-dynamic-linker -z notext -z norelro \
@@ -92,9 +92,9 @@ HV_LDFLAGS := -nostdlib -static -pie --no-dynamic-linker -z notext -z norelro \
 GEN_COMMON_SRCS ?= $(wildcard generated/common/*.c)
 GEN_PROFILE_SRCS ?= $(wildcard generated/$(PROFILE)/*.c)
 
-HV_C_SRCS := $(filter-out runtime/asm-offsets.c,$(wildcard runtime/*.c arch/vmx/*.c lib/*.c)) \
+HV_C_SRCS := $(filter-out runtime/host/asm-offsets.c,$(wildcard runtime/*/*.c arch/vmx/*.c lib/*.c)) \
 	$(GEN_COMMON_SRCS) $(GEN_PROFILE_SRCS)
-HV_S_SRCS := $(wildcard runtime/*.S arch/vmx/*.S)
+HV_S_SRCS := $(wildcard runtime/*/*.S arch/vmx/*.S)
 HV_OBJS := $(patsubst %.c,$(HV_OBJDIR)/%.o,$(HV_C_SRCS)) \
 	$(patsubst %.S,$(HV_OBJDIR)/%.o,$(HV_S_SRCS))
 
@@ -109,9 +109,9 @@ iso: $(ISO)
 $(HV_ELF): $(HV_OBJS) $(HV_LDS)
 	$(call msg,LD,$@)$(HV_LD) $(HV_LDFLAGS) -T $(HV_LDS) -o $@ $(HV_OBJS)
 
-$(HV_LDS): runtime/exitplan.ld runtime/layout.h
+$(HV_LDS): runtime/host/exitplan.ld runtime/host/layout.h
 	@mkdir -p $(@D)
-	$(call msg,CPP,$@)$(HV_CC) -E -P -x c -D__ASSEMBLER__ -I runtime $< -o $@
+	$(call msg,CPP,$@)$(HV_CC) -E -P -x c -D__ASSEMBLER__ -I . $< -o $@
 
 $(HV_INCDIR)/version.h: FORCE
 	@mkdir -p $(@D)
@@ -127,11 +127,11 @@ $(HV_FLAGS_STAMP): FORCE
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 # Constants for assembly, computed by the compiler from C headers.
-$(HV_INCDIR)/asm-offsets.h: runtime/asm-offsets.c $(HV_FLAGS_STAMP)
+$(HV_INCDIR)/asm-offsets.h: runtime/host/asm-offsets.c $(HV_FLAGS_STAMP)
 	@mkdir -p $(@D) $(HV_OBJDIR)/runtime
 	$(call msg,GEN,$@)$(HV_CC) $(HV_CFLAGS) $(HV_CPPFLAGS) -MT $@ -MF $(HV_OBJDIR)/runtime/asm-offsets.d \
 		-S -o $(HV_OBJDIR)/runtime/asm-offsets.s $<
-	@{ echo '/* Generated from runtime/asm-offsets.c; do not edit. */'; \
+	@{ echo '/* Generated from runtime/host/asm-offsets.c; do not edit. */'; \
 	   sed -n 's/^[[:space:]]*\.ascii "->\([A-Za-z0-9_]*\) \$$\{0,1\}\(-\{0,1\}[0-9]*\)"$$/#define \1 \2/p' \
 		$(HV_OBJDIR)/runtime/asm-offsets.s; } > $@.tmp
 	@mv $@.tmp $@
@@ -144,8 +144,8 @@ $(HV_OBJDIR)/%.o: %.S $(HV_INCDIR)/asm-offsets.h $(HV_FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(call msg,AS,$*.o)$(HV_CC) $(HV_CPPFLAGS) $(HV_ASFLAGS) -c -o $@ $<
 
-$(HV_OBJDIR)/runtime/main.o: $(HV_INCDIR)/version.h
-$(HV_OBJDIR)/runtime/main.o: HV_CPPFLAGS += -include $(HV_INCDIR)/version.h
+$(HV_OBJDIR)/runtime/host/main.o: $(HV_INCDIR)/version.h
+$(HV_OBJDIR)/runtime/host/main.o: HV_CPPFLAGS += -include $(HV_INCDIR)/version.h
 
 -include $(HV_OBJS:.o=.d) $(HV_OBJDIR)/runtime/asm-offsets.d
 

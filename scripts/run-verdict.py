@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "boot"))
 import bootlib  # noqa: E402
 
-# runtime/vmm.h: vmm_run()'s negative results.
+# runtime/vm/vmm.h: vmm_run()'s negative results.
 VMM_RESULTS = {
     -1: "exitplan refused to run (no VT-x, or the profile cannot run on this CPU)",
     -2: "exitplan's setup failed before the guest ran",

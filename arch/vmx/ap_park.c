@@ -5,22 +5,22 @@
  */
 #include <stdbool.h>
 
-#include "ap_park.h"
+#include "arch/vmx/ap_park.h"
 #include "arch_bits.h"
-#include "compiler.h"
-#include "console.h"
-#include "cpu.h"
-#include "layout.h"
-#include "panic.h"
-#include "percpu.h"
-#include "traps.h"
-#include "apic.h"
+#include "runtime/host/compiler.h"
+#include "runtime/host/console.h"
+#include "runtime/host/cpu.h"
+#include "runtime/host/layout.h"
+#include "runtime/host/panic.h"
+#include "runtime/host/percpu.h"
+#include "runtime/host/traps.h"
+#include "arch/vmx/apic.h"
 #include "msr_index.h"
-#include "phys_apic.h"
+#include "runtime/host/phys_apic.h"
 #include "profile.h"
-#include "vmm.h"
-#include "vcpu_switch.h"
-#include "vcpu_arch.h"
+#include "runtime/vm/vmm.h"
+#include "arch/vmx/vcpu_switch.h"
+#include "arch/vmx/vcpu_arch.h"
 
 /* The CPUs whose NMIs in root operation are kicks (or stray): dropped. */
 static bool cpu_kickable[HV_MAX_CPUS];
@@ -185,7 +185,7 @@ void vmx_park_this_cpu(void)
 }
 
 /*
- * runtime/vmm.h: the kick, here beside the halts it ends.  Which of the
+ * runtime/vm/vmm.h: the kick, here beside the halts it ends.  Which of the
  * three a vCPU gets depends on where it is: running in the guest (the
  * kick IPI, apic.c), waiting in root operation (an NMI), or blocked on
  * a shared CPU (woken in the scheduler; its CPU kicked, or NMI'd if idle).
@@ -199,7 +199,7 @@ void vmm_kick(unsigned int vcpu_id)
 		return;
 	/*
 	 * The CPU that holds the vCPU (vmx_setup_vcpu() set it), never "CPU
-	 * vcpu_id": with a scheduler the two differ (runtime/sched.h).
+	 * vcpu_id": with a scheduler the two differ (runtime/vm/sched.h).
 	 */
 	cpu = target->cpu ? target->cpu->id : vcpu_id;
 	if (target->arch->shared) {

@@ -4,7 +4,7 @@
  * arrives as a WRMSR exit (x2APIC MSR 0x830, always trapped:
  * spec/runtime.yaml) or as an EPT violation on the xAPIC page (mapped
  * read-only, never executable: vmx.c), is decoded by the neutral VM
- * (runtime/vm.c), and becomes events posted to the target vCPUs, which a
+ * (runtime/vm/vm.c), and becomes events posted to the target vCPUs, which a
  * kick makes them take (vmx_kick_ipi()).  INIT and STARTUP are emulated
  * (Bochs 2.7 never consumes a physical INIT in VMX non-root: PLATFORM.md),
  * an NMI becomes a virtual NMI injected into the target, an SMI is
@@ -17,32 +17,32 @@
  * itself to the vCPUs the destination names, so a guest can reach no CPU
  * that is not one of its vCPUs.
  */
-#include "apic_mode.h"
+#include "runtime/devices/apic_mode.h"
 #include "arch_bits.h"
-#include "arch_checks.h"
-#include "compiler.h"
-#include "console.h"
-#include "cpu.h"
+#include "runtime/vcpu/arch_checks.h"
+#include "runtime/host/compiler.h"
+#include "runtime/host/console.h"
+#include "runtime/host/cpu.h"
 #include "exit_handlers.h"
 #include "msr_index.h"
 #include "msr_policy.h"
-#include "page_alloc.h"
-#include "percpu.h"
-#include "phys_apic.h"
-#include "policy.h"
+#include "runtime/host/page_alloc.h"
+#include "runtime/host/percpu.h"
+#include "runtime/host/phys_apic.h"
+#include "arch/vmx/policy.h"
 #include "profile.h"
-#include "vlapic.h"
-#include "vm.h"
+#include "runtime/devices/vlapic.h"
+#include "runtime/vm/vm.h"
 #include "vmcs_fields.h"
-#include "vmm.h"
-#include "vcpu_arch.h"
-#include "events.h"
-#include "msr_safe.h"
-#include "apic.h"
-#include "eptp.h"
-#include "legacy_irq.h"
-#include "vlapic_exits.h"
-#include "vcpu_switch.h"
+#include "runtime/vm/vmm.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/events.h"
+#include "runtime/host/msr_safe.h"
+#include "arch/vmx/apic.h"
+#include "arch/vmx/eptp.h"
+#include "arch/vmx/legacy_irq.h"
+#include "arch/vmx/vlapic_exits.h"
+#include "arch/vmx/vcpu_switch.h"
 
 static uint64_t xapic_page_pa;
 /* Some CPU's physical APIC is in x2APIC mode (it stays there: msr.c apic_base_write()). */

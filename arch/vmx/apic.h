@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "exit.h"
+#include "arch/vmx/exit.h"
 
 struct vcpu;
 
@@ -23,7 +23,7 @@ struct vcpu;
  */
 #define VMX_KICK_VECTOR		0xf2
 enum vmx_exit_action vmx_kicked(struct vcpu *vcpu);
-/* Take and act on this vCPU's posted events (runtime/vm.h). */
+/* Take and act on this vCPU's posted events (runtime/vm/vm.h). */
 enum vmx_exit_action vmx_take_events(struct vcpu *vcpu);
 /* A guest write of the ICR: x2APIC MSR 0x830 (@x2apic) or the xAPIC page. */
 enum vmx_exit_action vmx_icr_write(struct vcpu *vcpu, uint64_t icr, bool x2apic);

@@ -5,15 +5,15 @@
  * answers of a few leaves from here once at boot.
  */
 #include "arch_bits.h"
-#include "compiler.h"
+#include "runtime/host/compiler.h"
 #include "exit_handlers.h"
 #include "msr_index.h"		/* CPUID_HIDE_*: the features whose MSRs are not virtualised */
-#include "vcpu.h"
-#include "vm.h"
+#include "arch/vmx/vcpu.h"
+#include "runtime/vm/vm.h"
 #include "vmcs_fields.h"
-#include "vcpu_arch.h"
-#include "vcpu_regs.h"
-#include "vmx_ctls.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/vcpu_regs.h"
+#include "arch/vmx/vmx_ctls.h"
 #include "vmx_controls_bits.h"
 
 /* Four characters as CPUID returns them in a register (little endian). */

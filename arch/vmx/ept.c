@@ -8,13 +8,13 @@
 #include <stddef.h>
 
 #include "arch_bits.h"		/* generated: EPT_* entry bits, memory types */
-#include "boot_info.h"
-#include "compiler.h"
-#include "ept.h"
-#include "guest_ram.h"
-#include "layout.h"
-#include "page_alloc.h"		/* the tables: zeroed pages */
-#include "platform.h"
+#include "runtime/loader/boot_info.h"
+#include "runtime/host/compiler.h"
+#include "arch/vmx/ept.h"
+#include "runtime/loader/guest_ram.h"
+#include "runtime/host/layout.h"
+#include "runtime/host/page_alloc.h"		/* the tables: zeroed pages */
+#include "runtime/devices/platform.h"
 
 #define EPT_ENTRIES		512
 #define EPT_RWX			(EPT_READ | EPT_WRITE | EPT_EXECUTE)

@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "boot_info.h"	/* BOOT_MMAP_MAX */
-#include "guest_ram.h"	/* GUEST_MAX_RANGES */
+#include "runtime/loader/boot_info.h"	/* BOOT_MMAP_MAX */
+#include "runtime/loader/guest_ram.h"	/* GUEST_MAX_RANGES */
 
 /* What a guest-physical range is, for the identity map. */
 enum ept_range_kind {

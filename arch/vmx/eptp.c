@@ -6,9 +6,9 @@
  * the VMCS setup, whose bring-up reaches apic.c.
  */
 #include "vmcs_fields.h"
-#include "vcpu_arch.h"
-#include "eptp.h"
-#include "vmx_ops.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/eptp.h"
+#include "arch/vmx/vmx_ops.h"
 
 uint64_t vmx_vm_eptp, vmx_vm_eptp_apic_trap;
 

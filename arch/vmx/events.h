@@ -9,11 +9,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vcpu_arch.h"
+#include "arch/vmx/vcpu_arch.h"
 #include "vmcs_fields.h"
 #include "vmx_controls_bits.h"
-#include "vmx_ctls.h"
-#include "vmx_ops.h"
+#include "arch/vmx/vmx_ctls.h"
+#include "arch/vmx/vmx_ops.h"
 
 void vmx_inject_gp(struct vcpu *vcpu);
 void vmx_inject_ud(struct vcpu *vcpu);

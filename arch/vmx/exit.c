@@ -9,19 +9,19 @@
 #include <stddef.h>
 
 #include "arch_bits.h"
-#include "compiler.h"
-#include "console.h"
-#include "cpu.h"
-#include "exit.h"
+#include "runtime/host/compiler.h"
+#include "runtime/host/console.h"
+#include "runtime/host/cpu.h"
+#include "arch/vmx/exit.h"
 #include "exit_handlers.h"
-#include "format.h"
+#include "lib/format.h"
 #include "msr_switch.h"
 #include "profile.h"
-#include "string.h"
-#include "vcpu_asm.h"
+#include "lib/string.h"
+#include "arch/vmx/vcpu_asm.h"
 #include "vmcs_fields.h"
-#include "vcpu_arch.h"
-#include "vcpu_regs.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/vcpu_regs.h"
 #include "vmx_exit_reasons.h"
 
 /* The stub's view of struct vcpu must match C's. */

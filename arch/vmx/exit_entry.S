@@ -23,7 +23,7 @@
  * in the registers through the whole exit.  (R8 and R9 are saved: gcc
  * passes a fifth and sixth argument in them even when they are fixed.)
  * Host assembly that runs in an exit (the interrupt and exception entry,
- * runtime/entry.S) saves and restores every register it touches.
+ * runtime/host/entry.S) saves and restores every register it touches.
  * Handlers reach them through vcpu_gpr_read/write() (handlers.c); the
  * stop path spills them into vcpu->regs before it returns to the host's
  * own values.
@@ -32,13 +32,13 @@
  * else can push there before they are done.  External interrupts are off
  * (RFLAGS.IF = 0), the PUSHes cannot fault (struct vcpu is mapped,
  * page-aligned, and regs is at its start), and NMI, #DF and #MC run on
- * IST stacks (runtime/traps.c), never on the interrupted RSP.
+ * IST stacks (runtime/host/traps.c), never on the interrupted RSP.
  *
  * The round trip is the hot path every exit pays: keep it straight-line.
  * CR2 is not switched: the host takes no page faults (a host #PF is a
  * panic), so the guest's CR2 survives in the register.
  */
-#include "vcpu_asm.h"
+#include "arch/vmx/vcpu_asm.h"
 
 	.text
 	.code64
@@ -171,7 +171,7 @@ vmx_exit_stub:
 	RESTORE_GUEST_REGS
 	/*
 	 * An NMI that arrived in VMX root operation is the guest's
-	 * (runtime/traps.c, vmm_nmi_in_root()): test for it last, with no
+	 * (runtime/host/traps.c, vmm_nmi_in_root()): test for it last, with no
 	 * register but RFLAGS touched (VMRESUME loads the guest's RFLAGS).
 	 * An NMI between this CMP and VMRESUME is sent back to the CMP by
 	 * the NMI handler, so none is left behind until the next exit.  The

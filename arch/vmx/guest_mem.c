@@ -8,15 +8,15 @@
  * cannot do itself.
  */
 #include "arch_bits.h"
-#include "compiler.h"
-#include "layout.h"
-#include "page_alloc.h"
-#include "percpu.h"
-#include "string.h"
+#include "runtime/host/compiler.h"
+#include "runtime/host/layout.h"
+#include "runtime/host/page_alloc.h"
+#include "runtime/host/percpu.h"
+#include "lib/string.h"
 #include "vmcs_fields.h"
-#include "vcpu_arch.h"
-#include "guest_mem.h"
-#include "vmx_ops.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/guest_mem.h"
+#include "arch/vmx/vmx_ops.h"
 #include "vmx_controls_bits.h"
 
 static const struct ept *current_ept(void)

@@ -30,6 +30,6 @@ enum guest_walk guest_linear_walk(uint64_t gla, unsigned int access, uint64_t *g
 				  uint32_t *pf_error);
 /* A supervisor access: true when it translates. */
 bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa);
-/* guest_read_linear(), guest_write_linear(): runtime/vmm.h */
+/* guest_read_linear(), guest_write_linear(): runtime/vm/vmm.h */
 
 #endif /* EXITPLAN_GUEST_MEM_H */

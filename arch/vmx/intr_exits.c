@@ -5,21 +5,21 @@
  * through events.c below them: the external-interrupt exit, the
  * interrupt-window exit, and the NMIs that arrive in VMX root operation.
  */
-#include "apic.h"
-#include "compiler.h"
-#include "events.h"
+#include "arch/vmx/apic.h"
+#include "runtime/host/compiler.h"
+#include "arch/vmx/events.h"
 #include "exit_handlers.h"
-#include "legacy_irq.h"
-#include "mmio.h"
-#include "percpu.h"
-#include "traps.h"
-#include "vcpu_arch.h"
-#include "vcpu_asm.h"
-#include "vcpu_stop.h"
-#include "vlapic_exits.h"
+#include "arch/vmx/legacy_irq.h"
+#include "arch/vmx/mmio.h"
+#include "runtime/host/percpu.h"
+#include "runtime/host/traps.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/vcpu_asm.h"
+#include "arch/vmx/vcpu_stop.h"
+#include "arch/vmx/vlapic_exits.h"
 #include "vmcs_fields.h"
-#include "vmm.h"
-#include "vmx_ops.h"
+#include "runtime/vm/vmm.h"
+#include "arch/vmx/vmx_ops.h"
 
 /* External interrupt, acknowledged on exit (SDM 25.7.1, 28.2.2). */
 enum vmx_exit_action handle_external_interrupt(struct vcpu *vcpu)

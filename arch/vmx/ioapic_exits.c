@@ -21,28 +21,28 @@
  * fetch or an event delivery through the page stops the guest with a
  * report (ept_exits.c).
  */
-#include "ap_park.h"
-#include "boot_info.h"
-#include "acpi.h"
+#include "arch/vmx/ap_park.h"
+#include "runtime/loader/boot_info.h"
+#include "runtime/host/acpi.h"
 #include "arch_bits.h"
-#include "compiler.h"
-#include "console.h"
-#include "ept.h"
-#include "ioapic.h"
-#include "layout.h"
-#include "mmio.h"
-#include "page_alloc.h"
-#include "percpu.h"
+#include "runtime/host/compiler.h"
+#include "runtime/host/console.h"
+#include "arch/vmx/ept.h"
+#include "runtime/devices/ioapic.h"
+#include "runtime/host/layout.h"
+#include "arch/vmx/mmio.h"
+#include "runtime/host/page_alloc.h"
+#include "runtime/host/percpu.h"
 #include "profile.h"
-#include "traps.h"
-#include "vm.h"
+#include "runtime/host/traps.h"
+#include "runtime/vm/vm.h"
 #include "vmcs_fields.h"
-#include "apic.h"
-#include "vcpu_arch.h"
-#include "vcpu_stop.h"
-#include "vlapic_exits.h"
-#include "legacy_irq.h"
-#include "vmx_ops.h"
+#include "arch/vmx/apic.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/vcpu_stop.h"
+#include "arch/vmx/vlapic_exits.h"
+#include "arch/vmx/legacy_irq.h"
+#include "arch/vmx/vmx_ops.h"
 
 #define HPET_DEFAULT_BASE	0xfed00000ull	/* IA-PC HPET Specification 1.0a, 2.1 */
 
@@ -119,7 +119,7 @@ static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa, unsig
 		/*
 		 * The 8254's pin is an emulated pin under every APIC model:
 		 * the host's 8254 behind it is the hypervisor's delay timer,
-		 * never the guest's, and the guest's own 8254 (runtime/vpit.c)
+		 * never the guest's, and the guest's own 8254 (runtime/devices/vpit.c)
 		 * drives the pin instead (legacy_irq.c).
 		 */
 		uint64_t emulated;
@@ -175,7 +175,7 @@ static bool host_vector(uint8_t vector)
  * entry names (@self is the vCPU that took it, VM_MAX_VCPUS for none):
  * decoded as the I/O APIC's message, each target matched in its own
  * APIC mode (vm_ioapic_decode(): x2APIC-mode targets too), and posted
- * as an IPI would be (runtime/vm.c), the targets but @self kicked.  The
+ * as an IPI would be (runtime/vm/vm.c), the targets but @self kicked.  The
  * targets, or 0 when no entry delivers @vector.
  */
 static uint32_t ioapic_post(struct vm *vm, unsigned int self, uint8_t vector)

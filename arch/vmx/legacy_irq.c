@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The guest's 8259A pair and 8254 (runtime/vpic.c, vpit.c) as sources of
+ * The guest's 8259A pair and 8254 (runtime/devices/vpic.c, vpit.c) as sources of
  * external interrupts, the VT-x side.  On a PC the 8254's channel 0 OUT
  * drives two inputs at once, and the guest's programming decides which
  * one delivers, to which CPU:
@@ -38,20 +38,20 @@
  * 8259's INT to any vCPU but 0 (the guest's LINT0 there is its physical
  * APIC's, which the hypervisor does not see).
  */
-#include "platform.h"
-#include "spinlock.h"
-#include "vm.h"
+#include "runtime/devices/platform.h"
+#include "runtime/host/spinlock.h"
+#include "runtime/vm/vm.h"
 #include "vmcs_fields.h"
-#include "vcpu_arch.h"
-#include "apic.h"
-#include "preemption_timer.h"
-#include "events.h"
-#include "legacy_irq.h"
-#include "mmio.h"
-#include "vlapic_exits.h"
-#include "vmm.h"
-#include "vmx_ops.h"
-#include "vcpu_switch.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/apic.h"
+#include "arch/vmx/preemption_timer.h"
+#include "arch/vmx/events.h"
+#include "arch/vmx/legacy_irq.h"
+#include "arch/vmx/mmio.h"
+#include "arch/vmx/vlapic_exits.h"
+#include "runtime/vm/vmm.h"
+#include "arch/vmx/vmx_ops.h"
+#include "arch/vmx/vcpu_switch.h"
 #include "vmx_controls_bits.h"
 
 /* The I/O APIC pin's interrupt: its targets posted and kicked; @vcpu's own taken here. */

@@ -28,10 +28,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cpu.h"
+#include "runtime/host/cpu.h"
 #include "msr_policy.h"
-#include "vcpu.h"
-#include "vmx_controls.h"
+#include "arch/vmx/vcpu.h"
+#include "arch/vmx/vmx_controls.h"
 
 #ifndef PROFILE_MANUAL_MSRS
 #error "manual_msrs.h needs PROFILE_MANUAL_MSRS: include the generated msr_switch.h"

@@ -16,32 +16,32 @@
  * itself faults on.  No guest value reaches a host register or a VMCS
  * field the next VM entry would reject without the check the CPU makes.
  */
-#include "apic_mode.h"
+#include "runtime/devices/apic_mode.h"
 #include "arch_bits.h"
-#include "arch_checks.h"
-#include "compiler.h"
-#include "console.h"
-#include "cpu.h"
+#include "runtime/vcpu/arch_checks.h"
+#include "runtime/host/compiler.h"
+#include "runtime/host/console.h"
+#include "runtime/host/cpu.h"
 #include "exit_handlers.h"
 #include "msr_index.h"
-#include "msr_io_fast.h"
-#include "msr_safe.h"
+#include "arch/vmx/msr_io_fast.h"
+#include "runtime/host/msr_safe.h"
 #include "msr_switch.h"
-#include "page_alloc.h"
-#include "phys_apic.h"
+#include "runtime/host/page_alloc.h"
+#include "runtime/host/phys_apic.h"
 #include "profile.h"
-#include "vm.h"
+#include "runtime/vm/vm.h"
 #include "vmcs_fields.h"
-#include "vcpu_arch.h"
-#include "preemption_timer.h"
-#include "events.h"
-#include "vcpu_regs.h"
-#include "legacy_irq.h"
-#include "apic.h"
-#include "vlapic_exits.h"
-#include "msr.h"
-#include "nospec.h"
-#include "vmx_ctls.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/preemption_timer.h"
+#include "arch/vmx/events.h"
+#include "arch/vmx/vcpu_regs.h"
+#include "arch/vmx/legacy_irq.h"
+#include "arch/vmx/apic.h"
+#include "arch/vmx/vlapic_exits.h"
+#include "arch/vmx/msr.h"
+#include "runtime/host/nospec.h"
+#include "arch/vmx/vmx_ctls.h"
 #include "vmx_controls_bits.h"
 
 /* --- the allow-list ----------------------------------------------------- */
@@ -820,7 +820,7 @@ void vcpu_setup_msrs(struct vcpu *vcpu)
 	 */
 	/*
 	 * BSP is vCPU 0's alone: the CPU setting a vCPU up may carry several
-	 * (runtime/sched.h), and the boot CPU's BSP flag is not theirs.
+	 * (runtime/vm/sched.h), and the boot CPU's BSP flag is not theirs.
 	 */
 	if (!a->apic_base)
 		a->apic_base = (rdmsr(MSR_IA32_APIC_BASE) & ~(uint64_t)APIC_BASE_BSP) |

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmx_ctls.h"
+#include "arch/vmx/vmx_ctls.h"
 #include "vmx_controls_bits.h"
 
 struct vcpu;

@@ -15,15 +15,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "apic_mode.h"
+#include "runtime/devices/apic_mode.h"
 #include "arch_bits.h"
-#include "cpu.h"
+#include "runtime/host/cpu.h"
 #include "msr_index.h"
-#include "platform.h"
+#include "runtime/devices/platform.h"
 #include "profile.h"
-#include "spinlock.h"
-#include "vm.h"
-#include "vcpu_arch.h"
+#include "runtime/host/spinlock.h"
+#include "runtime/vm/vm.h"
+#include "arch/vmx/vcpu_arch.h"
 
 /* RDMSR IA32_APIC_BASE: the guest's copy (msr.c apic_base_write() keeps it). */
 static inline bool msr_fast_read_ia32_apic_base(struct vcpu *vcpu, uint64_t *v)

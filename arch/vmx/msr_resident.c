@@ -7,11 +7,11 @@
  */
 #include "msr_index.h"
 #include "msr_policy.h"
-#include "msr_safe.h"
+#include "runtime/host/msr_safe.h"
 #include "msr_switch.h"
-#include "cpu.h"
-#include "vcpu_arch.h"
-#include "msr.h"
+#include "runtime/host/cpu.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/msr.h"
 
 /*
  * The MSRs whose guest value stays in the CPU while the guest runs and

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "policy.h"
+#include "arch/vmx/policy.h"
 
 /*
  * The MSR-bitmap page (SDM Vol. 3C 25.6.9): four 1-KiB bitmaps, one bit per

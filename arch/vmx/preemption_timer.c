@@ -8,14 +8,14 @@
  * (vmx_hv_deadline) and the profile's own period.  Its own
  * file, below all of them: each arms it, and none calls the others.
  */
-#include "compiler.h"
-#include "cpu.h"
+#include "runtime/host/compiler.h"
+#include "runtime/host/cpu.h"
 #include "profile.h"
 #include "vmcs_fields.h"
-#include "vcpu_arch.h"
-#include "preemption_timer.h"
-#include "vcpu_stop.h"
-#include "vmx_ctls.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/preemption_timer.h"
+#include "arch/vmx/vcpu_stop.h"
+#include "arch/vmx/vmx_ctls.h"
 #include "vmx_controls_bits.h"
 
 uint64_t vmx_hv_deadline;

@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "compiler.h"
-#include "cpu.h"
-#include "exit.h"
+#include "runtime/host/compiler.h"
+#include "runtime/host/cpu.h"
+#include "arch/vmx/exit.h"
 
 struct vcpu;
 

@@ -7,13 +7,13 @@
  */
 #include "arch_bits.h"
 #include "exit_handlers.h"
-#include "task_switch.h"
+#include "runtime/vcpu/task_switch.h"
 #include "vmcs_fields.h"
-#include "vcpu_stop.h"
-#include "events.h"
-#include "vcpu_regs.h"
-#include "vmm.h"
-#include "vmx_ctls.h"
+#include "arch/vmx/vcpu_stop.h"
+#include "arch/vmx/events.h"
+#include "arch/vmx/vcpu_regs.h"
+#include "runtime/vm/vmm.h"
+#include "arch/vmx/vmx_ctls.h"
 #include "vmx_controls_bits.h"
 
 /* ES, CS, SS, DS, FS, GS: the TSS's order (enum ts_sreg). */

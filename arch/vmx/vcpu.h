@@ -14,9 +14,9 @@
 #include <stdint.h>
 
 #include "exit_handlers.h"	/* generated: struct cpuid_regs, CPUID_FAST_LEAVES_MAX */
-#include "exit_stats.h"
+#include "arch/vmx/exit_stats.h"
 #include "msr_policy.h"		/* generated per profile: struct profile_msr_state */
-#include "vmx_controls.h"	/* enum vmx_ctl_field */
+#include "arch/vmx/vmx_controls.h"	/* enum vmx_ctl_field */
 
 /*
  * Guest general-purpose registers (RSP is in the VMCS).  The exit stub
@@ -51,7 +51,7 @@ struct vcpu {
 	uint64_t host_rsp;
 	/*
 	 * An NMI arrived while this vCPU's CPU was in VMX root operation
-	 * (runtime/traps.c): the stub tests it just before VMRESUME and has
+	 * (runtime/host/traps.c): the stub tests it just before VMRESUME and has
 	 * vmx_deliver_pending_nmi() inject it (offset in vcpu_asm.h).
 	 */
 	uint32_t nmi_pending;
@@ -78,7 +78,7 @@ struct vcpu {
 	 */
 	bool tsc_deadline_to_cpu;
 	unsigned int id;
-	struct vm *vm;			/* the machine it belongs to (runtime/vm.h) */
+	struct vm *vm;			/* the machine it belongs to (runtime/vm/vm.h) */
 	struct vm_vcpu *vv;		/* its run state and posted events there */
 	struct percpu *cpu;		/* the physical CPU running it */
 	const struct vmx_controls *controls;

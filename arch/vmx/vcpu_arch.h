@@ -10,14 +10,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch_checks.h"
-#include "compiler.h"
-#include "ept.h"
-#include "platform.h"
+#include "runtime/vcpu/arch_checks.h"
+#include "runtime/host/compiler.h"
+#include "arch/vmx/ept.h"
+#include "runtime/devices/platform.h"
 #include "profile.h"
-#include "vcpu.h"
-#include "vlapic.h"
-#include "vmx_controls.h"
+#include "arch/vmx/vcpu.h"
+#include "runtime/devices/vlapic.h"
+#include "arch/vmx/vmx_controls.h"
 
 /* Why a guest stopped; printed in the exit summary. */
 enum vcpu_stop_kind {
@@ -107,7 +107,7 @@ struct vcpu_arch_state {
 	uint64_t mtrr_fixed[11];	/* FIX64K_00000, FIX16K_80000/A0000, FIX4K_C0000..F8000 */
 	unsigned int maxphyaddr;
 
-	/* The devices the guest sees (runtime/platform.c), shared by the VM's vCPUs. */
+	/* The devices the guest sees (runtime/devices/platform.c), shared by the VM's vCPUs. */
 	struct platform_state *platform;
 
 	/*
@@ -115,7 +115,7 @@ struct vcpu_arch_state {
 	 * write exits (apic.c), and the low half's write sends with it.
 	 */
 	uint32_t xapic_icr_high;
-	/* apic: virtual: the vCPU's local APIC (runtime/vlapic.c, vlapic_exits.c). */
+	/* apic: virtual: the vCPU's local APIC (runtime/devices/vlapic.c, vlapic_exits.c). */
 	struct vlapic vlapic;
 	/* The guest's HLT activity state when it stopped, for the report. */
 	bool halted_at_stop;

@@ -10,9 +10,9 @@
 #include <stdint.h>
 
 #include "arch_bits.h"
-#include "compiler.h"
-#include "vcpu.h"
-#include "vmx_ops.h"
+#include "runtime/host/compiler.h"
+#include "arch/vmx/vcpu.h"
+#include "arch/vmx/vmx_ops.h"
 
 /*
  * Advance GUEST_RIP past the instruction that exited, and end any STI or

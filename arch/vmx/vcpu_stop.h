@@ -5,9 +5,9 @@
 #ifndef EXITPLAN_VCPU_STOP_H
 #define EXITPLAN_VCPU_STOP_H
 
-#include "compiler.h"
-#include "exit.h"
-#include "vcpu_arch.h"
+#include "runtime/host/compiler.h"
+#include "arch/vmx/exit.h"
+#include "arch/vmx/vcpu_arch.h"
 
 /* Stop the guest with a reason (printf-style); returns VMX_EXIT_STOP. */
 enum vmx_exit_action vcpu_stop(struct vcpu *vcpu, const char *fmt, ...) __printf(2, 3);

@@ -2,7 +2,7 @@
 /*
  * Several vCPUs on one CPU: what the exit handlers decide and what the
  * run loop (vmx_run.c, vmx_cpu_run()) does around a switch.  The policy is
- * runtime/sched.c's; this file only feeds it the VT-x events and acts
+ * runtime/vm/sched.c's; this file only feeds it the VT-x events and acts
  * on its answers.
  *
  * A vCPU whose CPU carries others (vcpu->arch->shared) gives the CPU up
@@ -51,18 +51,18 @@
  * vmx_sched_tick(), and every other exit is untouched.
  */
 #include "arch_bits.h"
-#include "compiler.h"
-#include "cpu.h"
-#include "percpu.h"
+#include "runtime/host/compiler.h"
+#include "runtime/host/cpu.h"
+#include "runtime/host/percpu.h"
 #include "profile.h"
-#include "sched.h"
-#include "vlapic.h"
+#include "runtime/vm/sched.h"
+#include "runtime/devices/vlapic.h"
 #include "msr_index.h"
-#include "vm.h"
+#include "runtime/vm/vm.h"
 #include "vmcs_fields.h"
-#include "vcpu_arch.h"
-#include "msr.h"
-#include "preemption_timer.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/msr.h"
+#include "arch/vmx/preemption_timer.h"
 #include "vmx_controls_bits.h"
 
 struct sched vmx_sched;

@@ -7,9 +7,9 @@
 
 #include <stdbool.h>
 
-#include "exit.h"
-#include "sched.h"
-#include "vcpu_arch.h"
+#include "arch/vmx/exit.h"
+#include "runtime/vm/sched.h"
+#include "arch/vmx/vcpu_arch.h"
 
 /*
  * vcpu_switch.c: several vCPUs on one CPU.  The exit handlers' decisions

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The virtual local APIC (runtime/vlapic.c) attached to VT-x, under the
+ * The virtual local APIC (runtime/devices/vlapic.c) attached to VT-x, under the
  * profile's `apic: virtual`: how its accesses arrive and how the
  * interrupts it names are injected.
  *
@@ -24,24 +24,24 @@
  * from and to the guest's TSC (the VMCS TSC offset) here.
  */
 #include "arch_bits.h"
-#include "compiler.h"
-#include "console.h"
-#include "cpu.h"
+#include "runtime/host/compiler.h"
+#include "runtime/host/console.h"
+#include "runtime/host/cpu.h"
 #include "exit_handlers.h"
-#include "mmio.h"
+#include "arch/vmx/mmio.h"
 #include "msr_index.h"
-#include "page_alloc.h"
+#include "runtime/host/page_alloc.h"
 #include "profile.h"
-#include "vlapic.h"
-#include "vm.h"
+#include "runtime/devices/vlapic.h"
+#include "runtime/vm/vm.h"
 #include "vmcs_fields.h"
-#include "vcpu_arch.h"
-#include "preemption_timer.h"
-#include "vcpu_stop.h"
-#include "events.h"
-#include "vcpu_regs.h"
-#include "apic.h"
-#include "vcpu_switch.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/preemption_timer.h"
+#include "arch/vmx/vcpu_stop.h"
+#include "arch/vmx/events.h"
+#include "arch/vmx/vcpu_regs.h"
+#include "arch/vmx/apic.h"
+#include "arch/vmx/vcpu_switch.h"
 
 /* The physical APIC, this CPU's: software-enabled, TPR 0, so the host's kicks are accepted. */
 static void host_apic_enable(void)

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "exit.h"
+#include "arch/vmx/exit.h"
 
 struct vcpu;
 

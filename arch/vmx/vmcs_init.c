@@ -5,10 +5,10 @@
  * lists it -- so that a CPU model lacking a field is named at once, not
  * found later as a failed VM entry.
  */
-#include "console.h"
-#include "page_alloc.h"
-#include "vmcs_init.h"
-#include "vmx_ops.h"
+#include "runtime/host/console.h"
+#include "runtime/host/page_alloc.h"
+#include "arch/vmx/vmcs_init.h"
+#include "arch/vmx/vmx_ops.h"
 
 bool vmcs_setup_failed(unsigned int id, enum vmcs_field field)
 {

@@ -7,22 +7,22 @@
  * vmx_report.c, the run loop and vmm_run() in vmx_run.c.
  */
 
-#include "spinlock.h"
-#include "multiboot.h"
-#include "vcpu_asm.h"
-#include "vcpu_arch.h"
-#include "msr.h"
-#include "apic.h"
-#include "vcpu_switch.h"
-#include "vmx_setup.h"
-#include "eptp.h"
-#include "vmx_ctls.h"
-#include "vmcs_init.h"
-#include "mmio.h"
+#include "runtime/host/spinlock.h"
+#include "lib/multiboot.h"
+#include "arch/vmx/vcpu_asm.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/msr.h"
+#include "arch/vmx/apic.h"
+#include "arch/vmx/vcpu_switch.h"
+#include "arch/vmx/vmx_setup.h"
+#include "arch/vmx/eptp.h"
+#include "arch/vmx/vmx_ctls.h"
+#include "arch/vmx/vmcs_init.h"
+#include "arch/vmx/mmio.h"
 #include "vmx_controls_bits.h"
-#include "console.h"
-#include "page_alloc.h"
-#include "percpu.h"
+#include "runtime/host/console.h"
+#include "runtime/host/page_alloc.h"
+#include "runtime/host/percpu.h"
 
 #define VMX_EXIT_STACK_PAGES	4
 

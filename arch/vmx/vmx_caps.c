@@ -4,11 +4,11 @@
  * lines of the controls the profile computed from them.
  */
 
-#include "spinlock.h"
-#include "vcpu_arch.h"
-#include "vmx_setup.h"
+#include "runtime/host/spinlock.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/vmx_setup.h"
 #include "vmx_controls_bits.h"
-#include "console.h"
+#include "runtime/host/console.h"
 #include "profile.h"
 
 /* --- capabilities ------------------------------------------------------ */
@@ -83,7 +83,7 @@ void vmx_print_gates(const struct vmx_controls *ctl)
 	/*
 	 * Without a pause gate (no fallback: one mode, required or none) the
 	 * boot still says which PAUSE handling it got: the scheduler's spin
-	 * yield depends on it (runtime/sched.h).
+	 * yield depends on it (runtime/vm/sched.h).
 	 */
 	printk("exitplan: pause: %s (the profile's only choice)\n",
 	       (ctl->field[VMX_PROC_BASED2] & SECONDARY_EXEC_PAUSE_LOOP_EXITING) ?

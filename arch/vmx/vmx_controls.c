@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compiler.h"		/* ARRAY_SIZE */
-#include "vmx_controls.h"
+#include "runtime/host/compiler.h"		/* ARRAY_SIZE */
+#include "arch/vmx/vmx_controls.h"
 #include "vmx_controls_bits.h"	/* generated: CPU_BASED_*, VM_ENTRY_*, ... */
 #include "vmx_features.h"	/* generated: vmx_feature_supported(), names */
 

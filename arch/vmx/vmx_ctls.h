@@ -18,10 +18,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vcpu.h"
+#include "arch/vmx/vcpu.h"
 #include "vmcs_fields.h"
-#include "vmx_controls.h"
-#include "vmx_ops.h"
+#include "arch/vmx/vmx_controls.h"
+#include "arch/vmx/vmx_ops.h"
 
 /* The VMCS encoding of each cached field (enum vmx_ctl_field order). */
 static inline enum vmcs_field vmx_ctl_encoding(enum vmx_ctl_field f)

@@ -5,11 +5,11 @@
  * record.
  */
 
-#include "spinlock.h"
-#include "vcpu_arch.h"
-#include "vcpu_switch.h"
-#include "vmx_setup.h"
-#include "console.h"
+#include "runtime/host/spinlock.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/vcpu_switch.h"
+#include "arch/vmx/vmx_setup.h"
+#include "runtime/host/console.h"
 
 /* --- the exit summary -------------------------------------------------- */
 

@@ -6,34 +6,34 @@
  * stops; then the report.
  */
 
-#include "acpi.h"
-#include "ap_park.h"
-#include "panic.h"
-#include "smp.h"
-#include "timer.h"
-#include "guest_loader.h"
-#include "mmio.h"
+#include "runtime/host/acpi.h"
+#include "arch/vmx/ap_park.h"
+#include "runtime/host/panic.h"
+#include "runtime/host/smp.h"
+#include "runtime/host/timer.h"
+#include "runtime/loader/guest_loader.h"
+#include "arch/vmx/mmio.h"
 #include "msr_switch.h"
-#include "vcpu_asm.h"
-#include "vcpu_arch.h"
-#include "vcpu_stop.h"
-#include "events.h"
-#include "cpuid.h"
-#include "vcpu_regs.h"
-#include "legacy_irq.h"
-#include "apic.h"
-#include "vlapic_exits.h"
-#include "vcpu_switch.h"
-#include "vmm.h"
-#include "vmx_setup.h"
-#include "vmx_run.h"
-#include "preemption_timer.h"
+#include "arch/vmx/vcpu_asm.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/vcpu_stop.h"
+#include "arch/vmx/events.h"
+#include "arch/vmx/cpuid.h"
+#include "arch/vmx/vcpu_regs.h"
+#include "arch/vmx/legacy_irq.h"
+#include "arch/vmx/apic.h"
+#include "arch/vmx/vlapic_exits.h"
+#include "arch/vmx/vcpu_switch.h"
+#include "runtime/vm/vmm.h"
+#include "arch/vmx/vmx_setup.h"
+#include "arch/vmx/vmx_run.h"
+#include "arch/vmx/preemption_timer.h"
 #include "vmx_controls_bits.h"
-#include "console.h"
-#include "pci.h"
-#include "percpu.h"
-#include "traps.h"
-#include "string.h"
+#include "runtime/host/console.h"
+#include "runtime/devices/pci.h"
+#include "runtime/host/percpu.h"
+#include "runtime/host/traps.h"
+#include "lib/string.h"
 
 /* --- the machine and its vCPUs --------------------------------------- */
 
@@ -259,7 +259,7 @@ static enum vmx_turn vmx_vcpu_turn(struct vcpu *vcpu)
 		}
 		/*
 		 * The 8254 runs from the start, as the firmware left it (channel
-		 * 0 at 18.2 Hz, runtime/platform.c): vCPU 0 arms its first IR0
+		 * 0 at 18.2 Hz, runtime/devices/platform.c): vCPU 0 arms its first IR0
 		 * before the guest's first instruction, not at its first port
 		 * access, which a guest that keeps the firmware's timer (an
 		 * `sti; hlt` in real mode) never makes.
@@ -563,7 +563,7 @@ static void vmx_wait_for_vcpus(unsigned int n)
 
 /*
  * The hypervisor's `wake_preempt=off` option: a vCPU woken on a CPU
- * running a sibling waits for the slice's end (runtime/sched.h), for
+ * running a sibling waits for the slice's end (runtime/vm/sched.h), for
  * make bench to compare with wakeup preemption, the default.
  */
 static void vmx_wake_preempt_option(const struct boot_info *bi)
@@ -667,7 +667,7 @@ static bool vmx_vcpu_count(const struct boot_info *bi, unsigned int ncpus, unsig
 /*
  * No port the guest is granted (spec/runtime.yaml's granted_io_ports, the
  * profile's execution.io.grant) may be an I/O BAR of a PCI function: the
- * guest owns none (runtime/pci.h), and a bus master's registers -- on
+ * guest owns none (runtime/devices/pci.h), and a bus master's registers -- on
  * Bochs the IDE controller's bus-master block at 0xc000-0xc00f -- start
  * DMA anywhere in memory, the hypervisor included.  The generator refuses
  * the ports spec/runtime.yaml reserves; where firmware put the BARs only
@@ -706,7 +706,7 @@ static bool vmx_io_grants_clear_of_pci(void)
 	return clear;
 }
 
-/* runtime/vmm.h: the banner's name, so that the runtime needs no generated header of ours. */
+/* runtime/vm/vmm.h: the banner's name, so that the runtime needs no generated header of ours. */
 const char vmm_profile_name[] = PROFILE_NAME;
 
 int vmm_run(const struct boot_info *bi)
@@ -802,7 +802,7 @@ int vmm_run(const struct boot_info *bi)
 	/*
 	 * One vCPU per CPU: the guest's APIC IDs are the CPUs'.  More: each
 	 * vCPU's virtual APIC has its id as APIC ID, and the guest's MADT
-	 * is rewritten to list them (runtime/acpi.c).
+	 * is rewritten to list them (runtime/host/acpi.c).
 	 */
 	for (unsigned int i = 0; i < n; i++)
 		apic_ids[i] = n > ncpus ? i : percpu_area(i)->apic_id;

@@ -6,7 +6,7 @@
 #ifndef EXITPLAN_VMX_RUN_H
 #define EXITPLAN_VMX_RUN_H
 
-#include "exit.h"
+#include "arch/vmx/exit.h"
 
 struct vcpu;
 

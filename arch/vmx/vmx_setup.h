@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmcs_init.h"	/* vmx_alloc_pages() */
+#include "arch/vmx/vmcs_init.h"	/* vmx_alloc_pages() */
 
 struct boot_info;
 struct vcpu;

@@ -174,7 +174,7 @@ def explain(plan):
                          "the guest's: no vector could carry the kick). The same exits as "
                          "passthrough plus the decode and the posting in the handler; no guest "
                          "IPI reaches a CPU that is not one of its vCPUs.",
-        "virtual": "each vCPU has a virtual local APIC (runtime/vlapic.c) and the physical one "
+        "virtual": "each vCPU has a virtual local APIC (runtime/devices/vlapic.c) and the physical one "
                    "stays the host's. Its cost in exits: every x2APIC register access is an "
                    "MSR_READ or MSR_WRITE (0x800-0x8ff trapped), every xAPIC register access, "
                    "read or write, an EPT_VIOLATION (the APIC page is not mapped), so each "

@@ -22,14 +22,14 @@ U32_MAX = 0xffffffff
 # KVM's defaults (arch/x86/kvm/vmx/vmx.c: ple_gap, ple_window).
 DEFAULT_PLE_GAP = 128
 DEFAULT_PLE_WINDOW = 4096
-# The scheduler's defaults (runtime/sched.h says the same): a slice of
+# The scheduler's defaults (runtime/vm/sched.h says the same): a slice of
 # 200000 ticks is about 2.5 ms of Bochs at 80 M instructions/s, well above
 # a VM exit's few hundred ticks; 64 PAUSE exits are about a PLE_Window of
 # spinning at Bochs's cost per PAUSE exit.
 DEFAULT_SCHED_SLICE = 200000
 # A woken vCPU preempts the running one only after that has run this long
 # of its turn (CFS's wakeup granularity): about a VMCS switch's cost;
-# runtime/sched.h says why not more.
+# runtime/vm/sched.h says why not more.
 DEFAULT_WAKE_GRANULARITY = 2000
 DEFAULT_PAUSE_YIELD_AFTER = 64
 PAUSE_YIELD_AFTER_MAX = 0xffff
@@ -358,7 +358,7 @@ def _scheduler(p, x, err):
                   pause_yield_after=s.get("pause_yield_after", DEFAULT_PAUSE_YIELD_AFTER), path=at)
 
 
-# The MSRs the virtual local APIC (runtime/vlapic.c) answers: every access must exit.
+# The MSRs the virtual local APIC (runtime/devices/vlapic.c) answers: every access must exit.
 VLAPIC_MSRS = ("IA32_APIC_BASE", "IA32_X2APIC", "IA32_TSC_DEADLINE")
 
 
@@ -390,7 +390,7 @@ def _x2apic_eoi(p, err):
     """IA32_X2APIC_EOI passed through: only where the guest owns the
     physical APIC (apic: passthrough).  Under intercept-icr the hypervisor
     delivers IPIs with its own kick vector, under virtual the APIC is
-    runtime/vlapic.c's: an EOI must reach the hypervisor there."""
+    runtime/devices/vlapic.c's: an EOI must reach the hypervisor there."""
     for m in p.msrs:
         if m.msr.name == "IA32_X2APIC_EOI" and m.access != "trap" and p.apic != "passthrough":
             raise err(m.path + ("access",), f"IA32_X2APIC_EOI may be passed through only with apic: "

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "exit.h"
+#include "arch/vmx/exit.h"
 #include "vmx_exit_reasons.h"
 
 struct vcpu;

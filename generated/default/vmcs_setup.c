@@ -5,7 +5,7 @@
  *   spec/vmx_controls.yaml (sha256: c93b96698b5913b3e8977686021404221c4b3c0e6ece08796bb78b68e3bcdaea)
  *   spec/features.yaml (sha256: 683be4670c0a32b4331a8e56ec9e72944b7f647687bd29e7914c5851f1cfdf48)
  *   spec/msrs.yaml (sha256: c30b44ed7ad54eda9ba37fccf9e1758b138f34019db5b834c7f75cdced02b153)
- *   spec/runtime.yaml (sha256: 616b2f1bb20383c96821998231509a36598e35911ac4a69e5cb48acafe814761)
+ *   spec/runtime.yaml (sha256: 591f945527948cf6775bd926b94241e04992a353894075a6eb91841a7600e1af)
  * Do not edit: change the sources and regenerate with `make gen`.
  */
 
@@ -18,9 +18,9 @@
  */
 #include <stddef.h>
 
-#include "policy.h"
+#include "arch/vmx/policy.h"
 #include "profile.h"
-#include "vmx_controls.h"
+#include "arch/vmx/vmx_controls.h"
 #include "vmx_controls_bits.h"
 #include "vmx_features.h"
 

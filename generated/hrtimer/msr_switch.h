@@ -24,6 +24,6 @@
 #define PROFILE_MANUAL_MSRS(X)
 
 /* The code, the same for every profile. */
-#include "manual_msrs.h"
+#include "arch/vmx/manual_msrs.h"
 
 #endif /* EXITPLAN_GEN_PROFILE_MSR_SWITCH_H */

@@ -8,7 +8,7 @@
 /*
  * Profile 'linux-overcommit': the constants the architecture-neutral runtime
  * (runtime/) reads.  Nothing here includes an arch/vmx header: runtime/
- * reaches the architecture through runtime/vmm.h alone.  profile.h, the
+ * reaches the architecture through runtime/vm/vmm.h alone.  profile.h, the
  * arch's, includes this.
  */
 #ifndef EXITPLAN_GEN_PROFILE_RUNTIME_PROFILE_H

@@ -13,7 +13,7 @@
  */
 #include <stdint.h>
 
-#include "exit.h"
+#include "arch/vmx/exit.h"
 #include "exit_handlers.h"
 
 void cpuid_fast_init(struct vcpu *vcpu)

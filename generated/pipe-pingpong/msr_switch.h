@@ -41,6 +41,6 @@
 	  PROFILE_GATE_EFER, PROFILE_GATE_EFER_MANUAL, 0)
 
 /* The code, the same for every profile. */
-#include "manual_msrs.h"
+#include "arch/vmx/manual_msrs.h"
 
 #endif /* EXITPLAN_GEN_PROFILE_MSR_SWITCH_H */

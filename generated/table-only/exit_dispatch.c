@@ -12,11 +12,11 @@
  */
 #include <stdint.h>
 
-#include "exit.h"
+#include "arch/vmx/exit.h"
 #include "exit_handlers.h"
-#include "nospec.h"
+#include "runtime/host/nospec.h"
 #include "profile.h"
-#include "vcpu.h"
+#include "arch/vmx/vcpu.h"
 #include "vmx_exit_reasons.h"
 
 enum vmx_exit_action vmx_dispatch_exit(struct vcpu *vcpu, uint16_t basic_reason)

@@ -15,10 +15,10 @@
 #ifndef EXITPLAN_GEN_PROFILE_PROFILE_H
 #define EXITPLAN_GEN_PROFILE_PROFILE_H
 
-#include "exit.h"
-#include "policy.h"
+#include "arch/vmx/exit.h"
+#include "arch/vmx/policy.h"
 #include "runtime_profile.h"	/* the name, the source, the statistics level */
-#include "vmx_controls.h"
+#include "arch/vmx/vmx_controls.h"
 #include "vmx_exit_reasons.h"
 
 /*
@@ -38,7 +38,7 @@
  */
 #define PROFILE_APIC_INTERCEPT_ICR	0
 /*
- * apic: virtual (1): each vCPU has a virtual local APIC (runtime/vlapic.c,
+ * apic: virtual (1): each vCPU has a virtual local APIC (runtime/devices/vlapic.c,
  * arch/vmx/vlapic_exits.c); its every access exits, its timer runs on the
  * VMX-preemption timer.
  */
@@ -68,7 +68,7 @@ extern const vmx_exit_handler_t vmx_exit_table[VMX_EXIT_REASON_MAX + 1];
 #define PROFILE_PLE_WINDOW	4096u
 
 /*
- * The scheduler (execution.scheduler, runtime/sched.h): a vCPU's slice in
+ * The scheduler (execution.scheduler, runtime/vm/sched.h): a vCPU's slice in
  * TSC ticks where vCPUs share a CPU, how long of its turn it runs before
  * a woken vCPU may preempt it, and after how many plain PAUSE exits a
  * spinning vCPU gives its CPU away.

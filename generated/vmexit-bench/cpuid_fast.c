@@ -20,12 +20,12 @@
 #include <stdint.h>
 
 #include "arch_bits.h"
-#include "exit.h"
+#include "arch/vmx/exit.h"
 #include "exit_handlers.h"
 #include "profile.h"
-#include "vcpu.h"
-#include "vcpu_arch.h"
-#include "vcpu_regs.h"
+#include "arch/vmx/vcpu.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/vcpu_regs.h"
 
 /* Called once per vCPU after its controls are set (vmx.c). */
 void cpuid_fast_init(struct vcpu *vcpu)

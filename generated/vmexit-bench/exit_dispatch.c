@@ -12,9 +12,9 @@
  */
 #include <stdint.h>
 
-#include "exit.h"
+#include "arch/vmx/exit.h"
 #include "exit_handlers.h"
-#include "nospec.h"
+#include "runtime/host/nospec.h"
 #include "profile.h"
 #include "vmx_exit_reasons.h"
 

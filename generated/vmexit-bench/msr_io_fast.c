@@ -18,14 +18,14 @@
 #include <stdint.h>
 
 #include "arch_bits.h"
-#include "exit.h"
+#include "arch/vmx/exit.h"
 #include "exit_handlers.h"
 #include "msr_index.h"
-#include "msr_io_fast.h"
+#include "arch/vmx/msr_io_fast.h"
 #include "profile.h"
-#include "vcpu.h"
-#include "vcpu_arch.h"
-#include "vcpu_regs.h"
+#include "arch/vmx/vcpu.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/vcpu_regs.h"
 
 enum vmx_exit_action handle_msr_read_fast(struct vcpu *vcpu)
 {

@@ -28,8 +28,8 @@ BENCH_SEQ_LEN  := 1048576
 BENCH_CC       := gcc
 BENCH_CFLAGS   := -std=gnu11 -O2 -Wall -Wextra -Werror -fno-pie -fcf-protection=none -MMD -MP
 BENCH_LDFLAGS  := -no-pie
-BENCH_INC      := -iquote $(BENCH_HOST_SRC) -iquote $(BENCH_HOST_OUT) -iquote arch/vmx \
-		  -iquote runtime -iquote lib -iquote generated/common
+BENCH_INC      := -iquote $(BENCH_HOST_SRC) -iquote $(BENCH_HOST_OUT) -iquote . \
+		  -iquote generated/common
 # Retpolines as Linux builds them for indirect branches (CONFIG_RETPOLINE):
 # every indirect call or jump goes through __x86_indirect_thunk_<reg>, here
 # emitted by GCC into each object (thunk, not thunk-extern: no kernel to

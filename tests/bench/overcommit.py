@@ -47,7 +47,7 @@ PAUSE_MODES: Tuple[Tuple[str, Optional[str]], ...] = (
 # wakes the next) under the profile as it is, for comparison with spinning.
 SLEEP_MODE = "sleeping lock (HLT + IPI)"
 # The same with the hypervisor's wake_preempt=off: a woken waiter waits for the
-# running sibling's slice to end instead of taking the CPU at once (runtime/sched.h).
+# running sibling's slice to end instead of taking the CPU at once (runtime/vm/sched.h).
 SLEEP_NO_PREEMPT_MODE = "sleeping lock, no wakeup preemption"
 SLEEP_MODES = (SLEEP_MODE, SLEEP_NO_PREEMPT_MODE)
 # The PLE window sweep at 2:1: ple_window values beside the profile's own (4096).

@@ -119,7 +119,7 @@ def test_turn_taking_ratios_outlast_a_slice():
     PAUSE settings cannot differ (what the 3:1 row once measured, k=200).
     About 900 ticks an acquisition (the 1:1 runs)."""
     slice_ticks = int(re.search(r"^#define SCHED_DEFAULT_SLICE_TICKS\s+(\d+)$",
-                                (REPO / "runtime" / "sched.h").read_text(), re.M).group(1))
+                                (REPO / "runtime" / "vm" / "sched.h").read_text(), re.M).group(1))
     m = re.search(r"^\s+slice: (\d+)", (REPO / "profiles" / "overcommit.yaml").read_text(), re.M)
     slice_ticks = int(m.group(1)) if m else slice_ticks
     one_cpu = [(ratio, k) for ratio, ncpu, _, k in overcommit.RATIOS if ncpu == 1]

@@ -56,7 +56,7 @@ MAX_PARALLEL = int(os.environ.get("EXITPLAN_BOOT_JOBS", str(os.cpu_count() or 2)
 EMULATOR_SLOTS = MAX_PARALLEL
 LOCK_DIR = BUILD / "boot-locks"
 
-# The last line of every complete run (runtime/main.c), and a panic, read
+# The last line of every complete run (runtime/host/main.c), and a panic, read
 # from the hypervisor's channel only (BootResult.hv).
 EXIT_STATUS_RE = re.compile(r"^exitplan: exit status (-?\d+)$", re.M)
 PANIC_RE = re.compile(r"^exitplan: PANIC: .*$", re.M)
@@ -264,7 +264,7 @@ class BootResult:
 
     def hv_region(self) -> Tuple[int, int]:
         """The hypervisor region [start, end) as the boot printed it (it
-        moves itself to the top of RAM below 4 GiB: runtime/reloc.c)."""
+        moves itself to the top of RAM below 4 GiB: runtime/host/reloc.c)."""
         m = self.expect(r"^exitplan: hypervisor region \[([0-9a-f]+), ([0-9a-f]+)\)")
         return int(m.group(1), 16), int(m.group(2), 16)
 

@@ -4,7 +4,7 @@ exitplan and print what make bench parses (tests/bench/intrpaths.py):
 every kind's line with a sane figure, its exits by reason, every
 interrupt handled.  Under the default
 profile (the physical APIC passed through, its ICR and EOI trapped) and
-apic: virtual (the model in runtime/vlapic.c); the IPI to another CPU
+apic: virtual (the model in runtime/devices/vlapic.c); the IPI to another CPU
 in a run of its own on two CPUs.  No timing is asserted: a figure must
 only be there, be a number of ticks a path can take (more than nothing,
 less than a HLT's wait), and come with the exits a path must take (the

@@ -112,7 +112,7 @@ def test_module_moved_intact(basic_runs):
 
 
 # (format, Python arguments formatting to what C must print), in the order
-# of selftest_format() in runtime/selftest.c.
+# of selftest_format() in runtime/host/selftest.c.
 FORMAT_CASES = [
     ("%d %i %d", (0, -1, 2147483647)),
     ("%d", (-2147483648,)),
@@ -234,7 +234,7 @@ def functions_of(r, elf, return_addresses):
     """The functions that contain the calls these return addresses follow
     (address - 1: a call to a noreturn function may be the last
     instruction of its function).  The image ran moved from its link
-    address (runtime/reloc.c): the addresses are taken back by as much."""
+    address (runtime/host/reloc.c): the addresses are taken back by as much."""
     moved = r.hv_region()[0] - HV_LOAD_ADDR
     out = subprocess.run(["addr2line", "-f", "-e", str(elf)] +
                          ["%#x" % (a - 1 - moved) for a in return_addresses],

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Starting the other CPUs (runtime/smp.c, selftest=smp), those the ACPI
+"""Starting the other CPUs (runtime/host/smp.c, selftest=smp), those the ACPI
 MADT lists or, with smp_broadcast, all by broadcast: every AP comes
 online with its own id, APIC ID, TSS, GS base and stack, answers a call
 from the boot CPU, and the borrowed trampoline page is given back."""
@@ -67,7 +67,7 @@ def smppanic_run(hv_elf, boot_out):
 def test_two_cpus_panic_at_once(smppanic_run):
     """CPU 1 panics and CPU 0 panics while it does (selftest=smppanic): the
     first to panic ends the run with its whole report; the other halts
-    (runtime/panic.c) instead of powering off in the middle of it with a
+    (runtime/host/panic.c) instead of powering off in the middle of it with a
     "nested panic"."""
     r = smppanic_run
     assert not r.timed_out, r.describe()

@@ -19,7 +19,7 @@ import bootlib
 
 LINUX_DIR = bootlib.BUILD / "linux"
 NCPUS = (1, 2, 4)
-# /init ends with poweroff -f: ACPI S5, guest exit status 0 (runtime/platform.h).
+# /init ends with poweroff -f: ACPI S5, guest exit status 0 (runtime/devices/platform.h).
 SUCCESS = 0
 
 

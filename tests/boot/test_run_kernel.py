@@ -20,7 +20,7 @@ import pytest
 
 import bootlib
 
-# runtime/boot_info.h
+# runtime/loader/boot_info.h
 BOOT_CMDLINE_MAX = 4096
 
 

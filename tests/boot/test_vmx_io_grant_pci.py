@@ -6,7 +6,7 @@ its bus-master registers at 0xc000-0xc00f, where Bochs's BIOS put BAR4 --
 writing them starts DMA anywhere in memory, the hypervisor included.  The
 generator cannot know where firmware put a BAR (it refuses the ports
 spec/runtime.yaml reserves, tests/gen); the hypervisor reads the BARs at
-boot (runtime/pci.c: pci_io_bars()) and compares.  A grant clear of every
+boot (runtime/devices/pci.c: pci_io_bars()) and compares.  A grant clear of every
 BAR (the second parallel port, 0x278-0x27f) still boots."""
 import pytest
 

@@ -57,7 +57,7 @@ STOP_REPORT = {
     "ioapic-byte": r"^exitplan: guest stopped: I/O APIC write of 1 byte\(s\) at GPA 0xfec00000",
     "apic-stack": r"^exitplan: guest stopped: delivery of event 0x[0-9a-f]+ touched the local APIC page",
 }
-# Attacks that are the guest powering off: exit status 0 (runtime/platform.h).
+# Attacks that are the guest powering off: exit status 0 (runtime/devices/platform.h).
 POWER_OFF_REPORT = {
     "acpi-s5": r"^exitplan: guest powered off \(ACPI S5 through PM1a_CNT\)$",
     "bochs-shutdown": r"^exitplan: guest powered off \(\"Shutdown\" to Bochs's port 0x8900\)$",

@@ -7,7 +7,7 @@ hypervisor's report still ends the run.
 - ioapic: I/O APIC redirection entries with delivery mode SMI, INIT,
   NMI, ExtINT and reserved read back masked; the IOAPIC ID cannot be
   changed; the version register, the IOREGSEL latch and a fixed entry
-  are what hardware gives (arch/vmx/ioapic.c).
+  are what hardware gives (runtime/devices/ioapic.c).
 - lvt: local APIC LVT entries (thermal, performance counter) with delivery
   mode SMI, INIT and a reserved one read back masked, the first reported;
   a masked fixed entry reads back as written (arch/vmx/apic.c).

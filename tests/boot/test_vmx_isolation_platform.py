@@ -124,7 +124,7 @@ def test_forged_status_is_not_the_verdict(runs):
 @pytest.mark.parametrize("run", ["status-wrap", "status-shutdown-wrap"])
 def test_guest_status_never_aliases_vmm_codes(runs, run):
     """isa-debug-exit and SHUTDOWN statuses are never negative, so never
-    one of the hypervisor's VMM_* results (runtime/vmm.h)."""
+    one of the hypervisor's VMM_* results (runtime/vm/vmm.h)."""
     r = runs[run]
     r.expect_hv(rf"^exitplan: guest exit status {FORGED_STATUS}$")
     r.expect_clean_exit(FORGED_STATUS)

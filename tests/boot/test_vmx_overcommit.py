@@ -8,7 +8,7 @@ One vCPU per CPU: 2 vCPUs on 2 CPUs with PAUSE-loop exiting
 whose pause gate falls back, and under the overcommit profile, which
 requires PLE.
 
-More vCPUs than CPUs (issue 11; arch/vmx/vcpu_switch.c, runtime/sched.c):
+More vCPUs than CPUs (issue 11; arch/vmx/vcpu_switch.c, runtime/vm/sched.c):
 4 vCPUs on 2 CPUs and 3 on 1 under the overcommit profile (apic:
 virtual, PAUSE-loop exiting), and 4 on 2 under apic-virtual on
 corei7_sandy_bridge_2600k, which falls back to plain PAUSE exiting (the

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""SMP guests: one vCPU per CPU (runtime/vm.c, arch/vmx/apic.c).
+"""SMP guests: one vCPU per CPU (runtime/vm/vm.c, arch/vmx/apic.c).
 
 The SMP guest (tests/guest/smp) starts its APs with INIT-SIPI-SIPI, runs
 the per-CPU checks on each, and checks IPIs of every shape, NMI, INIT of

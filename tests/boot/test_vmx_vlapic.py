@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The virtual local APIC (`apic: virtual`, profile apic-virtual):
-runtime/vlapic.c attached by arch/vmx/vlapic_exits.c.
+runtime/devices/vlapic.c attached by arch/vmx/vlapic_exits.c.
 
 The guests that use the APIC pass with every APIC access emulated: the
 SMP guest (every IPI shape, NMI, INIT, SIPI) on 1 and 2 vCPUs in xAPIC

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The C the generated code builds on, compiled and run on the host:
-arch/vmx/nospec.h (the speculation-safe index clamp, 64- and 32-bit, and
+runtime/host/nospec.h (the speculation-safe index clamp, 64- and 32-bit, and
 branch-free), PROFILE_DIRECT_REASONS_LIST() in every profile.h,
 VMX_EXIT_HANDLER_FUNCTIONS() in exit_handlers.h, and the statistics
 table of arch/vmx/exit_stats.h against the slots the generator claims in
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
 
 PROFILES = sorted(p.stem for p in (ROOT / "profiles").glob("*.yaml"))
 CFLAGS = ["-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror"]
-INC = ["-iquote", str(ROOT / "runtime"), "-iquote", str(ROOT / "arch" / "vmx"), "-iquote", str(ROOT / "lib"),
+INC = ["-iquote", str(ROOT),
        "-iquote", str(ROOT / "generated" / "common")]
 
 
@@ -36,7 +36,7 @@ def build_and_run(tmp_path, source, flags=(), inc=INC, runner=()):
 # the plain comparison.  CHECK_BODY returns 0 when all agree, else the
 # first failing case's number.
 NOSPEC_CHECK = r"""
-#include "nospec.h"
+#include "runtime/host/nospec.h"
 
 static int check(void)
 {
@@ -88,7 +88,7 @@ def test_nospec_is_branch_free(tmp_path, bits):
     have derived from a comparison)."""
     src = tmp_path / "f.c"
     obj = tmp_path / "f.o"
-    src.write_text('#include "nospec.h"\n'
+    src.write_text('#include "runtime/host/nospec.h"\n'
                    'unsigned long clamp(unsigned long i, unsigned long n) { return array_index_nospec(i, n); }\n'
                    'unsigned long clamp70(unsigned long i) { return array_index_nospec(i, 70); }\n')
     r = subprocess.run(["gcc", *CFLAGS, bits, "-fno-pie", "-c", *INC, str(src), "-o", str(obj)],
@@ -291,7 +291,7 @@ STATS_CLAIMS = r"""
 #include <stdlib.h>
 #include <string.h>
 
-#include "exit_stats.h"
+#include "arch/vmx/exit_stats.h"
 
 static int slot_of(const struct exit_stats_table *t, unsigned long long key)
 {

@@ -184,7 +184,7 @@ def _hv_cflags():
 
 
 def _compile(out, profile, obj, source="exit_dispatch.c"):
-    inc = ["-I", str(ROOT / "runtime"), "-I", str(ROOT / "arch" / "vmx"), "-I", str(ROOT / "lib"),
+    inc = ["-I", str(ROOT),
            "-I", str(out / "common"), "-I", str(out / profile)]
     r = subprocess.run(["gcc", *_hv_cflags(), *inc, "-c", str(out / profile / source),
                         "-o", str(obj)], capture_output=True, text=True)

@@ -250,7 +250,7 @@ def test_msr_switch_lists_only_what_differs(fresh, write_profile, tmp_path):
     assert by_name["IA32_LSTAR"][3:6] == ("-1", "0", "0")     # writes exit
     assert by_name["IA32_EFER"][3:6] == ("PROFILE_GATE_EFER", "PROFILE_GATE_EFER_MANUAL", "0")
     assert [x[6] for x in xs] == [" \\"] * (len(xs) - 1) + [""]
-    assert "static inline" not in sw and '#include "manual_msrs.h"' in sw
+    assert "static inline" not in sw and '#include "arch/vmx/manual_msrs.h"' in sw
     compile_profile(tmp_path / "out", "twomsrs")
 
     none = read(fresh, "hrtimer", "msr_switch.h")
@@ -279,12 +279,12 @@ def test_overcommit_requires_ple(fresh):
 
 
 def test_scheduler_defaults(fresh):
-    """Without execution.scheduler a profile gets runtime/sched.h's defaults."""
+    """Without execution.scheduler a profile gets runtime/vm/sched.h's defaults."""
     h = read(fresh, "default", "profile.h")
     assert re.search(r"^#define PROFILE_SCHED_SLICE_TICKS\t+200000u$", h, re.M), h
     assert re.search(r"^#define PROFILE_SCHED_PAUSE_YIELD_AFTER\t+64u$", h, re.M), h
     assert re.search(r"^#define PROFILE_SCHED_WAKE_GRANULARITY_TICKS\t+2000u$", h, re.M), h
-    sched_h = (ROOT / "runtime" / "sched.h").read_text()
+    sched_h = (ROOT / "runtime" / "vm" / "sched.h").read_text()
     assert re.search(r"SCHED_DEFAULT_SLICE_TICKS\s+200000\b", sched_h)
     assert re.search(r"SCHED_DEFAULT_WAKE_GRANULARITY_TICKS\s+2000\b", sched_h)
     assert re.search(r"SCHED_DEFAULT_PAUSE_YIELD_AFTER\s+64\b", sched_h)
@@ -482,7 +482,7 @@ CFLAGS = ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only"]
 
 
 def compile_profile(out, profile):
-    inc = ["-I", str(ROOT / "runtime"), "-I", str(ROOT / "arch" / "vmx"), "-I", str(ROOT / "lib"),
+    inc = ["-I", str(ROOT),
            "-I", str(out / "common"), "-I", str(out / profile)]
     sources = sorted((out / profile).glob("*.c"))
     for src in sources:
@@ -508,7 +508,7 @@ def test_generated_c_compiles(profile):
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
 def test_common_c_compiles_and_hypercalls_h_is_32bit_clean():
-    inc = ["-I", str(ROOT / "runtime"), "-I", str(ROOT / "arch" / "vmx"), "-I", str(ROOT / "lib"),
+    inc = ["-I", str(ROOT),
            "-I", str(ROOT / "generated" / "common"), "-I", str(ROOT / "generated" / "default")]
     for src in sorted((ROOT / "generated" / "common").glob("*.c")):
         r = subprocess.run(["gcc", *CFLAGS, *inc, str(src)], capture_output=True, text=True)

@@ -150,7 +150,7 @@ def hv_cflags():
 
 
 def compile_with_hv_flags(out, profile):
-    inc = ["-I", str(ROOT / "runtime"), "-I", str(ROOT / "arch" / "vmx"), "-I", str(ROOT / "lib"),
+    inc = ["-I", str(ROOT),
            "-I", str(out / "common"), "-I", str(out / profile)]
     flags = [*hv_cflags(), "-fsyntax-only", *inc]
     for src in sorted((out / profile).glob("*.c")):

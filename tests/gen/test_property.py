@@ -290,7 +290,7 @@ def _generate(data):
 
 
 def _compiles(out):
-    inc = ["-I", str(ROOT / "runtime"), "-I", str(ROOT / "arch" / "vmx"), "-I", str(ROOT / "lib"),
+    inc = ["-I", str(ROOT),
            "-I", str(out / "common"), "-I", str(out / NAME)]
     flags = [*HV_CFLAGS, "-fsyntax-only", *inc]
     r = subprocess.run(["gcc", *flags, *sorted(map(str, (out / NAME).glob("*.c")))],

@@ -2,7 +2,7 @@
 /*
  * ep-exit [CODE]: end the run with isa-debug-exit code CODE (default 0,
  * success).  exitplan emulates QEMU's isa-debug-exit at port 0xf4
- * (runtime/platform.h): the write stops the guest with exit status
+ * (runtime/devices/platform.h): the write stops the guest with exit status
  * (CODE << 1) | 1, which the hypervisor reports on its own channel.
  * /init uses it for a failed workload's status; success ends with
  * Linux's own `poweroff -f` (ACPI S5, docs/LINUX.md), and ep-exit 0 only

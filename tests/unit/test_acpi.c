@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * runtime/acpi.c: the guest's MADT copy for more vCPUs than CPUs
+ * runtime/host/acpi.c: the guest's MADT copy for more vCPUs than CPUs
  * (acpi_madt_build()): the processor entries replaced by one enabled
  * local APIC per vCPU, every other entry kept in order, the checksum
  * right; refused when it does not fit, an ID needs x2APIC, or the old
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "acpi.h"
+#include "runtime/host/acpi.h"
 
 /* A firmware MADT as Bochs builds one: header, LAPIC address, flags, 2 CPUs, an I/O APIC, an override. */
 static uint8_t old[36 + 8 + 2 * 8 + 12 + 10];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * runtime/apic_mode.c: the local APIC's modes and the SDM's transitions
+ * runtime/devices/apic_mode.c: the local APIC's modes and the SDM's transitions
  * between them (Vol. 3A 11.12.5), and the xAPIC page described in terms
  * of the x2APIC MSRs (Vol. 3A Table 11-6) for an xAPIC emulated on the
  * physical x2APIC (issue 9 item 4).
@@ -12,9 +12,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "apic_mode.h"
+#include "runtime/devices/apic_mode.h"
 #include "arch_bits.h"
-#include "compiler.h"
+#include "runtime/host/compiler.h"
 #include "msr_index.h"
 
 #define BASE	0xfee00000ull

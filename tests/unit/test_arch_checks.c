@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * arch/vmx/arch_checks.c: the checks the exit handlers make before they
+ * runtime/vcpu/arch_checks.c: the checks the exit handlers make before they
  * load a guest's value (CR8, XCR0, IA32_PAT, the MTRRs), the TSC-offset
  * arithmetic of IA32_TIME_STAMP_COUNTER and IA32_TSC_ADJUST, and the
  * segment checks of string I/O.  Expected values are the SDM's rules,
@@ -14,8 +14,8 @@
 #include <cmocka.h>
 
 #include "arch_bits.h"
-#include "arch_checks.h"
-#include "compiler.h"
+#include "runtime/vcpu/arch_checks.h"
+#include "runtime/host/compiler.h"
 
 /* Everything a Skylake-X with AMX and MPX could enable. */
 #define XCR0_ALL	(XCR0_X87 | XCR0_SSE | XCR0_AVX | XCR0_BNDREGS | XCR0_BNDCSR | \

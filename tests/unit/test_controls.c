@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "profile.h"
-#include "vmx_controls.h"
+#include "arch/vmx/vmx_controls.h"
 #include "vmx_controls_bits.h"
 #include "vmx_features.h"
 #include "unit_util.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The CPUID fast handler (generated/vmexit-bench/cpuid_fast.c) against the
- * general one (arch/vmx/cpuid.c) on the fake VMCS (fakes/vmx_ops.h): the
+ * general one (arch/vmx/cpuid.c) on the fake VMCS (fakes/arch/vmx/vmx_ops.h): the
  * same guest registers, VMCS and controls go into both, and both must
  * leave the same architectural result: RAX, RBX, RCX, RDX, RIP advanced
  * by the exit's instruction length, the STI/MOV-SS blocking cleared, the
@@ -19,17 +19,17 @@
  * First: the fake takes vmx_ops.h's include guard, so arch/vmx's headers,
  * which find the real one beside them, get the fake.
  */
-#include "vmx_ops.h"
+#include "arch/vmx/vmx_ops.h"
 
 #include "arch_bits.h"
-#include "compiler.h"
+#include "runtime/host/compiler.h"
 #include "exit_handlers.h"
 #include "msr_index.h"	/* CPUID_HIDE_*: what spec/msrs.yaml hides */
-#include "vcpu.h"
-#include "vm.h"
-#include "cpuid.h"
-#include "vcpu_arch.h"
-#include "vcpu_regs.h"
+#include "arch/vmx/vcpu.h"
+#include "runtime/vm/vm.h"
+#include "arch/vmx/cpuid.h"
+#include "arch/vmx/vcpu_arch.h"
+#include "arch/vmx/vcpu_regs.h"
 #include "vmx_controls_bits.h"
 
 #define GUEST_RIP_START	0x7c00ull

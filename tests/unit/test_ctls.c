@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * arch/vmx/vmx_ctls.h, the controls cache, on the fake VMCS
- * (fakes/vmx_ops.h): every write through it leaves the cache and the
+ * (fakes/arch/vmx/vmx_ops.h): every write through it leaves the cache and the
  * VMCS equal, reading the cache issues no VMREAD, and a write that
  * changes nothing issues no VMWRITE.
  */
@@ -16,11 +16,11 @@
  * First: the fake takes vmx_ops.h's include guard, so arch/vmx's headers,
  * which find the real one beside them, get the fake.
  */
-#include "vmx_ops.h"
+#include "arch/vmx/vmx_ops.h"
 
-#include "vcpu.h"
+#include "arch/vmx/vcpu.h"
 #include "vmx_controls_bits.h"
-#include "vmx_ctls.h"
+#include "arch/vmx/vmx_ctls.h"
 
 static struct vcpu vcpu;
 

@@ -15,11 +15,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "exit.h"
+#include "arch/vmx/exit.h"
 #include "exit_handlers.h"
 #include "profile.h"
 #include "profile_facts.h"	/* build/unit/PROFILE: derived from the profile */
-#include "vcpu.h"
+#include "arch/vmx/vcpu.h"
 #include "vmx_exit_reasons.h"
 
 #define N_REASONS 65536u	/* every value of the 16-bit basic exit reason */

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "compiler.h"
-#include "vmx_controls.h"
+#include "runtime/host/compiler.h"
+#include "arch/vmx/vmx_controls.h"
 #include "vmx_controls_bits.h"
 #include "vmx_features.h"
 #include "unit_util.h"

@@ -4,7 +4,7 @@
  *
  * The identity ranges handed to ept_build() come from the real
  * ept_identity_ranges() (and through it the real guest_ram_ranges() of
- * runtime/guest_ram.c), exactly as vmx.c builds the guest's EPT: RAM
+ * runtime/loader/guest_ram.c), exactly as vmx.c builds the guest's EPT: RAM
  * write-back, the firmware ROMs executable, the firmware's data (ACPI
  * entries, reserved entries below 1 MiB) write-back, the granted device
  * pages (the local APIC's, as vmx.c grants it) uncached, and nothing else
@@ -30,13 +30,13 @@
 #include <cmocka.h>
 
 #include "arch_bits.h"
-#include "boot_info.h"
-#include "compiler.h"
-#include "ept.h"
+#include "runtime/loader/boot_info.h"
+#include "runtime/host/compiler.h"
+#include "arch/vmx/ept.h"
 #include "fake_runtime.h"
-#include "guest_ram.h"
-#include "layout.h"
-#include "platform.h"
+#include "runtime/loader/guest_ram.h"
+#include "runtime/host/layout.h"
+#include "runtime/devices/platform.h"
 #include "test_layout.h"
 
 #define KiB		(1ull << 10)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * runtime/extable.c and the EXTABLE_FAULT() entries, on the host: RDMSR,
- * WRMSR (arch/vmx/msr_safe.c) and UD2 fault in user mode too, as SIGSEGV
+ * runtime/host/extable.c and the EXTABLE_FAULT() entries, on the host: RDMSR,
+ * WRMSR (runtime/host/msr_safe.c) and UD2 fault in user mode too, as SIGSEGV
  * (#GP) and SIGILL (#UD).  The signal handler plays traps.c: it builds
  * the frame and asks extable_fixup(), which must send execution on to
  * the instruction's continuation with the error set -- on two threads
@@ -19,10 +19,10 @@
 #include <cmocka.h>
 
 #include "arch_bits.h"
-#include "extable.h"
+#include "runtime/host/extable.h"
 #include "msr_index.h"
-#include "msr_safe.h"
-#include "traps.h"
+#include "runtime/host/msr_safe.h"
+#include "runtime/host/traps.h"
 
 static volatile sig_atomic_t misses;
 

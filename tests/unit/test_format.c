@@ -22,11 +22,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "compiler.h"
+#include "runtime/host/compiler.h"
 /* format.h's declarations, under the names format.c is compiled with. */
 #define snprintf ep_snprintf
 #define vsnprintf ep_vsnprintf
-#include "format.h"
+#include "lib/format.h"
 #undef snprintf
 #undef vsnprintf
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * runtime/guest_loader.c: multiboot v1 guests (ELF32, ELF64, the a.out
+ * runtime/loader/guest_loader.c: multiboot v1 guests (ELF32, ELF64, the a.out
  * kludge) built here in memory, loaded by guest_load(), and the guest's
  * multiboot information it builds: memory map without the hypervisor
  * region, mem_lower/mem_upper, command line, modules.  Malformed images
@@ -25,12 +25,12 @@
 #include <sys/mman.h>
 #include <cmocka.h>
 
-#include "boot_info.h"
-#include "compiler.h"
+#include "runtime/loader/boot_info.h"
+#include "runtime/host/compiler.h"
 #include "fake_runtime.h"
-#include "guest_loader.h"
-#include "layout.h"
-#include "multiboot.h"
+#include "runtime/loader/guest_loader.h"
+#include "runtime/host/layout.h"
+#include "lib/multiboot.h"
 #include "test_layout.h"
 
 #define MiB		0x100000ull
@@ -1130,6 +1130,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ram_ranges_merge, setup, teardown),
 	};
 
-	return cmocka_run_group_tests_name("runtime/guest_loader.c", tests, group_setup,
+	return cmocka_run_group_tests_name("runtime/loader/guest_loader.c", tests, group_setup,
 					   group_teardown);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * arch/vmx/ioapic.c: the guest's I/O APIC over a fake one (an array of
+ * runtime/devices/ioapic.c: the guest's I/O APIC over a fake one (an array of
  * indirect registers with its own IOREGSEL, as the 82093AA has).  The
  * redirection-entry filter for every delivery mode, the guest's IOREGSEL
  * latch apart from the hardware's, the registers a guest may not write,
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "compiler.h"
-#include "ioapic.h"
+#include "runtime/host/compiler.h"
+#include "runtime/devices/ioapic.h"
 
 /* The fake I/O APIC: Bochs's 82093AA, ID 1, version 0x11, 24 entries. */
 #define FAKE_VER	0x00170011u

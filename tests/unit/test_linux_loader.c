@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * runtime/linux_loader.c: linux_plan() on bzImage headers built here
+ * runtime/loader/linux_loader.c: linux_plan() on bzImage headers built here
  * (Documentation/arch/x86/boot.rst offsets): where the kernel, initrd,
  * zero page and command line go, the zero page's fields and its e820 map
  * (guest RAM without the hypervisor region, the firmware's reserved
@@ -18,10 +18,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "compiler.h"
+#include "runtime/host/compiler.h"
 #include "fake_runtime.h"
-#include "layout.h"
-#include "linux_loader.h"
+#include "runtime/host/layout.h"
+#include "runtime/loader/linux_loader.h"
 #include "test_layout.h"
 
 #define MiB		0x100000ull

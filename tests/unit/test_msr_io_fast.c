@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The MSR and I/O fast handlers (generated/vmexit-bench/msr_io_fast.c)
- * against the general ones (arch/vmx/msr.c, io.c, runtime/platform.c) on
- * the fake VMCS and the fake CPU (fakes/vmx_ops.h, fakes/cpu.h): the same
+ * against the general ones (arch/vmx/msr.c, io.c, runtime/devices/platform.c) on
+ * the fake VMCS and the fake CPU (fakes/arch/vmx/vmx_ops.h, fakes/runtime/host/cpu.h): the same
  * guest registers, VMCS and vCPU state go into both, and both must leave
  * the same architectural result: RAX, RDX, the MSR written to the CPU,
  * the fw_cfg state, RIP advanced, STI/MOV-SS blocking cleared, resumed.
@@ -16,18 +16,18 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "vmx_ops.h"
+#include "arch/vmx/vmx_ops.h"
 
 #include "arch_bits.h"
-#include "compiler.h"
-#include "cpu.h"
+#include "runtime/host/compiler.h"
+#include "runtime/host/cpu.h"
 #include "exit_handlers.h"
 #include "msr_index.h"
-#include "platform.h"
-#include "vcpu.h"
-#include "vm.h"
-#include "msr.h"
-#include "vcpu_arch.h"
+#include "runtime/devices/platform.h"
+#include "arch/vmx/vcpu.h"
+#include "runtime/vm/vm.h"
+#include "arch/vmx/msr.h"
+#include "arch/vmx/vcpu_arch.h"
 
 #define GUEST_RIP_START	0x7c00ull
 

@@ -4,7 +4,7 @@
  * ranges turned into bitmaps (arch/vmx/policy.c), checked MSR by MSR and
  * port by port against the profile and spec/runtime.yaml; and the
  * generated manual MSR switch code (msr_switch.h) run against the fake
- * CPU of tests/unit/fakes/cpu.h.
+ * CPU of tests/unit/fakes/runtime/host/cpu.h.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,16 +14,16 @@
 #include <cmocka.h>
 
 #include "arch_bits.h"
-#include "compiler.h"
-#include "cpu.h"		/* tests/unit/fakes: the fake CPU */
+#include "runtime/host/compiler.h"
+#include "runtime/host/cpu.h"		/* tests/unit/fakes: the fake CPU */
 #include "msr_index.h"
 #include "msr_policy.h"
 #include "msr_switch.h"
-#include "policy.h"
+#include "arch/vmx/policy.h"
 #include "profile.h"
 #include "profile_facts.h"	/* build/unit/PROFILE: derived from the profile */
-#include "vcpu.h"
-#include "vmx_controls.h"
+#include "arch/vmx/vcpu.h"
+#include "arch/vmx/vmx_controls.h"
 
 #define MSR_LOW_LAST	0x00001fffu	/* SDM 25.6.9: the two ranges with bits */
 #define MSR_HIGH_FIRST	0xc0000000u

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * runtime/pci.c: the guest's view of PCI configuration space, against a
+ * runtime/devices/pci.c: the guest's view of PCI configuration space, against a
  * fake configuration mechanism #1 holding the functions Bochs's i440FX
  * machine has (host bridge, PIIX3 ISA bridge, IDE, USB, PIIX4 PM) plus a
  * network card on bus 1.  The guest must see the bridges read-only and
@@ -13,10 +13,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "compiler.h"
-#include "cpu.h"
+#include "runtime/host/compiler.h"
+#include "runtime/host/cpu.h"
 #include "fake_runtime.h"
-#include "pci.h"
+#include "runtime/devices/pci.h"
 
 #define BDF(bus, dev, fn)	((uint32_t)(bus) << 16 | (uint32_t)(dev) << 11 | (uint32_t)(fn) << 8)
 #define ADDR(bdf, reg)		(PCI_CONFIG_ENABLE | (bdf) | (reg))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * runtime/platform.c: the devices a guest sees, through the port I/O
+ * runtime/devices/platform.c: the devices a guest sees, through the port I/O
  * functions the exit handlers call.  fw_cfg as QEMU's traditional I/O
  * interface defines it (docs/specs/fw_cfg.rst): a 16-bit selector write
  * picks an item and rewinds it, data reads return its bytes in order,
@@ -16,10 +16,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "compiler.h"
-#include "cpu.h"
+#include "runtime/host/compiler.h"
+#include "runtime/host/cpu.h"
 #include "fake_runtime.h"
-#include "platform.h"
+#include "runtime/devices/platform.h"
 
 static struct platform_state plat;
 
@@ -301,7 +301,7 @@ static void host_cmos_write(uint16_t port, uint32_t v)
 }
 
 /*
- * The RTC and CMOS are emulated (runtime/vrtc.c, test_vrtc.c): the host's
+ * The RTC and CMOS are emulated (runtime/devices/vrtc.c, test_vrtc.c): the host's
  * clock read once at boot, after its UIP cleared, and the BIOS's memory
  * sizes; after that not one guest access reaches the host's CMOS, and
  * the NMI bit stays the guest's.
@@ -632,6 +632,6 @@ int main(void)
 		cmocka_unit_test_setup(test_pci_ports, setup),
 	};
 
-	return cmocka_run_group_tests_name("runtime/platform.c: fw_cfg and isa-debug-exit",
+	return cmocka_run_group_tests_name("runtime/devices/platform.c: fw_cfg and isa-debug-exit",
 					   tests, NULL, NULL);
 }

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "compiler.h"
-#include "policy.h"
+#include "runtime/host/compiler.h"
+#include "arch/vmx/policy.h"
 
 /*
  * The layout as the SDM states it, written out here on purpose: these

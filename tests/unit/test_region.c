@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * runtime/region.c: where the hypervisor region goes (issue 9 item 2):
+ * runtime/host/region.c: where the hypervisor region goes (issue 9 item 2):
  * at the top of the highest available RAM below 4 GiB, ending where that
  * RAM ends, so the guest keeps [1 MiB, region) in one piece.
  */
@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "compiler.h"
-#include "layout.h"
-#include "region.h"
+#include "runtime/host/compiler.h"
+#include "runtime/host/layout.h"
+#include "runtime/host/region.h"
 
 #define MiB	0x100000ull
 #define GiB	0x40000000ull

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * runtime/sched.c: placement, round robin on slice end, block on HLT and
+ * runtime/vm/sched.c: placement, round robin on slice end, block on HLT and
  * wake on a posted event, the spin yield that prefers a preempted vCPU
  * (KVM's kvm_vcpu_on_spin()), and the PAUSE count of the PAUSE-exiting
  * fallback.
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sched.h"
+#include "runtime/vm/sched.h"
 
 static struct sched s;
 

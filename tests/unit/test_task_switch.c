@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * arch/vmx/task_switch.c: the hardware task switch to a 32-bit TSS, on a
+ * runtime/vcpu/task_switch.c: the hardware task switch to a 32-bit TSS, on a
  * flat fake guest memory (linear == offset into mem[]).  A GDT with two
  * TSSs (tasks A and B), flat code and data segments and an LDT; task A is
  * running.  Expected values are the SDM's steps (Vol. 3A 8.3) and the
@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "arch_bits.h"
-#include "task_switch.h"
+#include "runtime/vcpu/task_switch.h"
 
 #define MEM_SIZE	0x10000u
 #define GDT		0x1000u

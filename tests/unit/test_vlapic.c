@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * runtime/vlapic.c: the virtual local APIC (SDM Vol. 3A chapter 11) on
+ * runtime/devices/vlapic.c: the virtual local APIC (SDM Vol. 3A chapter 11) on
  * the host -- priorities and EOI, the timer in its three modes at given
  * times, the IA32_APIC_BASE transitions, the x2APIC MSRs' #GP rules, the
  * xAPIC page's, and the ICR handed back through vm_icr_decode().
@@ -13,12 +13,12 @@
 #include <cmocka.h>
 
 #include "arch_bits.h"
-#include "compiler.h"
+#include "runtime/host/compiler.h"
 #include "fake_runtime.h"
 #include "msr_index.h"
-#include "vlapic.h"
-#include "vm.h"
-#include "vmm.h"
+#include "runtime/devices/vlapic.h"
+#include "runtime/vm/vm.h"
+#include "runtime/vm/vmm.h"
 
 void vmm_kick(unsigned int vcpu_id)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * runtime/vm.c: the guest machine's vCPU run states and posted events
+ * runtime/vm/vm.c: the guest machine's vCPU run states and posted events
  * (INIT, STARTUP, fixed interrupts, NMI, the stop), and the decode of the
  * interrupt command register (SDM Vol. 3A 11.6.1, 11.6.2, 11.12.9,
  * 11.12.10), with vmm_kick() faked to record which vCPUs were kicked.
@@ -16,8 +16,8 @@
 
 #include "arch_bits.h"
 #include "fake_runtime.h"
-#include "vm.h"
-#include "vmm.h"
+#include "runtime/vm/vm.h"
+#include "runtime/vm/vmm.h"
 
 static uint32_t kicked;		/* bit i: vmm_kick(i) was called */
 

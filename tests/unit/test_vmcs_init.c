@@ -3,7 +3,7 @@
  * arch/vmx/vmcs_init.c: every failure of the VMCS setup's VMWRITEs and
  * allocations is reported where it happens -- which vCPU, which field
  * (its encoding) or what for, the VM-instruction error -- and the writes
- * stop at the first that fails.  On the fake VMCS (fakes/vmx_ops.h),
+ * stop at the first that fails.  On the fake VMCS (fakes/arch/vmx/vmx_ops.h),
  * whose `missing` field is one the CPU lacks.
  */
 #include <setjmp.h>
@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "compiler.h"		/* ARRAY_SIZE */
+#include "runtime/host/compiler.h"		/* ARRAY_SIZE */
 #include "fake_runtime.h"
-#include "vmcs_init.h"
-#include "vmx_ops.h"
+#include "arch/vmx/vmcs_init.h"
+#include "arch/vmx/vmx_ops.h"
 
 /* SDM Vol. 3C 31.4: VMREAD/VMWRITE from/to unsupported VMCS component. */
 #define VMXERR_UNSUPPORTED_COMPONENT	12

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * runtime/vpic.c: the guest's 8259A pair, programmed as a PC BIOS and a
+ * runtime/devices/vpic.c: the guest's 8259A pair, programmed as a PC BIOS and a
  * BIOS-era kernel do.  Every expectation is the 8259A datasheet's.
  */
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "vpic.h"
+#include "runtime/devices/vpic.h"
 
 static void out(struct vpic *pic, uint16_t port, uint8_t v)
 {

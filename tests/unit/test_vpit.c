@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * runtime/vpit.c: the guest's 8254 and port 0x61, programmed as a PC
+ * runtime/devices/vpit.c: the guest's 8254 and port 0x61, programmed as a PC
  * BIOS, Linux (the periodic tick, pit_calibrate_tsc() on channel 2) and
  * a one-shot kernel do.  Time is in input-clock ticks, so every
  * expectation is exact.
@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "vpit.h"
+#include "runtime/devices/vpit.h"
 
 static void out(struct vpit *pit, uint16_t port, uint8_t v, uint64_t now)
 {

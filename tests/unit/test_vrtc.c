@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * runtime/vrtc.c: the guest's MC146818A RTC and CMOS, read and written
+ * runtime/devices/vrtc.c: the guest's MC146818A RTC and CMOS, read and written
  * as a BIOS and Linux (mc146818_get_time(), the UIP wait) do.  Time is
  * in TSC ticks of a made-up rate, so every expectation is exact.
  */
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "vrtc.h"
+#include "runtime/devices/vrtc.h"
 
 #define HZ	1000u	/* TSC ticks per second in these tests */
 

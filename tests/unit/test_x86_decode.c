@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * arch/vmx/x86_decode.c: instruction bytes -> the decoded operation on
+ * runtime/vcpu/x86_decode.c: instruction bytes -> the decoded operation on
  * MMIO, in each mode, with prefixes, REX and every ModRM form; the forms
  * hardware refuses with #UD; and x86_alu()'s results and flags against
  * the host CPU's own instructions.
@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "compiler.h"
-#include "x86_decode.h"
+#include "runtime/host/compiler.h"
+#include "runtime/vcpu/x86_decode.h"
 
 #define B(...)	{ __VA_ARGS__ }, sizeof((uint8_t[]){ __VA_ARGS__ })
 

@@ -13,24 +13,24 @@
 #   PROFILE/test_msrs       the manual MSR switching (arch/vmx/manual_msrs.h with
 #                           the profile's msr_switch.h) and the bitmap rules
 #   test_format             lib/format.c against the host's snprintf
-#   test_platform           runtime/platform.c: fw_cfg, isa-debug-exit and
+#   test_platform           runtime/devices/platform.c: fw_cfg, isa-debug-exit and
 #                           the ports a guest does not own
-#   test_pci                runtime/pci.c: the guest's view of PCI
+#   test_pci                runtime/devices/pci.c: the guest's view of PCI
 #                           configuration space
 #   test_ept                arch/vmx/ept.c: the identity map from memory maps
-#   test_guest_loader       runtime/guest_loader.c: multiboot images, the
+#   test_guest_loader       runtime/loader/guest_loader.c: multiboot images, the
 #                           guest's memory map and multiboot information
-#   test_arch_checks        arch/vmx/arch_checks.c: XCR0, PAT, MTRR, CR8,
+#   test_arch_checks        runtime/vcpu/arch_checks.c: XCR0, PAT, MTRR, CR8,
 #                           TSC-offset and segment checks
-#   test_task_switch        arch/vmx/task_switch.c: the hardware task switch
+#   test_task_switch        runtime/vcpu/task_switch.c: the hardware task switch
 #                           to a 32-bit TSS and its faults, on fake memory
-#   test_vm                 runtime/vm.c: vCPU run states, INIT/STARTUP,
+#   test_vm                 runtime/vm/vm.c: vCPU run states, INIT/STARTUP,
 #                           posted events, the ICR decode
-#   test_ioapic             arch/vmx/ioapic.c: the guest's I/O APIC, the
+#   test_ioapic             runtime/devices/ioapic.c: the guest's I/O APIC, the
 #                           redirection-entry filter
 #   vmexit-bench/test_ctls  arch/vmx/vmx_ctls.h: the controls cache on the
-#                           fake VMCS (fakes/vmx_ops.h)
-#   test_sched              runtime/sched.c: run queues, slice end, HLT
+#                           fake VMCS (fakes/arch/vmx/vmx_ops.h)
+#   test_sched              runtime/vm/sched.c: run queues, slice end, HLT
 #                           block and wake, the spin and PAUSE yields
 #   vmexit-bench/test_cpuid_fast  the profile's CPUID fast handler (generated
 #                           cpuid_fast.c) against handle_cpuid() (arch/vmx/
@@ -38,25 +38,25 @@
 #   vmexit-bench/test_msr_io_fast  the MSR and I/O fast handlers (generated
 #                           msr_io_fast.c) against msr.c, io.c, platform.c on
 #                           the fake VMCS and CPU: the same result
-#   test_linux_loader       runtime/linux_loader.c: the bzImage setup header,
+#   test_linux_loader       runtime/loader/linux_loader.c: the bzImage setup header,
 #                           placement, boot_params and its e820 map
-#   test_vpic               runtime/vpic.c: the guest's 8259A pair
-#   test_vpit               runtime/vpit.c: the guest's 8254 and port 0x61
-#   test_vrtc               runtime/vrtc.c: the guest's MC146818A RTC and CMOS
-#   test_vlapic             runtime/vlapic.c: the virtual local APIC's
+#   test_vpic               runtime/devices/vpic.c: the guest's 8259A pair
+#   test_vpit               runtime/devices/vpit.c: the guest's 8254 and port 0x61
+#   test_vrtc               runtime/devices/vrtc.c: the guest's MC146818A RTC and CMOS
+#   test_vlapic             runtime/devices/vlapic.c: the virtual local APIC's
 #                           registers, priorities, timer, modes and ICR
-#   test_region             runtime/region.c: where the hypervisor region goes
+#   test_region             runtime/host/region.c: where the hypervisor region goes
 #                           (the top of RAM below 4 GiB) and its size
-#   test_acpi               runtime/acpi.c: the guest's MADT listing more
+#   test_acpi               runtime/host/acpi.c: the guest's MADT listing more
 #                           vCPUs than the machine has CPUs
-#   test_apic_mode          runtime/apic_mode.c: IA32_APIC_BASE's modes and
+#   test_apic_mode          runtime/devices/apic_mode.c: IA32_APIC_BASE's modes and
 #                           transitions, the xAPIC page on the x2APIC MSRs
 #   test_vmcs_init          arch/vmx/vmcs_init.c: the VMCS setup's VMWRITE and
 #                           allocation failures reported (vCPU, field)
-#   test_extable            runtime/extable.c: the exception fixup table, with
+#   test_extable            runtime/host/extable.c: the exception fixup table, with
 #                           msr_safe.c's RDMSR/WRMSR faulting in user mode,
 #                           on two threads at once
-#   test_x86_decode         arch/vmx/x86_decode.c: instruction bytes -> the
+#   test_x86_decode         runtime/vcpu/x86_decode.c: instruction bytes -> the
 #                           operation on MMIO; the ALU flags against the host's
 
 UNIT_OUT      := $(BUILD)/unit
@@ -71,9 +71,10 @@ UNIT_CFLAGS   := -std=gnu11 -Wall -Wextra -Werror -g -O1 \
 		 -fno-omit-frame-pointer -MMD -MP
 # -iquote, not -I: lib/ has the freestanding string.h, which must
 # not hide the host's <string.h> from libc, cmocka and the tests.  Quoted
-# includes still search these in order, so the fake cpu.h comes first.
-UNIT_INC_QUOTE := -iquote $(UNIT_SRC)/fakes -iquote $(UNIT_SRC) -iquote runtime \
-		 -iquote arch/vmx -iquote lib -iquote generated/common
+# includes still search these in order, so fakes/runtime/host/cpu.h
+# stands in for runtime/host/cpu.h.
+UNIT_INC_QUOTE := -iquote $(UNIT_SRC)/fakes -iquote $(UNIT_SRC) -iquote . \
+		 -iquote generated/common
 UNIT_INC      := $(UNIT_INC_QUOTE)
 UNIT_LDLIBS   := -lcmocka
 
@@ -131,48 +132,42 @@ $(UNIT_OUT)/test_policy: $(call UNIT_OBJ,common,$(UNIT_SRC)/test_policy.c) $(UNI
 # the sources it tests and the fakes of what those call.  lib/format.c defines snprintf/vsnprintf: renamed here so
 # that the host's stay the C library's (the test compares the two).
 $(call UNIT_OBJ,common,lib/format.c): UNIT_CFLAGS += -Dsnprintf=ep_snprintf -Dvsnprintf=ep_vsnprintf
-# A quoted include searches the including file's directory before any
-# -iquote, so runtime/platform.c's "cpu.h" would be runtime/cpu.h, real
-# IN/OUT instructions, not the fake.  -I- (GCC: "obsolete", a note, not a
-# warning) turns that search off; the directories before it are searched
-# for quoted includes only, exactly as -iquote, fakes first.
 # -Wno-format-truncation: the kernel is built -ffreestanding, where GCC
 # does not treat snprintf as the C library's; here it would.
-$(UNIT_OUT)/obj/common/runtime/%.o: UNIT_INC = $(subst -iquote ,-I ,$(UNIT_INC_QUOTE)) -I-
 $(UNIT_OUT)/obj/common/runtime/%.o: UNIT_CFLAGS += -Wno-format-truncation
 UNIT_SRCS_test_format        := lib/format.c
-UNIT_SRCS_test_platform      := runtime/platform.c runtime/pci.c runtime/vpic.c runtime/vpit.c runtime/vrtc.c $(UNIT_SRC)/fakes/fake_runtime.c \
+UNIT_SRCS_test_platform      := runtime/devices/platform.c runtime/devices/pci.c runtime/devices/vpic.c runtime/devices/vpit.c runtime/devices/vrtc.c $(UNIT_SRC)/fakes/fake_runtime.c \
 				$(UNIT_SRC)/fakes/fake_cpu.c
-UNIT_SRCS_test_pci           := runtime/pci.c $(UNIT_SRC)/fakes/fake_runtime.c \
+UNIT_SRCS_test_pci           := runtime/devices/pci.c $(UNIT_SRC)/fakes/fake_runtime.c \
 				$(UNIT_SRC)/fakes/fake_cpu.c
-UNIT_SRCS_test_ept           := arch/vmx/ept.c runtime/guest_ram.c \
+UNIT_SRCS_test_ept           := arch/vmx/ept.c runtime/loader/guest_ram.c \
 				$(UNIT_SRC)/fakes/fake_runtime.c
-UNIT_SRCS_test_guest_loader  := runtime/guest_loader.c runtime/guest_ram.c runtime/linux_loader.c $(UNIT_SRC)/fakes/fake_runtime.c
-UNIT_SRCS_test_linux_loader  := runtime/linux_loader.c runtime/guest_loader.c runtime/guest_ram.c $(UNIT_SRC)/fakes/fake_runtime.c
-UNIT_SRCS_test_arch_checks   := arch/vmx/arch_checks.c
-UNIT_SRCS_test_task_switch   := arch/vmx/task_switch.c
-UNIT_SRCS_test_x86_decode    := arch/vmx/x86_decode.c
-UNIT_SRCS_test_vm            := runtime/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
+UNIT_SRCS_test_guest_loader  := runtime/loader/guest_loader.c runtime/loader/guest_ram.c runtime/loader/linux_loader.c $(UNIT_SRC)/fakes/fake_runtime.c
+UNIT_SRCS_test_linux_loader  := runtime/loader/linux_loader.c runtime/loader/guest_loader.c runtime/loader/guest_ram.c $(UNIT_SRC)/fakes/fake_runtime.c
+UNIT_SRCS_test_arch_checks   := runtime/vcpu/arch_checks.c
+UNIT_SRCS_test_task_switch   := runtime/vcpu/task_switch.c
+UNIT_SRCS_test_x86_decode    := runtime/vcpu/x86_decode.c
+UNIT_SRCS_test_vm            := runtime/vm/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
 # test_vm runs vm_any_vcpu_runnable() on a second thread against a held vCPU lock.
 $(UNIT_OUT)/test_vm: UNIT_LDLIBS += -pthread
-UNIT_SRCS_test_ioapic        := arch/vmx/ioapic.c
-UNIT_SRCS_test_sched         := runtime/sched.c
-UNIT_SRCS_test_acpi          := runtime/acpi.c
-UNIT_SRCS_test_region        := runtime/region.c
+UNIT_SRCS_test_ioapic        := runtime/devices/ioapic.c
+UNIT_SRCS_test_sched         := runtime/vm/sched.c
+UNIT_SRCS_test_acpi          := runtime/host/acpi.c
+UNIT_SRCS_test_region        := runtime/host/region.c
 # The linker names the __extable section's bounds __start___extable and
 # __stop___extable; the hypervisor's linker script names them itself.
-UNIT_SRCS_test_extable       := runtime/extable.c arch/vmx/msr_safe.c
+UNIT_SRCS_test_extable       := runtime/host/extable.c runtime/host/msr_safe.c
 UNIT_LDFLAGS_test_extable    := -pthread -Wl,--defsym=__extable_start=__start___extable \
 				-Wl,--defsym=__extable_end=__stop___extable
-UNIT_SRCS_test_apic_mode     := runtime/apic_mode.c
-UNIT_SRCS_test_vpic          := runtime/vpic.c
-UNIT_SRCS_test_vpit          := runtime/vpit.c
-UNIT_SRCS_test_vrtc          := runtime/vrtc.c
-UNIT_SRCS_test_vlapic        := runtime/vlapic.c runtime/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
+UNIT_SRCS_test_apic_mode     := runtime/devices/apic_mode.c
+UNIT_SRCS_test_vpic          := runtime/devices/vpic.c
+UNIT_SRCS_test_vpit          := runtime/devices/vpit.c
+UNIT_SRCS_test_vrtc          := runtime/devices/vrtc.c
+UNIT_SRCS_test_vlapic        := runtime/devices/vlapic.c runtime/vm/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
 UNIT_SRCS_test_vmcs_init     := arch/vmx/vmcs_init.c $(UNIT_SRC)/fakes/fake_vmcs.c \
 				$(UNIT_SRC)/fakes/fake_runtime.c
 # vmcs_init.c's quoted "vmx_ops.h" would be the real one beside it: the fake goes first.
-$(call UNIT_OBJ,common,arch/vmx/vmcs_init.c): UNIT_CFLAGS += -include $(UNIT_SRC)/fakes/vmx_ops.h
+$(call UNIT_OBJ,common,arch/vmx/vmcs_init.c): UNIT_CFLAGS += -include $(UNIT_SRC)/fakes/arch/vmx/vmx_ops.h
 
 define UNIT_RUNTIME_RULE
 $(UNIT_OUT)/$(1): $(call UNIT_OBJ,common,$(UNIT_SRC)/$(1).c) $$(foreach f,$$(UNIT_SRCS_$(1)),$$(call UNIT_OBJ,common,$$(f)))
@@ -226,20 +221,20 @@ $(UNIT_OUT)/vmexit-bench/test_msr_io_fast: $(call UNIT_OBJ,vmexit-bench,$(UNIT_S
 		$(call UNIT_OBJ,vmexit-bench,generated/vmexit-bench/msr_io_fast.c) \
 		$(call UNIT_OBJ,vmexit-bench,generated/vmexit-bench/msr_policy.c) \
 		$(call UNIT_OBJ,vmexit-bench,$(UNIT_SRC)/fakes/fake_msr_io_fast.c) \
-		$(foreach f,runtime/platform.c runtime/pci.c runtime/vpic.c runtime/vpit.c runtime/vrtc.c \
+		$(foreach f,runtime/devices/platform.c runtime/devices/pci.c runtime/devices/vpic.c runtime/devices/vpit.c runtime/devices/vrtc.c \
 			$(UNIT_SRC)/fakes/fake_runtime.c $(UNIT_SRC)/fakes/fake_cpu.c \
-			$(UNIT_SRC)/fakes/fake_vmcs.c arch/vmx/arch_checks.c arch/vmx/msr_safe.c runtime/apic_mode.c,$(call UNIT_OBJ,common,$(f)))
+			$(UNIT_SRC)/fakes/fake_vmcs.c runtime/vcpu/arch_checks.c runtime/host/msr_safe.c runtime/devices/apic_mode.c,$(call UNIT_OBJ,common,$(f)))
 	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
 $(call UNIT_OBJ,vmexit-bench,arch/vmx/msr.c) \
 $(call UNIT_OBJ,vmexit-bench,arch/vmx/preemption_timer.c) \
 $(call UNIT_OBJ,vmexit-bench,arch/vmx/io.c) \
 $(call UNIT_OBJ,vmexit-bench,generated/vmexit-bench/msr_io_fast.c): \
-	UNIT_CFLAGS += -include $(UNIT_SRC)/fakes/vmx_ops.h
+	UNIT_CFLAGS += -include $(UNIT_SRC)/fakes/arch/vmx/vmx_ops.h
 # The handlers' own sources find the real vmx_ops.h beside them (a quoted
 # include searches the includer's directory first): the fake goes first.
 $(call UNIT_OBJ,vmexit-bench,arch/vmx/cpuid.c) \
 $(call UNIT_OBJ,vmexit-bench,generated/vmexit-bench/cpuid_fast.c): \
-	UNIT_CFLAGS += -include $(UNIT_SRC)/fakes/vmx_ops.h
+	UNIT_CFLAGS += -include $(UNIT_SRC)/fakes/arch/vmx/vmx_ops.h
 
 # Header dependencies from -MMD.
 -include $(shell find $(UNIT_OUT)/obj -name '*.d' 2>/dev/null)

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmx_controls.h"
+#include "arch/vmx/vmx_controls.h"
 #include "vmx_caps_data.h"
 
 /* The recorded capabilities of @model; fails the test when there is none. */

@@ -9,7 +9,7 @@
 #ifndef EXITPLAN_TEST_VMX_CAPS_DATA_H
 #define EXITPLAN_TEST_VMX_CAPS_DATA_H
 
-#include "vmx_controls.h"
+#include "arch/vmx/vmx_controls.h"
 
 struct vmx_caps_model {
 	const char *model;

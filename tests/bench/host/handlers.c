@@ -17,7 +17,7 @@
 #include <stdio.h>
 
 #include "bench.h"
-#include "exit.h"
+#include "arch/vmx/exit.h"
 #include "exit_handlers.h"	/* generated: VMX_EXIT_HANDLER_FUNCTIONS(X) */
 
 /*

@@ -12,9 +12,9 @@
 #include <stdint.h>
 
 #include "bench.h"
-#include "exit.h"
+#include "arch/vmx/exit.h"
 #include "profile.h"
-#include "vcpu.h"
+#include "arch/vmx/vcpu.h"
 
 #if !defined(BENCH_VARIANT_SYM) || !defined(BENCH_RETPOLINE)
 #error "build with -DBENCH_VARIANT_SYM=... -DBENCH_RETPOLINE=0|1 (tests/bench/bench.mk)"

@@ -950,7 +950,7 @@ static bool wait_irq0_request(void)
  * one-shot (mode 0: no request before the terminal count, one at it) and
  * as a 1-kHz rate generator; read the count back with a latch; time a
  * one-shot on channel 2 through port 0x61.  Under exitplan these are the
- * emulated chips (runtime/vpic.c, vpit.c); on bare Bochs and QEMU the
+ * emulated chips (runtime/devices/vpic.c, vpit.c); on bare Bochs and QEMU the
  * emulator's: the same results are expected of both.  No poll command
  * (OCW3.P): Bochs's does not follow the 8259A datasheet (it ends the
  * highest in-service IR and returns the IR number without bit 7).
@@ -1064,7 +1064,7 @@ static void check_legacy_pic_pit(void)
  * The PC's MC146818A as an OS reads it (Linux's mc146818_get_time()):
  * index to port 0x70 with NMI_DISABLE clear, data from 0x71, each read
  * after register A's UIP cleared.  Under exitplan the guest's own
- * (runtime/vrtc.c: UIP never set); on bare Bochs and QEMU the emulator's,
+ * (runtime/devices/vrtc.c: UIP never set); on bare Bochs and QEMU the emulator's,
  * whose UIP is set for a moment once a second: the same results either way.
  * The wait for the seconds to change is at most one second of the RTC's
  * time, bounded by 2 s of the ACPI PM timer (3.579545 MHz on every

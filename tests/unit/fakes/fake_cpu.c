@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The fake CPU behind tests/unit/fakes/cpu.h. */
+/* The fake CPU behind tests/unit/fakes/runtime/host/cpu.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arch_bits.h"
-#include "cpu.h"
+#include "runtime/host/cpu.h"
 #include "msr_index.h"
 
 struct fake_cpu fake_cpu;

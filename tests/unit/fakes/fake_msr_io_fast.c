@@ -7,18 +7,18 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
-#include "vmx_ops.h"
+#include "arch/vmx/vmx_ops.h"
 
 #include "arch_bits.h"
-#include "arch_checks.h"
-#include "traps.h"
-#include "vcpu.h"
-#include "apic.h"
-#include "events.h"
-#include "guest_mem.h"
-#include "legacy_irq.h"
-#include "mmio.h"
-#include "vcpu_stop.h"
+#include "runtime/vcpu/arch_checks.h"
+#include "runtime/host/traps.h"
+#include "arch/vmx/vcpu.h"
+#include "arch/vmx/apic.h"
+#include "arch/vmx/events.h"
+#include "arch/vmx/guest_mem.h"
+#include "arch/vmx/legacy_irq.h"
+#include "arch/vmx/mmio.h"
+#include "arch/vmx/vcpu_stop.h"
 
 void vmx_inject_exception(struct vcpu *vcpu, unsigned int vector, bool has_error,
 			  uint32_t error_code)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Host unit tests: the runtime services that the pure parts under test
- * call (printk from runtime/console.h, strlcpy from lib/string.h,
+ * call (printk from runtime/host/console.h, strlcpy from lib/string.h,
  * which glibc before 2.38 lacks), as fakes in fake_runtime.c.  printk
  * appends to a log the tests search for the code's messages.
  */

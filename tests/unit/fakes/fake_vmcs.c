@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The fake current VMCS of fakes/vmx_ops.h. */
+/* The fake current VMCS of fakes/arch/vmx/vmx_ops.h. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmx_ops.h"
+#include "arch/vmx/vmx_ops.h"
 
 struct fake_vmcs fake_vmcs;
 

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The IDT and what happens on an interrupt or exception in the
+ * hypervisor: a registered handler, or a full report and a panic.
+ */
+#include "runtime/host/console.h"
+#include "runtime/host/cpu.h"
+#include "runtime/host/desc.h"
+#include "runtime/host/extable.h"
+#include "lib/exceptions.h"	/* lib/: the mnemonics, shared with the test guests */
+#include "runtime/host/paging.h"
+#include "runtime/host/panic.h"
+#include "runtime/host/percpu.h"
+#include "runtime/host/traps.h"
+#include "runtime/vm/vmm.h"
+#include "runtime/host/x86_arch.h"
+
+extern const uint64_t interrupt_stubs[IDT_VECTORS];
+
+static struct idt_gate idt[IDT_VECTORS] __aligned(16);
+static interrupt_handler_t handlers[IDT_VECTORS];
+
+/* Reserved vectors print as #<n>. */
+static const char *const reserved_names[NR_EXCEPTION_VECTORS] = {
+	"#0", "#1", "#2", "#3", "#4", "#5", "#6", "#7", "#8", "#9", "#10",
+	"#11", "#12", "#13", "#14", "#15", "#16", "#17", "#18", "#19", "#20",
+	"#21", "#22", "#23", "#24", "#25", "#26", "#27", "#28", "#29", "#30",
+	"#31",
+};
+
+/* Vectors that get a known-good stack whatever RSP was. */
+static unsigned int vector_ist(unsigned int vector)
+{
+	switch (vector) {
+	case X86_EXC_DF:
+		return IST_DOUBLE_FAULT;
+	case X86_EXC_NMI:
+		return IST_NMI;
+	case X86_EXC_MC:
+		return IST_MACHINE_CHECK;
+	default:
+		return 0;
+	}
+}
+
+const char *exception_name(unsigned int vector)
+{
+	if (vector >= NR_EXCEPTION_VECTORS)
+		return NULL;
+	return x86_exception_mnemonic(vector) ?: reserved_names[vector];
+}
+
+void idt_init(void)
+{
+	for (unsigned int v = 0; v < IDT_VECTORS; v++) {
+		uint64_t addr = interrupt_stubs[v];
+
+		idt[v] = (struct idt_gate){
+			.offset_low = addr & 0xffff,
+			.selector = GDT_KERNEL_CS,
+			.ist = vector_ist(v),
+			.type_attr = IDT_GATE_INTERRUPT,
+			.offset_mid = (addr >> 16) & 0xffff,
+			.offset_high = addr >> 32,
+		};
+	}
+}
+
+void idt_load(void)
+{
+	struct desc_ptr idtr = {
+		.limit = sizeof(idt) - 1,
+		.base = (uintptr_t)idt,
+	};
+
+	asm volatile("lidt %0" : : "m"(idtr));
+}
+
+uint64_t idt_base(void)
+{
+	return (uintptr_t)idt;
+}
+
+/* Set by idt_seal(): the handlers are fixed from then on, on every CPU. */
+static bool handlers_sealed;
+
+void idt_set_handler(unsigned int vector, interrupt_handler_t handler)
+{
+	if (vector >= IDT_VECTORS)
+		panic("idt_set_handler: vector %u out of range", vector);
+	if (READ_ONCE(handlers_sealed))
+		panic("idt_set_handler: vector %u after idt_seal(): the handlers are fixed at boot",
+		      vector);
+	WRITE_ONCE(handlers[vector], handler);
+}
+
+void idt_seal(void)
+{
+	__atomic_store_n(&handlers_sealed, true, __ATOMIC_SEQ_CST);
+}
+
+void interrupt_frame_dump(const struct interrupt_frame *f)
+{
+	printk("  RIP %016llx  CS %04llx  RFLAGS %016llx\n",
+	       (unsigned long long)f->rip, (unsigned long long)f->cs,
+	       (unsigned long long)f->rflags);
+	printk("  RSP %016llx  SS %04llx  error code %016llx\n",
+	       (unsigned long long)f->rsp, (unsigned long long)f->ss,
+	       (unsigned long long)f->error_code);
+	printk("  RAX %016llx  RBX %016llx  RCX %016llx\n",
+	       (unsigned long long)f->rax, (unsigned long long)f->rbx,
+	       (unsigned long long)f->rcx);
+	printk("  RDX %016llx  RSI %016llx  RDI %016llx\n",
+	       (unsigned long long)f->rdx, (unsigned long long)f->rsi,
+	       (unsigned long long)f->rdi);
+	printk("  RBP %016llx  R8  %016llx  R9  %016llx\n",
+	       (unsigned long long)f->rbp, (unsigned long long)f->r8,
+	       (unsigned long long)f->r9);
+	printk("  R10 %016llx  R11 %016llx  R12 %016llx\n",
+	       (unsigned long long)f->r10, (unsigned long long)f->r11,
+	       (unsigned long long)f->r12);
+	printk("  R13 %016llx  R14 %016llx  R15 %016llx\n",
+	       (unsigned long long)f->r13, (unsigned long long)f->r14,
+	       (unsigned long long)f->r15);
+	printk("  CR0 %016llx  CR2 %016llx  CR3 %016llx  CR4 %016llx\n",
+	       (unsigned long long)read_cr0(), (unsigned long long)read_cr2(),
+	       (unsigned long long)read_cr3(), (unsigned long long)read_cr4());
+}
+
+/* NMIs the hypervisor took for itself, by CPU (reported once each). */
+static uint64_t host_nmis[HV_MAX_CPUS];
+
+void nmi_host(struct interrupt_frame *f)
+{
+	unsigned int cpu = this_cpu_id();
+
+	/*
+	 * Nothing in the hypervisor sends or expects an NMI: one with no
+	 * guest to give it to (before the guest starts, after it stopped)
+	 * is reported and dropped.  Never a panic: a guest can aim NMIs at
+	 * any CPU through the APIC it owns.  printk() is safe here: the
+	 * console lock lets the CPU that holds it print again.
+	 */
+	if (cpu < HV_MAX_CPUS && host_nmis[cpu]++ == 0)
+		printk("exitplan: NMI on CPU %u in the hypervisor (RIP %#llx, no guest on this CPU): "
+		       "dropped\n", cpu, (unsigned long long)f->rip);
+}
+
+/*
+ * NMI: the guest's when a vCPU runs on this CPU (queued for it by the
+ * VMM), else a registered handler's (parked CPUs), else the host's.
+ */
+static void nmi_dispatch(struct interrupt_frame *f)
+{
+	interrupt_handler_t handler;
+
+	if (vmm_nmi_in_root(f))
+		return;
+	handler = READ_ONCE(handlers[X86_EXC_NMI]);
+	if (handler)
+		handler(f);
+	else
+		nmi_host(f);
+}
+
+void interrupt_dispatch(struct interrupt_frame *f)
+{
+	unsigned int vector = f->vector & (IDT_VECTORS - 1);
+	interrupt_handler_t handler = READ_ONCE(handlers[vector]);
+
+	if (vector == X86_EXC_NMI) {
+		nmi_dispatch(f);
+		return;
+	}
+	if (handler) {
+		handler(f);
+		return;
+	}
+
+	/* An instruction that may fault on a guest's value (extable.h). */
+	if (extable_fixup(f))
+		return;
+	if (vector < NR_EXCEPTION_VECTORS) {
+		struct percpu *p = this_cpu();
+
+		printk("exitplan: EXCEPTION %s (vector %u) on CPU %u, error code 0x%llx\n",
+		       exception_name(vector), vector, this_cpu_id(),
+		       (unsigned long long)f->error_code);
+		interrupt_frame_dump(f);
+		if ((vector == X86_EXC_PF || vector == X86_EXC_DF) && paging_is_stack_guard(read_cr2()))
+			printk("exitplan: CR2 is in a stack guard page: stack overflow\n");
+		/* The interrupted stack, which an IST exception is not on. */
+		if (f->rsp > p->stack_bottom && f->rsp <= p->stack_top)
+			dump_stack_words(f->rsp, p->stack_top);
+		panic("unhandled exception %s at RIP %016llx",
+		      exception_name(vector), (unsigned long long)f->rip);
+	}
+	printk("exitplan: unexpected interrupt vector %u on CPU %u\n",
+	       vector, this_cpu_id());
+	interrupt_frame_dump(f);
+	panic("unexpected interrupt vector %u", vector);
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The hypervisor proper, as the boot runtime sees it: one call that runs
+ * the guest machine to completion (every vCPU, one per CPU), and the one
+ * service the architecture-neutral VM (runtime/vm/vm.c) needs from it.
+ */
+#ifndef EXITPLAN_VMM_H
+#define EXITPLAN_VMM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct boot_info;
+
+/*
+ * vmm_run()'s result: >= 0 is the guest's exit status (isa-debug-exit
+ * ((code mod 2^30) << 1) | 1, the SHUTDOWN hypercall's argument mod 2^31,
+ * 0 for a power off), which is never negative, so that no guest can make
+ * its status read as one of these; negative values say why no guest
+ * status exists.  vmm_run() has printed the details
+ * ("exitplan: guest exit status N", "exitplan: guest stopped: ...", or
+ * the refusal) before it returns; the caller powers off.
+ */
+#define VMM_REFUSED		(-1)	/* no VT-x, or the profile cannot run here */
+#define VMM_ERROR		(-2)	/* setup failed (memory, guest image, VMCS) */
+#define VMM_GUEST_FAULT		(-3)	/* the guest was stopped: fault, violation */
+
+int vmm_run(const struct boot_info *bi);
+
+/* The profile the hypervisor was built for (profiles/NAME.yaml), for the banner. */
+extern const char vmm_profile_name[];
+
+struct interrupt_frame;
+
+/*
+ * An NMI in the hypervisor (runtime/host/traps.c): true when it is the guest's
+ * (a vCPU runs on this CPU) and has been queued for it; @frame may be
+ * changed to re-run the exit stub's last check before VM entry.
+ */
+bool vmm_nmi_in_root(struct interrupt_frame *frame);
+
+/*
+ * Make vCPU @vcpu_id look at its posted events (runtime/vm/vm.h) soon: an
+ * IPI with the host's kick vector to the CPU running it, which leaves
+ * the guest with an external-interrupt exit (or, if it is in the
+ * hypervisor already, right after its next entry).  A vCPU not in the
+ * guest polls its events itself and needs no kick.
+ */
+void vmm_kick(unsigned int vcpu_id);
+
+/*
+ * The services the hypercalls (runtime/vm/hypercall.c) need from the vCPU
+ * that made the call, so that they see no VMCS and no struct layout.
+ */
+struct vcpu;
+
+/*
+ * Copy from/to the guest's linear memory through its paging (or none);
+ * false on a fault or an address in hypervisor memory (arch/vmx/guest_mem.c).
+ */
+bool guest_read_linear(uint64_t gla, void *dst, unsigned int len);
+bool guest_write_linear(uint64_t gla, const void *src, unsigned int len);
+
+/*
+ * The exit statistics of @vcpu (arch/vmx/handlers.c): the count of exit
+ * reason @reason (false when it has no counter), and a reset of them all.
+ */
+bool vmm_stats_read(const struct vcpu *vcpu, uint64_t reason, uint64_t *count);
+void vmm_stats_reset(struct vcpu *vcpu);
+
+#endif /* EXITPLAN_VMM_H */
