@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "arch_bits.h"		/* generated: EPT_* entry bits, memory types */
-#include "runtime/loader/boot_info.h"
+#include "runtime/host/boot_info.h"
 #include "runtime/host/compiler.h"
 #include "arch/vmx/ept.h"
 #include "runtime/loader/guest_ram.h"

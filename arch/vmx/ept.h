@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/loader/boot_info.h"	/* BOOT_MMAP_MAX */
+#include "runtime/host/boot_info.h"	/* BOOT_MMAP_MAX */
 #include "runtime/loader/guest_ram.h"	/* GUEST_MAX_RANGES */
 
 /* What a guest-physical range is, for the identity map. */

@@ -20,7 +20,7 @@
  * through the page, or an instruction not emulated stops the guest with a
  * report; the hypervisor carries on.
  */
-#include "runtime/loader/boot_info.h"
+#include "runtime/host/boot_info.h"
 #include "arch_bits.h"
 #include "runtime/host/compiler.h"
 #include "runtime/host/console.h"

@@ -22,7 +22,7 @@
  * report (ept_exits.c).
  */
 #include "arch/vmx/ap_park.h"
-#include "runtime/loader/boot_info.h"
+#include "runtime/host/boot_info.h"
 #include "runtime/host/acpi.h"
 #include "arch_bits.h"
 #include "runtime/host/compiler.h"

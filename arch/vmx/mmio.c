@@ -11,7 +11,7 @@
  */
 #include "arch_bits.h"
 #include "runtime/vcpu/arch_checks.h"
-#include "runtime/loader/boot_info.h"
+#include "runtime/host/boot_info.h"
 #include "runtime/host/console.h"
 #include "runtime/host/cpu.h"
 #include "lib/format.h"

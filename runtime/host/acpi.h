@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/loader/boot_info.h"
+#include "runtime/host/boot_info.h"
 
 /*
  * The APIC IDs of the enabled CPUs the MADT lists, at most `max` of them.

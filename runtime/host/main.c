@@ -5,7 +5,7 @@
  */
 #include <stdint.h>
 
-#include "runtime/loader/boot_info.h"
+#include "runtime/host/boot_info.h"
 #include "runtime/host/console.h"
 #include "runtime/host/page_alloc.h"
 #include "runtime/host/paging.h"

@@ -6,7 +6,7 @@
  */
 #include <stdbool.h>
 
-#include "runtime/loader/boot_info.h"
+#include "runtime/host/boot_info.h"
 #include "runtime/host/compiler.h"
 #include "runtime/host/page_alloc.h"
 #include "runtime/host/panic.h"

@@ -6,7 +6,7 @@
  * Every AP that answers takes the next CPU id.
  */
 #include "runtime/host/acpi.h"
-#include "runtime/loader/boot_info.h"
+#include "runtime/host/boot_info.h"
 #include "runtime/host/console.h"
 #include "runtime/host/cpu.h"
 #include "runtime/host/lapic.h"

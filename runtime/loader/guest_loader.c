@@ -3,7 +3,7 @@
  * The guest loader (guest_loader.h): multiboot v1 kernels from the first
  * module, loaded at their physical addresses in guest RAM.
  */
-#include "runtime/loader/boot_info.h"
+#include "runtime/host/boot_info.h"
 #include "runtime/host/compiler.h"
 #include "runtime/host/console.h"
 #include "runtime/loader/guest_loader.h"

@@ -4,7 +4,7 @@
  * memory map: the EPT map (arch/vmx/ept.c), the multiboot map and the
  * Linux e820 table (guest_loader.c, linux_loader.c) are all built from it.
  */
-#include "runtime/loader/boot_info.h"
+#include "runtime/host/boot_info.h"
 #include "runtime/host/compiler.h"
 #include "runtime/loader/guest_ram.h"
 #include "runtime/host/layout.h"

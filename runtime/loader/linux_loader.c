@@ -5,7 +5,7 @@
  * "Details of header fields", "32-bit boot protocol") and of the zero
  * page (Documentation/arch/x86/zero-page.rst).
  */
-#include "runtime/loader/boot_info.h"
+#include "runtime/host/boot_info.h"
 #include "runtime/host/compiler.h"
 #include "runtime/host/console.h"
 #include "runtime/loader/linux_loader.h"

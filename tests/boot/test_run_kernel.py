@@ -20,7 +20,7 @@ import pytest
 
 import bootlib
 
-# runtime/loader/boot_info.h
+# runtime/host/boot_info.h
 BOOT_CMDLINE_MAX = 4096
 
 

@@ -30,7 +30,7 @@
 #include <cmocka.h>
 
 #include "arch_bits.h"
-#include "runtime/loader/boot_info.h"
+#include "runtime/host/boot_info.h"
 #include "runtime/host/compiler.h"
 #include "arch/vmx/ept.h"
 #include "fake_runtime.h"

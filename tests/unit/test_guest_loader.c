@@ -25,7 +25,7 @@
 #include <sys/mman.h>
 #include <cmocka.h>
 
-#include "runtime/loader/boot_info.h"
+#include "runtime/host/boot_info.h"
 #include "runtime/host/compiler.h"
 #include "fake_runtime.h"
 #include "runtime/loader/guest_loader.h"

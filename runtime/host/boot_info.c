@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "runtime/loader/boot_info.h"
+#include "runtime/host/boot_info.h"
 #include "runtime/host/compiler.h"
 #include "runtime/host/console.h"
 #include "runtime/host/layout.h"
