@@ -41,7 +41,7 @@ pytest_workers = $(if $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && echo y)
 
 .PHONY: all help deps-build deps-run deps-test deps-bench gen check-gen diff explain \
 	build iso run test check test-quick check-clone test-make check-spec test-gen test-unit \
-	test-boot bench fuzz clean
+	test-boot bench fuzz clean picture
 
 all: build
 
@@ -78,6 +78,7 @@ help:
 	@echo '  diff            unified diff of two profiles'"'"' generated code (A=, B=)'
 	@echo '  explain         the profile'"'"'s decisions in words'
 	@echo '  profile         profiles/NAME.yaml from the statistics a run printed (FROM=, NAME=)'
+	@echo '  picture         docs/exit-path.svg, the README'"'"'s picture, from docs/exit-path.dot (graphviz)'
 	@echo '  bench           exit costs of every profile on Bochs (long; docs/BENCH.md)'
 	@echo '  bench-host      the host microbenchmark of the generated dispatch alone'
 	@echo '  fuzz            the fuzz guest (random exiting instructions, seeded): exitplan must survive every seed'
@@ -175,6 +176,12 @@ fuzz: deps-test
 	EXITPLAN_FUZZ_SEEDS='$(SEEDS)' EXITPLAN_FUZZ_ITERATIONS='$(ITERATIONS)' \
 	EXITPLAN_FUZZ_ARGS='$(FUZZ_ARGS)' EXITPLAN_FUZZ_NCPU='$(NCPU)' EXITPLAN_FUZZ_VCPUS='$(VCPUS)' \
 		$(PYTHON) -m pytest -q -p no:cacheprovider tests/boot/test_vmx_fuzz.py
+
+# The README's picture of one exit's path, drawn from its text source;
+# tests/make/test_picture.py fails when the committed one is stale.
+picture: docs/exit-path.svg
+docs/exit-path.svg: docs/exit-path.dot
+	$(call msg,DOT,$@)dot -Tsvg $< -o $@
 
 clean:
 	rm -rf $(BUILD)

@@ -9,7 +9,7 @@ need_run="$need_build bochs bochsbios vgabios bochs-term grub-pc-bin grub-common
 # with what its build needs (LZ4-compressed, objtool reads ELF), and the
 # initramfs from busybox-static.
 need_linux="linux-source busybox-static bc flex bison libelf-dev lz4 cpio xz-utils"
-need_test="$need_run $need_linux python3-pytest python3-pytest-xdist python3-hypothesis libcmocka-dev qemu-system-x86 qemu-user"
+need_test="$need_run $need_linux python3-pytest python3-pytest-xdist python3-hypothesis libcmocka-dev qemu-system-x86 qemu-user graphviz"
 need_bench="$need_run python3-matplotlib"
 
 case "${1:-test}" in
