@@ -13,6 +13,7 @@
 #include "asm-offsets.h"
 #include "runtime/host/desc.h"
 #include "runtime/host/layout.h"
+#include "runtime/host/long_mode.h"
 #include "lib/multiboot.h"
 #include "runtime/host/paging.h"
 #include "runtime/host/panic.h"
@@ -106,22 +107,7 @@ _start:
 	cmpl $(4 * PT_ENTRIES), %ecx
 	jb 2b
 
-	movl %cr4, %eax
-	orl $BOOT_CR4_PAE, %eax
-	movl %eax, %cr4
-
-	movl $ABS32(boot_pml4), %eax
-	movl %eax, %cr3
-
-	movl $BOOT_MSR_EFER, %ecx
-	rdmsr
-	orl $BOOT_EFER_LME, %eax
-	wrmsr
-
-	movl %cr0, %eax
-	andl $~BOOT_CR0_CLEAR, %eax
-	orl $BOOT_CR0_SET, %eax
-	movl %eax, %cr0			/* IA-32e mode active, compatibility mode */
+	ENTER_LONG_MODE($ABS32(boot_pml4))	/* compatibility mode */
 
 	lgdt ABS32(boot_gdt_ptr)
 	ljmp $GDT_KERNEL_CS, $ABS32(start64)

@@ -13,6 +13,7 @@
 #include "asm-offsets.h"
 #include "runtime/host/desc.h"
 #include "runtime/host/layout.h"
+#include "runtime/host/long_mode.h"
 
 #define TRAMP_OFF(sym)	((sym) - trampoline_start)
 #define TRAMP_ADDR(sym)	(SMP_TRAMPOLINE_PA + TRAMP_OFF(sym))
@@ -45,19 +46,7 @@ tramp32:
 	movl %eax, %es
 	movl %eax, %ss
 
-	movl %cr4, %eax
-	orl $BOOT_CR4_PAE, %eax
-	movl %eax, %cr4
-	movl TRAMP_ADDR(trampoline_cr3), %eax
-	movl %eax, %cr3
-	movl $BOOT_MSR_EFER, %ecx
-	rdmsr
-	orl $BOOT_EFER_LME, %eax
-	wrmsr
-	movl %cr0, %eax
-	andl $~BOOT_CR0_CLEAR, %eax
-	orl $BOOT_CR0_SET, %eax
-	movl %eax, %cr0
+	ENTER_LONG_MODE(TRAMP_ADDR(trampoline_cr3))
 	ljmpl *TRAMP_ADDR(trampoline_entry64)
 
 	/*
