@@ -42,57 +42,29 @@ static inline void cpuid_count(uint32_t leaf, uint32_t subleaf, uint32_t *eax,
 		     : "a"(leaf), "c"(subleaf));
 }
 
-static inline uint64_t read_cr0(void)
-{
-	uint64_t v;
-
-	asm volatile("mov %%cr0, %0" : "=r"(v));
-	return v;
+/*
+ * read_cr0() ... write_cr4(): MOV from and to the control registers
+ * (SDM Vol. 3A 2.5).  A write is a compiler barrier: it changes how
+ * memory is reached.
+ */
+#define DEFINE_CR_ACCESSORS(n)						\
+static inline uint64_t read_cr##n(void)				\
+{									\
+	uint64_t v;							\
+									\
+	asm volatile("mov %%cr" #n ", %0" : "=r"(v));			\
+	return v;							\
+}									\
+									\
+static inline void write_cr##n(uint64_t v)				\
+{									\
+	asm volatile("mov %0, %%cr" #n : : "r"(v) : "memory");		\
 }
 
-static inline void write_cr0(uint64_t v)
-{
-	asm volatile("mov %0, %%cr0" : : "r"(v) : "memory");
-}
-
-static inline uint64_t read_cr2(void)
-{
-	uint64_t v;
-
-	asm volatile("mov %%cr2, %0" : "=r"(v));
-	return v;
-}
-
-static inline void write_cr2(uint64_t v)
-{
-	asm volatile("mov %0, %%cr2" : : "r"(v) : "memory");
-}
-
-static inline uint64_t read_cr3(void)
-{
-	uint64_t v;
-
-	asm volatile("mov %%cr3, %0" : "=r"(v));
-	return v;
-}
-
-static inline void write_cr3(uint64_t v)
-{
-	asm volatile("mov %0, %%cr3" : : "r"(v) : "memory");
-}
-
-static inline uint64_t read_cr4(void)
-{
-	uint64_t v;
-
-	asm volatile("mov %%cr4, %0" : "=r"(v));
-	return v;
-}
-
-static inline void write_cr4(uint64_t v)
-{
-	asm volatile("mov %0, %%cr4" : : "r"(v) : "memory");
-}
+DEFINE_CR_ACCESSORS(0)
+DEFINE_CR_ACCESSORS(2)
+DEFINE_CR_ACCESSORS(3)
+DEFINE_CR_ACCESSORS(4)
 
 static inline void local_irq_disable(void)
 {

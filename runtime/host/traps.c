@@ -3,6 +3,9 @@
  * The IDT and what happens on an interrupt or exception in the
  * hypervisor: a registered handler, or a full report and a panic.
  */
+#include <stddef.h>
+
+#include "runtime/host/compiler.h"
 #include "runtime/host/console.h"
 #include "runtime/host/cpu.h"
 #include "runtime/host/desc.h"
@@ -99,6 +102,33 @@ void idt_seal(void)
 	__atomic_store_n(&handlers_sealed, true, __ATOMIC_SEQ_CST);
 }
 
+/* The general registers in the dump's order, three to a line. */
+static const struct {
+	char name[4];
+	uint16_t offset;
+} frame_gprs[] = {
+	{ "RAX", offsetof(struct interrupt_frame, rax) },
+	{ "RBX", offsetof(struct interrupt_frame, rbx) },
+	{ "RCX", offsetof(struct interrupt_frame, rcx) },
+	{ "RDX", offsetof(struct interrupt_frame, rdx) },
+	{ "RSI", offsetof(struct interrupt_frame, rsi) },
+	{ "RDI", offsetof(struct interrupt_frame, rdi) },
+	{ "RBP", offsetof(struct interrupt_frame, rbp) },
+	{ "R8", offsetof(struct interrupt_frame, r8) },
+	{ "R9", offsetof(struct interrupt_frame, r9) },
+	{ "R10", offsetof(struct interrupt_frame, r10) },
+	{ "R11", offsetof(struct interrupt_frame, r11) },
+	{ "R12", offsetof(struct interrupt_frame, r12) },
+	{ "R13", offsetof(struct interrupt_frame, r13) },
+	{ "R14", offsetof(struct interrupt_frame, r14) },
+	{ "R15", offsetof(struct interrupt_frame, r15) },
+};
+
+static unsigned long long frame_gpr(const struct interrupt_frame *f, unsigned int i)
+{
+	return *(const uint64_t *)((const char *)f + frame_gprs[i].offset);
+}
+
 void interrupt_frame_dump(const struct interrupt_frame *f)
 {
 	printk("  RIP %016llx  CS %04llx  RFLAGS %016llx\n",
@@ -107,21 +137,12 @@ void interrupt_frame_dump(const struct interrupt_frame *f)
 	printk("  RSP %016llx  SS %04llx  error code %016llx\n",
 	       (unsigned long long)f->rsp, (unsigned long long)f->ss,
 	       (unsigned long long)f->error_code);
-	printk("  RAX %016llx  RBX %016llx  RCX %016llx\n",
-	       (unsigned long long)f->rax, (unsigned long long)f->rbx,
-	       (unsigned long long)f->rcx);
-	printk("  RDX %016llx  RSI %016llx  RDI %016llx\n",
-	       (unsigned long long)f->rdx, (unsigned long long)f->rsi,
-	       (unsigned long long)f->rdi);
-	printk("  RBP %016llx  R8  %016llx  R9  %016llx\n",
-	       (unsigned long long)f->rbp, (unsigned long long)f->r8,
-	       (unsigned long long)f->r9);
-	printk("  R10 %016llx  R11 %016llx  R12 %016llx\n",
-	       (unsigned long long)f->r10, (unsigned long long)f->r11,
-	       (unsigned long long)f->r12);
-	printk("  R13 %016llx  R14 %016llx  R15 %016llx\n",
-	       (unsigned long long)f->r13, (unsigned long long)f->r14,
-	       (unsigned long long)f->r15);
+	BUILD_BUG_ON(ARRAY_SIZE(frame_gprs) % 3 != 0);
+	for (unsigned int i = 0; i < ARRAY_SIZE(frame_gprs); i += 3)
+		printk("  %-3s %016llx  %-3s %016llx  %-3s %016llx\n",
+		       frame_gprs[i].name, frame_gpr(f, i),
+		       frame_gprs[i + 1].name, frame_gpr(f, i + 1),
+		       frame_gprs[i + 2].name, frame_gpr(f, i + 2));
 	printk("  CR0 %016llx  CR2 %016llx  CR3 %016llx  CR4 %016llx\n",
 	       (unsigned long long)read_cr0(), (unsigned long long)read_cr2(),
 	       (unsigned long long)read_cr3(), (unsigned long long)read_cr4());

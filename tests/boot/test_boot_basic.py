@@ -263,6 +263,10 @@ def test_invalid_opcode_is_reported(selftest_runs):
     r = selftest_runs["ud"]
     check_panic_stops(r)
     r.expect(r"^exitplan: EXCEPTION #UD \(vector 6\) on CPU 0, error code 0x0$")
+    # The frame: every general register, three to a line, in this order.
+    for names in (("RAX", "RBX", "RCX"), ("RDX", "RSI", "RDI"), ("RBP", "R8 ", "R9 "),
+                  ("R10", "R11", "R12"), ("R13", "R14", "R15")):
+        r.expect(r"^  " + "  ".join(n + r" [0-9a-f]{16}" for n in names) + "$")
     r.expect(r"^exitplan: PANIC: unhandled exception #UD at RIP [0-9a-f]{16}$")
 
 

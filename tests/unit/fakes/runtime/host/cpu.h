@@ -123,45 +123,22 @@ static inline uint32_t inl(uint16_t port)
 	return fake_io_read(port);
 }
 
-static inline uint64_t read_cr0(void)
-{
-	return fake_cpu.cr0;
+/* read_cr0() ... write_cr4(): the fake CPU's control registers. */
+#define DEFINE_CR_ACCESSORS(n)						\
+static inline uint64_t read_cr##n(void)				\
+{									\
+	return fake_cpu.cr##n;						\
+}									\
+									\
+static inline void write_cr##n(uint64_t v)				\
+{									\
+	fake_cpu.cr##n = v;						\
 }
 
-static inline void write_cr0(uint64_t v)
-{
-	fake_cpu.cr0 = v;
-}
-
-static inline uint64_t read_cr3(void)
-{
-	return fake_cpu.cr3;
-}
-
-static inline void write_cr3(uint64_t v)
-{
-	fake_cpu.cr3 = v;
-}
-
-static inline uint64_t read_cr4(void)
-{
-	return fake_cpu.cr4;
-}
-
-static inline void write_cr4(uint64_t v)
-{
-	fake_cpu.cr4 = v;
-}
-
-static inline uint64_t read_cr2(void)
-{
-	return fake_cpu.cr2;
-}
-
-static inline void write_cr2(uint64_t v)
-{
-	fake_cpu.cr2 = v;
-}
+DEFINE_CR_ACCESSORS(0)
+DEFINE_CR_ACCESSORS(2)
+DEFINE_CR_ACCESSORS(3)
+DEFINE_CR_ACCESSORS(4)
 
 static inline void local_irq_disable(void)
 {
