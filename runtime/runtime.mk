@@ -128,12 +128,12 @@ $(HV_FLAGS_STAMP): FORCE
 
 # Constants for assembly, computed by the compiler from C headers.
 $(HV_INCDIR)/asm-offsets.h: runtime/host/asm-offsets.c $(HV_FLAGS_STAMP)
-	@mkdir -p $(@D) $(HV_OBJDIR)/runtime
-	$(call msg,GEN,$@)$(HV_CC) $(HV_CFLAGS) $(HV_CPPFLAGS) -MT $@ -MF $(HV_OBJDIR)/runtime/asm-offsets.d \
-		-S -o $(HV_OBJDIR)/runtime/asm-offsets.s $<
+	@mkdir -p $(@D) $(HV_OBJDIR)/runtime/host
+	$(call msg,GEN,$@)$(HV_CC) $(HV_CFLAGS) $(HV_CPPFLAGS) -MT $@ -MF $(HV_OBJDIR)/runtime/host/asm-offsets.d \
+		-S -o $(HV_OBJDIR)/runtime/host/asm-offsets.s $<
 	@{ echo '/* Generated from runtime/host/asm-offsets.c; do not edit. */'; \
 	   sed -n 's/^[[:space:]]*\.ascii "->\([A-Za-z0-9_]*\) \$$\{0,1\}\(-\{0,1\}[0-9]*\)"$$/#define \1 \2/p' \
-		$(HV_OBJDIR)/runtime/asm-offsets.s; } > $@.tmp
+		$(HV_OBJDIR)/runtime/host/asm-offsets.s; } > $@.tmp
 	@mv $@.tmp $@
 
 $(HV_OBJDIR)/%.o: %.c $(HV_FLAGS_STAMP)
@@ -147,7 +147,7 @@ $(HV_OBJDIR)/%.o: %.S $(HV_INCDIR)/asm-offsets.h $(HV_FLAGS_STAMP)
 $(HV_OBJDIR)/runtime/host/main.o: $(HV_INCDIR)/version.h
 $(HV_OBJDIR)/runtime/host/main.o: HV_CPPFLAGS += -include $(HV_INCDIR)/version.h
 
--include $(HV_OBJS:.o=.d) $(HV_OBJDIR)/runtime/asm-offsets.d
+-include $(HV_OBJS:.o=.d) $(HV_OBJDIR)/runtime/host/asm-offsets.d
 
 # The boot ISO: GRUB, the hypervisor, the guest (or KERNEL) as the first
 # module, MODULES after it.
