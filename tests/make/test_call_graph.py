@@ -235,3 +235,117 @@ def test_circles_names_each_circle():
              "d": {"e": {"i"}}, "e": {"f": {"j"}}, "f": {"d": {"k"}}}
     assert circles(set("abcdef"), edges) == [["a", "b"], ["d", "e", "f"]]
     assert circles({"a", "b"}, {"a": {"b": {"f"}}}) == []
+
+
+# --- The house: circles between folders, read from the whole image ---------
+#
+# Every object of the image is a node: runtime/'s rooms, arch/vmx, lib/ and
+# the profile's generated code (one folder, "generated"), assembly
+# included.  A folder edge A -> B: some object of A needs a symbol one of
+# B defines.  The exit path's own seam is the one circle that is meant:
+# the exit stub (arch/vmx) calls the profile's generated dispatch, which
+# calls the handlers back.  The other edges that close a circle today are
+# listed with the step of the rebuild that removes them; the test fails on
+# any other, and on an entry no longer needed.
+
+SEAM = {("arch/vmx", "generated"), ("generated", "arch/vmx")}
+
+FOLDER_EDGES_TO_GO = {
+    ("runtime/host", "arch/vmx"):
+        "main.c calls vmm_run() and vmm_profile_name(), traps.c vmm_nmi_in_root(): "
+        "the C entry and the NMI's owner belong above the VMM",
+    ("runtime/vm", "arch/vmx"):
+        "vm.c kicks with vmm_kick(), hypercall.c reads guest memory and the statistics: "
+        "the run loop and the exit handlers that call the VM leave arch/vmx",
+}
+
+# The largest set of objects that all reach each other, across folders:
+# it may only shrink (the rebuild's aim is at most 8).
+MAX_FILE_CIRCLE = 47
+
+
+def folder_of(rel):
+    parts = rel.split("/")
+    return "generated" if parts[0] == "generated" else "/".join(parts[:-1])
+
+
+def image_graph(objdir):
+    """{object: {object: {symbol}}} over every object of one build, by its
+    path from the repository root without .o."""
+    info = {}
+    for o in sorted(objdir.rglob("*.o")):
+        rel = str(o.relative_to(objdir).with_suffix(""))
+        if not any((REPO / f"{rel}{ext}").exists() for ext in (".c", ".S")):
+            continue            # stale: its source moved or is gone
+        info[rel] = symbols(o)
+    owner = {s: n for n, (d, _) in info.items() for s in d}
+    edges = collections.defaultdict(lambda: collections.defaultdict(set))
+    for n, (_, undefined) in info.items():
+        for s in undefined:
+            if owner.get(s, n) != n:
+                edges[n][owner[s]].add(s)
+    return set(info), edges
+
+
+def folder_graph(nodes, edges):
+    fnodes = {folder_of(n) for n in nodes}
+    fedges = collections.defaultdict(lambda: collections.defaultdict(set))
+    for a, bs in edges.items():
+        for b, syms in bs.items():
+            if folder_of(a) != folder_of(b):
+                fedges[folder_of(a)][folder_of(b)] |= {f"{a.split('/')[-1]}->{s}" for s in syms}
+    return fnodes, fedges
+
+
+def folder_circles(fnodes, fedges, allowed):
+    pruned = {a: {b: s for b, s in bs.items() if (a, b) not in allowed}
+              for a, bs in fedges.items()}
+    return [describe(c, pruned) for c in circles(fnodes, pruned)]
+
+
+@pytest.fixture(scope="module")
+def image_graphs(objdirs):
+    return {p: image_graph(d) for p, d in objdirs.items()}
+
+
+def test_no_circle_between_folders(image_graphs):
+    for p, (nodes, edges) in image_graphs.items():
+        fnodes, fedges = folder_graph(nodes, edges)
+        found = folder_circles(fnodes, fedges, SEAM | set(FOLDER_EDGES_TO_GO))
+        assert not found, f"{p}: folders that call each other:\n" + "\n".join(found)
+
+
+def test_folder_edges_to_go_are_needed(image_graphs):
+    stale = []
+    for e in FOLDER_EDGES_TO_GO:
+        needed = False
+        for nodes, edges in image_graphs.values():
+            fnodes, fedges = folder_graph(nodes, edges)
+            if e[1] in fedges.get(e[0], ()) and \
+                    folder_circles(fnodes, fedges, SEAM | (set(FOLDER_EDGES_TO_GO) - {e})):
+                needed = True
+        if not needed:
+            stale.append(f"{e}: gone, or closes no circle")
+    assert not stale, "FOLDER_EDGES_TO_GO entries to drop:\n" + "\n".join(stale)
+
+
+def test_largest_file_circle_does_not_grow(image_graphs):
+    for p, (nodes, edges) in image_graphs.items():
+        big = max((len(c) for c in circles(nodes, edges)), default=1)
+        assert big <= MAX_FILE_CIRCLE, \
+            f"{p}: {big} objects reach each other (at most {MAX_FILE_CIRCLE}; lower it as it shrinks)"
+
+
+def test_a_planted_circle_between_folders_is_found():
+    """The checker itself: a call from the host back up into a device model
+    closes a circle between folders that no entry allows."""
+    edges = {"runtime/devices/vpic": {"runtime/host/console": {"printk"}},
+             "runtime/host/console": {"runtime/devices/vpic": {"vpic_init"}},
+             "arch/vmx/exit": {"generated/default/exit_dispatch": {"vmx_dispatch_exit"}},
+             "generated/default/exit_dispatch": {"arch/vmx/exit": {"handle_hlt"}}}
+    nodes = set(edges)
+    fnodes, fedges = folder_graph(nodes, edges)
+    found = folder_circles(fnodes, fedges, SEAM)
+    assert len(found) == 1 and "runtime/devices, runtime/host" in found[0], found
+    del edges["runtime/host/console"]
+    assert folder_circles(*folder_graph(nodes, edges), SEAM) == []
