@@ -447,6 +447,120 @@ static enum vmx_exit_action emulate_compare_string(struct vcpu *vcpu, const stru
 	return act;
 }
 
+static uint64_t byte_swap(uint64_t v, unsigned int size)
+{
+	return size == 2 ? __builtin_bswap16((uint16_t)v) : size == 4 ? __builtin_bswap32((uint32_t)v)
+							  : __builtin_bswap64(v);
+}
+
+/* CR0 as the guest reads it: the bits the hypervisor owns from the read shadow. */
+static uint64_t guest_cr0(void)
+{
+	uint64_t mask = vmcs_read(CR0_GUEST_HOST_MASK);
+
+	return (vmcs_read(GUEST_CR0) & ~mask) | (vmcs_read(CR0_READ_SHADOW) & mask);
+}
+
+/* The stack's address size: 64-bit mode, else SS.B (SDM Vol. 1 6.2.3). */
+static uint64_t stack_mask(struct vcpu *vcpu)
+{
+	if (vcpu_in_64bit_mode(vcpu))
+		return ~0ull;
+	return (vmcs_read32(GUEST_SS_AR_BYTES) & VMX_AR_DB) ? 0xffffffffull : 0xffffull;
+}
+
+/*
+ * PUSH m (@push) or POP m: one element of the stack at SS:rSP - size
+ * (PUSH) or SS:rSP (POP), through the guest's segment and paging as the
+ * CPU makes it (a fault is delivered, nothing changed).  POP's operand
+ * address was formed with rSP already incremented (SDM Vol. 2B POP): it
+ * is the one the exit gives.
+ */
+static enum vmx_exit_action emulate_push_pop(struct vcpu *vcpu, const struct x86_insn *in,
+					     uint64_t gpa, bool push)
+{
+	uint64_t smask = stack_mask(vcpu), rsp = vcpu_gpr_read(vcpu, 4), v = 0;
+	uint64_t top = push ? (rsp - in->size) & smask : rsp & smask;
+	struct vmx_string_seg ss;
+	struct vmx_element el;
+	enum vmx_elem_result er;
+	enum vmx_exit_action act;
+
+	vmx_string_seg_init(vcpu, &ss, X86_SEG_SS);
+	er = vmx_string_element(vcpu, &ss, top, in->size, push, &el);
+	if (er != VMX_ELEM_OK)
+		return er == VMX_ELEM_FAULT ? VMX_EXIT_RESUME : VMX_EXIT_STOP;
+	act = push ? vmx_phys_read(vcpu, gpa, in->size, &v) : vmx_element_read(vcpu, &el, &v);
+	if (act != VMX_EXIT_RESUME)
+		return act;
+	rsp = push ? top : (rsp & smask) + in->size;
+	vcpu_gpr_write(vcpu, 4, (vcpu_gpr_read(vcpu, 4) & ~smask) | (rsp & smask));
+	complete(in->len);
+	return push ? vmx_element_write(vcpu, &el, v) : vmx_phys_write(vcpu, gpa, in->size, v);
+}
+
+/* MUL, IMUL, DIV, IDIV m: rDX:rAX (AX for a byte) with the operand; #DE as hardware. */
+static enum vmx_exit_action emulate_muldiv(struct vcpu *vcpu, const struct x86_insn *in,
+					   uint64_t old, uint64_t rflags)
+{
+	bool byte = in->size == 1;
+	uint64_t lo = reg_read(vcpu, 0, false, in->size);
+	uint64_t hi = byte ? reg_read(vcpu, 0, true, 1) : reg_read(vcpu, 2, false, in->size);
+
+	if (!x86_muldiv(in->sub, in->size, &lo, &hi, old, &rflags)) {
+		vmx_inject_exception(vcpu, X86_EXC_DE, false, 0);
+		return VMX_EXIT_RESUME;
+	}
+	set_flags(rflags);
+	reg_write(vcpu, 0, false, in->size, lo);
+	reg_write(vcpu, byte ? 0 : 2, byte, in->size, hi);
+	complete(in->len);
+	return VMX_EXIT_RESUME;
+}
+
+/*
+ * CMPXCHG8B m64 / CMPXCHG16B m128: rDX:rAX against the operand; equal:
+ * ZF and rCX:rBX is stored, else rDX:rAX gets it and the operand is
+ * written back unchanged (SDM Vol. 2A).  CMPXCHG16B's operand is 16-byte
+ * aligned (else #GP, which the CPU raises before any access).
+ */
+static enum vmx_exit_action emulate_cmpxchg8b(struct vcpu *vcpu, const struct x86_insn *in,
+					      uint64_t gpa, uint64_t rflags)
+{
+	unsigned int half = in->size / 2;
+	uint64_t m[2], cmp[2], rep[2];
+	enum vmx_exit_action act;
+	bool eq;
+
+	if (in->size == 16 && (gpa & 15)) {
+		vmx_inject_gp(vcpu);
+		return VMX_EXIT_RESUME;
+	}
+	for (unsigned int k = 0; k < 2; k++) {
+		act = vmx_phys_read(vcpu, gpa + k * half, half, &m[k]);
+		if (act != VMX_EXIT_RESUME)
+			return act;
+	}
+	cmp[0] = reg_read(vcpu, 0, false, half);
+	cmp[1] = reg_read(vcpu, 2, false, half);
+	rep[0] = reg_read(vcpu, 3, false, half);
+	rep[1] = reg_read(vcpu, 1, false, half);
+	eq = m[0] == cmp[0] && m[1] == cmp[1];
+	rflags = (rflags & ~X86_RFLAGS_ZF) | (eq ? X86_RFLAGS_ZF : 0);
+	set_flags(rflags);
+	if (!eq) {
+		reg_write(vcpu, 0, false, half, m[0]);
+		reg_write(vcpu, 2, false, half, m[1]);
+	}
+	complete(in->len);
+	for (unsigned int k = 0; k < 2; k++) {
+		act = vmx_phys_write(vcpu, gpa + k * half, half, eq ? rep[k] : m[k]);
+		if (act != VMX_EXIT_RESUME)
+			return act;
+	}
+	return VMX_EXIT_RESUME;
+}
+
 static enum vmx_exit_action emulate(struct vcpu *vcpu, const struct x86_insn *in, uint64_t gpa)
 {
 	uint64_t src, rflags, old = 0, res;
@@ -457,16 +571,34 @@ static enum vmx_exit_action emulate(struct vcpu *vcpu, const struct x86_insn *in
 		act = vmx_phys_read(vcpu, gpa, in->size, &old);
 		if (act != VMX_EXIT_RESUME)
 			return act;
+		if (in->bswap)
+			old = byte_swap(old, in->size);
 		reg_write(vcpu, in->reg, in->high_byte, in->reg_size,
 			  extend(old, in->size, in->ext));
 		complete(in->len);
 		return VMX_EXIT_RESUME;
 	}
-	src = in->has_imm ? in->imm : reg_read(vcpu, in->reg, in->high_byte, in->reg_size);
+	/* SHLD, SHRD: the immediate is the count; the source is the register. */
+	src = in->has_imm && in->op != X86_OP_SHIFTD ? in->imm
+						     : reg_read(vcpu, in->reg, in->high_byte, in->reg_size);
 	if (in->op == X86_OP_STORE) {
 		complete(in->len);
-		return vmx_phys_write(vcpu, gpa, in->size, src);
+		return vmx_phys_write(vcpu, gpa, in->size, in->bswap ? byte_swap(src, in->size) : src);
 	}
+	if (in->op == X86_OP_SMSW) {
+		complete(in->len);
+		return vmx_phys_write(vcpu, gpa, 2, guest_cr0() & 0xffff);
+	}
+	if (in->op == X86_OP_SETCC) {
+		bool set = x86_cond(in->sub, vmcs_read(GUEST_RFLAGS));
+
+		complete(in->len);
+		return vmx_phys_write(vcpu, gpa, 1, set);
+	}
+	if (in->op == X86_OP_PUSH || in->op == X86_OP_POP)
+		return emulate_push_pop(vcpu, in, gpa, in->op == X86_OP_PUSH);
+	if (in->op == X86_OP_CMPXCHG8B)
+		return emulate_cmpxchg8b(vcpu, in, gpa, vmcs_read(GUEST_RFLAGS));
 	if (in->op == X86_OP_CMPS || in->op == X86_OP_SCAS)
 		return emulate_compare_string(vcpu, in);
 	if (in->op >= X86_OP_STOS)
@@ -511,6 +643,48 @@ static enum vmx_exit_action emulate(struct vcpu *vcpu, const struct x86_insn *in
 		complete(in->len);
 		return vmx_phys_write(vcpu, gpa, in->size, acc == old ? src : old);
 	}
+	case X86_OP_BT:
+		/* The exit's address is the operand's, a register's bit offset already applied. */
+		res = x86_bitop(in->sub, in->size, old, src, &rflags);
+		set_flags(rflags);
+		complete(in->len);
+		return in->sub ? vmx_phys_write(vcpu, gpa, in->size, res) : VMX_EXIT_RESUME;
+	case X86_OP_SHIFT:
+	case X86_OP_SHIFTD: {
+		unsigned int count = in->count_cl ? (uint8_t)vcpu_gpr_read(vcpu, 1) : (unsigned int)in->imm;
+
+		if (in->op == X86_OP_SHIFT)
+			res = x86_shift(in->sub, in->size, old, count, &rflags);
+		else
+			res = x86_shiftd(in->sub, in->size, old, src, count, &rflags);
+		set_flags(rflags);
+		complete(in->len);
+		/* A masked count of 0 changes nothing: no write reaches the device. */
+		if (!(count & (in->size == 8 ? 63 : 31)))
+			return VMX_EXIT_RESUME;
+		return vmx_phys_write(vcpu, gpa, in->size, res);
+	}
+	case X86_OP_MULDIV:
+		return emulate_muldiv(vcpu, in, old, rflags);
+	case X86_OP_IMUL:
+		/* 0F AF: reg = reg * mem; 69, 6B: reg = mem * imm. */
+		res = x86_imul(in->size, old, src, &rflags);
+		set_flags(rflags);
+		reg_write(vcpu, in->reg, false, in->reg_size, res);
+		complete(in->len);
+		return VMX_EXIT_RESUME;
+	case X86_OP_BITSCAN:
+		if (x86_bitscan(in->sub, in->size, old, &res, &rflags))
+			reg_write(vcpu, in->reg, false, in->reg_size, res);
+		set_flags(rflags);
+		complete(in->len);
+		return VMX_EXIT_RESUME;
+	case X86_OP_CMOV:
+		/* Not taken, a 32-bit destination still has its upper half cleared (64-bit mode). */
+		reg_write(vcpu, in->reg, false, in->reg_size,
+			  x86_cond(in->sub, rflags) ? old : reg_read(vcpu, in->reg, false, in->reg_size));
+		complete(in->len);
+		return VMX_EXIT_RESUME;
 	default:
 		return VMX_EXIT_RESUME;	/* not reached: x86_decode() gives no other operation */
 	}

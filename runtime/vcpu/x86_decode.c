@@ -10,7 +10,12 @@
  * and NEG (F6/F7 /2, /3), INC and DEC (FE, FF /0, /1), XCHG (86, 87),
  * CMPXCHG (0F B0, B1), XADD (0F C0, C1), and STOS, LODS, MOVS (AA-AD,
  * A4, A5) with REP, CMPS and SCAS (A6, A7, AE, AF) with REPE and REPNE;
- * every legacy prefix and REX.  Anything else is
+ * BT, BTS, BTR, BTC (0F A3, AB, B3, BB, BA /4-/7), the shifts and
+ * rotates (C0, C1, D0-D3), SHLD and SHRD (0F A4, A5, AC, AD), MUL, IMUL,
+ * DIV, IDIV (F6/F7 /4-/7), IMUL r, m (0F AF, 69, 6B), BSF and BSR (0F BC,
+ * BD), CMOVcc (0F 40-4F), SETcc (0F 90-9F), SMSW m16 (0F 01 /4), PUSH m
+ * (FF /6), POP m (8F /0), CMPXCHG8B and CMPXCHG16B (0F C7 /1), MOVBE
+ * (0F 38 F0, F1); every legacy prefix and REX.  Anything else is
  * X86_DECODE_UNSUPPORTED: the caller stops the guest with a report.
  */
 #include "runtime/vcpu/x86_decode.h"
@@ -150,6 +155,76 @@ decode_general(const uint8_t *b, unsigned int avail, enum x86_mode mode, struct 
 				insn->size = insn->reg_size = 1;
 			lockable = true;
 			break;
+		case 0x01:			/* SMSW m16 (0F 01 /4; the rest are not memory forms here) */
+			if (i >= avail)
+				return X86_DECODE_SHORT;
+			if (((b[i] >> 3) & 7) != 4)
+				return X86_DECODE_UNSUPPORTED;
+			digit_form = true;
+			insn->op = X86_OP_SMSW;
+			insn->size = insn->reg_size = 2;	/* a word whatever the operand size */
+			break;
+		case 0x38:			/* MOVBE r, m (0F 38 F0), MOVBE m, r (F1) */
+			if (i >= avail)
+				return X86_DECODE_SHORT;
+			if ((b[i] & 0xfe) != 0xf0)
+				return X86_DECODE_UNSUPPORTED;
+			insn->op = (b[i++] & 1) ? X86_OP_STORE : X86_OP_LOAD;
+			insn->bswap = true;
+			break;
+		case 0x40 ... 0x4f:		/* CMOVcc r, r/m */
+			insn->op = X86_OP_CMOV;
+			insn->sub = opc & 15;
+			break;
+		case 0x90 ... 0x9f:		/* SETcc r/m8 */
+			digit_form = true;
+			insn->op = X86_OP_SETCC;
+			insn->sub = opc & 15;
+			insn->size = insn->reg_size = 1;
+			break;
+		case 0xa3: case 0xab:		/* BT, BTS r/m, r */
+		case 0xb3: case 0xbb:		/* BTR, BTC r/m, r */
+			insn->op = X86_OP_BT;
+			insn->sub = (opc >> 3) & 3;
+			lockable = insn->sub != 0;
+			break;
+		case 0xba:			/* BT, BTS, BTR, BTC r/m, imm8 (/4../7) */
+			if (i >= avail)
+				return X86_DECODE_SHORT;
+			digit = (b[i] >> 3) & 7;
+			if (digit < 4)
+				return X86_DECODE_UNSUPPORTED;	/* reserved: #UD before any access */
+			digit_form = true;
+			insn->op = X86_OP_BT;
+			insn->sub = digit - 4;
+			insn->has_imm = true;
+			imm_len = 1;
+			lockable = insn->sub != 0;
+			break;
+		case 0xa4: case 0xa5:		/* SHLD r/m, r, imm8 / CL */
+		case 0xac: case 0xad:		/* SHRD */
+			insn->op = X86_OP_SHIFTD;
+			insn->sub = opc >= 0xac;
+			insn->count_cl = opc & 1;
+			imm_len = (opc & 1) ? 0 : 1;
+			break;
+		case 0xaf:			/* IMUL r, r/m */
+			insn->op = X86_OP_IMUL;
+			break;
+		case 0xbc: case 0xbd:		/* BSF, BSR r, r/m (F3: TZCNT, LZCNT, refused above) */
+			insn->op = X86_OP_BITSCAN;
+			insn->sub = opc & 1;
+			break;
+		case 0xc7:			/* CMPXCHG8B m64, CMPXCHG16B m128 (0F C7 /1) */
+			if (i >= avail)
+				return X86_DECODE_SHORT;
+			if (((b[i] >> 3) & 7) != 1)
+				return X86_DECODE_UNSUPPORTED;	/* RDRAND, VMPTRLD, ...: not on MMIO */
+			digit_form = true;
+			insn->op = X86_OP_CMPXCHG8B;
+			insn->size = insn->reg_size = (rex & REX_W) ? 16 : 8;
+			lockable = true;
+			break;
 		case 0xb6: case 0xb7:		/* MOVZX r, r/m8, r/m16 */
 		case 0xbe: case 0xbf:		/* MOVSX */
 			insn->op = X86_OP_LOAD;
@@ -174,6 +249,39 @@ decode_general(const uint8_t *b, unsigned int avail, enum x86_mode mode, struct 
 			insn->op = X86_OP_LOAD;
 			insn->size = osz == 8 ? 4 : osz;
 			insn->ext = osz == 8 ? X86_EXT_SIGN : X86_EXT_NONE;
+			break;
+		case 0x69: case 0x6b:		/* IMUL r, r/m, imm (16/32, or imm8) */
+			insn->op = X86_OP_IMUL;
+			insn->has_imm = true;
+			imm_len = opc == 0x6b ? 1 : (osz == 2 ? 2 : 4);
+			break;
+		case 0x8f:			/* POP r/m (8F /0) */
+		case 0xff:			/* INC, DEC, PUSH r/m (FF /0, /1, /6) */
+			if (i >= avail)
+				return X86_DECODE_SHORT;
+			digit = (b[i] >> 3) & 7;
+			digit_form = true;
+			if (opc == 0x8f ? digit != 0 : digit != 6)
+				goto inc_dec;
+			insn->op = opc == 0x8f ? X86_OP_POP : X86_OP_PUSH;
+			/* 64-bit mode: 64 bits, or 16 with 66; REX.W changes nothing (SDM Vol. 2B PUSH). */
+			if (code64)
+				insn->size = insn->reg_size = opsize ? 2 : 8;
+			break;
+		case 0xc0: case 0xc1:		/* ROL..SAR r/m, imm8 */
+		case 0xd0: case 0xd1:		/* ... r/m, 1 */
+		case 0xd2: case 0xd3:		/* ... r/m, CL */
+			if (i >= avail)
+				return X86_DECODE_SHORT;
+			digit_form = true;
+			insn->op = X86_OP_SHIFT;
+			insn->sub = (b[i] >> 3) & 7;
+			insn->size = insn->reg_size = (opc & 1) ? osz : 1;
+			insn->count_cl = opc >= 0xd2;
+			if (opc <= 0xc1)
+				imm_len = 1;
+			else if (opc <= 0xd1)
+				insn->has_imm = true, insn->imm = 1;
 			break;
 		case 0x80: case 0x81: case 0x83:	/* ALU r/m, imm */
 			if (i >= avail)
@@ -244,17 +352,21 @@ decode_general(const uint8_t *b, unsigned int avail, enum x86_mode mode, struct 
 			} else if (digit == 2 || digit == 3) {
 				insn->alu = digit == 2 ? X86_ALU_NOT : X86_ALU_NEG;
 				lockable = true;
+			} else if (digit >= 4) {
+				insn->op = X86_OP_MULDIV;	/* MUL, IMUL, DIV, IDIV */
+				insn->sub = digit - 4;
 			} else {
 				return X86_DECODE_UNSUPPORTED;
 			}
 			break;
-		case 0xfe: case 0xff:		/* INC, DEC */
+		case 0xfe:			/* INC, DEC */
 			if (i >= avail)
 				return X86_DECODE_SHORT;
 			digit = (b[i] >> 3) & 7;
 			digit_form = true;
-			if (digit > 1)
-				return X86_DECODE_UNSUPPORTED;	/* CALL, JMP, PUSH through memory */
+inc_dec:
+			if (opc == 0x8f || digit > 1)
+				return X86_DECODE_UNSUPPORTED;	/* CALL, JMP through memory; 8F /1-/7 */
 			insn->op = X86_OP_ALU_MEM;
 			insn->alu = digit ? X86_ALU_DEC : X86_ALU_INC;
 			insn->size = insn->reg_size = opc == 0xfe ? 1 : osz;
@@ -282,8 +394,12 @@ decode_general(const uint8_t *b, unsigned int avail, enum x86_mode mode, struct 
 		insn->reg = 0;		/* string instructions: AL/rAX */
 	if (i + imm_len > avail)
 		return X86_DECODE_SHORT;
-	if (modrm && imm_len)
+	if (modrm && imm_len) {
+		insn->has_imm = true;
 		insn->imm = read_imm(b + i, imm_len) & size_mask(insn->size);
+		if (insn->op == X86_OP_BT || insn->op == X86_OP_SHIFT || insn->op == X86_OP_SHIFTD)
+			insn->imm &= 0xff;	/* a bit offset or a count: imm8, not sign-extended */
+	}
 	i += imm_len;
 	insn->len = i;
 	/* LOCK: only the read-modify-write forms with a memory destination (SDM Vol. 2B LOCK). */
@@ -395,4 +511,291 @@ uint64_t x86_alu(enum x86_alu alu, unsigned int size, uint64_t dst, uint64_t src
 		f = (f & ~FL_CF) | cf_in;	/* INC, DEC: CF unchanged */
 	*rflags = (*rflags & ~X86_FLAGS_ARITH) | f;
 	return r;
+}
+
+static uint64_t sign_bit(unsigned int size)
+{
+	return 1ull << (8 * size - 1);
+}
+
+static uint64_t sign_extend(uint64_t v, unsigned int size)
+{
+	return size >= 8 || !(v & sign_bit(size)) ? v : v | ~size_mask(size);
+}
+
+/* SF, ZF, PF of @r; CF, OF, AF clear (the logical operations' flags). */
+static uint64_t logic_flags(uint64_t r, unsigned int size)
+{
+	r &= size_mask(size);
+	return (r == 0 ? FL_ZF : 0) | ((r & sign_bit(size)) ? FL_SF : 0) | parity_flag(r);
+}
+
+bool x86_cond(unsigned int cc, uint64_t f)
+{
+	bool sf_ne_of = !(f & FL_SF) != !(f & FL_OF), r;
+
+	switch (cc >> 1) {
+	case 0: r = f & FL_OF; break;				/* O */
+	case 1: r = f & FL_CF; break;				/* B */
+	case 2: r = f & FL_ZF; break;				/* E */
+	case 3: r = f & (FL_CF | FL_ZF); break;			/* BE */
+	case 4: r = f & FL_SF; break;				/* S */
+	case 5: r = f & FL_PF; break;				/* P */
+	case 6: r = sf_ne_of; break;				/* L */
+	default: r = sf_ne_of || (f & FL_ZF); break;		/* LE */
+	}
+	return (cc & 1) ? !r : r;
+}
+
+/* Bochs sets CF alone: OF, SF, AF, PF (undefined in the SDM) and ZF are kept. */
+uint64_t x86_bitop(unsigned int op, unsigned int size, uint64_t dst, uint64_t bit,
+		   uint64_t *rflags)
+{
+	uint64_t m = 1ull << (bit & (8 * size - 1));
+
+	*rflags = (*rflags & ~FL_CF) | ((dst & m) ? FL_CF : 0);
+	switch (op) {
+	case 1: return dst | m;		/* BTS */
+	case 2: return dst & ~m;	/* BTR */
+	case 3: return dst ^ m;		/* BTC */
+	default: return dst;		/* BT */
+	}
+}
+
+/*
+ * The count is masked to 5 bits (6 with a 64-bit operand); a masked
+ * count of 0 changes nothing, flags included (SDM Vol. 2B SAL/SAR/SHL/SHR,
+ * RCL/RCR/ROL/ROR).  OF is defined for a count of 1; for larger counts
+ * it is computed by the same formula, as Bochs does.  The shifts set SF,
+ * ZF, PF from the result and clear AF (undefined; Bochs clears it); the
+ * rotates change only CF and OF.
+ */
+uint64_t x86_shift(unsigned int kind, unsigned int size, uint64_t dst, unsigned int count,
+		   uint64_t *rflags)
+{
+	unsigned int bits = 8 * size;
+	uint64_t mask = size_mask(size), msb = sign_bit(size), r, cf, of;
+
+	dst &= mask;
+	count &= size == 8 ? 63 : 31;
+	if (!count)
+		return dst;
+	switch (kind) {
+	case 0: case 1: {			/* ROL, ROR */
+		unsigned int n = count % bits;
+
+		if (kind == 0) {
+			r = n ? ((dst << n) | (dst >> (bits - n))) & mask : dst;
+			cf = r & 1;
+			of = !!(r & msb) ^ cf;
+		} else {
+			r = n ? ((dst >> n) | (dst << (bits - n))) & mask : dst;
+			cf = !!(r & msb);
+			of = cf ^ !!(r & (msb >> 1));
+		}
+		*rflags = (*rflags & ~(FL_CF | FL_OF)) | (cf ? FL_CF : 0) | (of ? FL_OF : 0);
+		return r;
+	}
+	case 2: case 3: {			/* RCL, RCR: through CF, a bits+1-bit rotate */
+		unsigned int n = size < 4 ? count % (bits + 1) : count;
+
+		cf = *rflags & FL_CF ? 1 : 0;
+		r = dst;
+		for (unsigned int k = 0; k < n; k++) {
+			uint64_t out;
+
+			if (kind == 2) {
+				out = !!(r & msb);
+				r = ((r << 1) | cf) & mask;
+			} else {
+				out = r & 1;
+				r = (r >> 1) | (cf ? msb : 0);
+			}
+			cf = out;
+		}
+		if (!n)
+			return dst;
+		of = kind == 2 ? (!!(r & msb) ^ cf) : (!!(r & msb) ^ !!(r & (msb >> 1)));
+		*rflags = (*rflags & ~(FL_CF | FL_OF)) | (cf ? FL_CF : 0) | (of ? FL_OF : 0);
+		return r;
+	}
+	case 4: case 6:				/* SHL (SAL) */
+		r = count < 64 ? (dst << count) & mask : 0;
+		cf = count <= bits ? (dst >> (bits - count)) & 1 : 0;
+		of = !!(r & msb) ^ cf;
+		break;
+	case 5:					/* SHR */
+		r = count < 64 ? dst >> count : 0;
+		cf = (dst >> (count - 1)) & 1;	/* count - 1 < 63 (31 for sizes under 8) */
+		of = !!(r & msb) ^ !!(r & (msb >> 1));
+		break;
+	default: {				/* SAR */
+		uint64_t s = sign_extend(dst, size);
+
+		r = (uint64_t)((int64_t)s >> (count < 64 ? count : 63)) & mask;
+		cf = ((int64_t)s >> (count - 1)) & 1;
+		of = 0;
+		break;
+	}
+	}
+	*rflags = (*rflags & ~X86_FLAGS_ARITH) | logic_flags(r, size) | (cf ? FL_CF : 0) |
+		  (of ? FL_OF : 0);
+	return r;
+}
+
+/*
+ * SHLD, SHRD: the count masked to 5 bits (6 for 64); 0 changes nothing.
+ * CF is the last bit shifted out of @dst.  OF is defined for a count of
+ * 1 (the sign changed); Bochs computes it for every count as CF ^ the
+ * result's sign (SHLD) or the result's top two bits differing (SHRD),
+ * and so does this.  SF, ZF, PF follow the result, AF is cleared.  A
+ * 16-bit operand with a count above 16 is undefined: Bochs (and the P6)
+ * shift dst:src:dst, and so does this.
+ */
+uint64_t x86_shiftd(bool right, unsigned int size, uint64_t dst, uint64_t src,
+		    unsigned int count, uint64_t *rflags)
+{
+	unsigned int bits = 8 * size;
+	uint64_t mask = size_mask(size), msb = sign_bit(size), r, cf, of;
+
+	dst &= mask;
+	src &= mask;
+	count &= size == 8 ? 63 : 31;
+	if (!count)
+		return dst;
+	if (size == 2) {
+		uint64_t t = right ? (src << 16 | dst) : (dst << 16 | src);
+
+		if (right) {
+			r = t >> count;
+			if (count > 16)
+				r |= dst << (32 - count);
+			cf = (dst >> (count - 1)) & 1;
+		} else {
+			r = ((t << count) & 0xffffffffull) >> 16;
+			if (count > 16)
+				r |= (dst << (count - 16)) >> 16;
+			cf = (t >> (32 - count)) & 1;
+		}
+		r &= mask;
+	} else if (right) {
+		r = ((dst >> count) | (src << (bits - count))) & mask;
+		cf = (dst >> (count - 1)) & 1;
+	} else {
+		r = ((dst << count) | (src >> (bits - count))) & mask;
+		cf = (dst >> (bits - count)) & 1;
+	}
+	of = right ? !!(r & msb) ^ !!(r & (msb >> 1)) : !!(r & msb) ^ cf;
+	*rflags = (*rflags & ~X86_FLAGS_ARITH) | logic_flags(r, size) | (cf ? FL_CF : 0) |
+		  (of ? FL_OF : 0);
+	return r;
+}
+
+/* The unsigned 128 / 64 division of the host CPU, checked before it can fault. */
+static bool udiv128(uint64_t hi, uint64_t lo, uint64_t d, uint64_t *q, uint64_t *rem)
+{
+	if (!d || hi >= d)
+		return false;	/* a zero divisor, or a quotient wider than 64 bits */
+	asm("divq %4" : "=a"(*q), "=d"(*rem) : "a"(lo), "d"(hi), "rm"(d) : "cc");
+	return true;
+}
+
+/*
+ * MUL, IMUL: CF = OF = the high half is significant; SF, ZF, PF of the
+ * low half and AF cleared (undefined in the SDM; Bochs's values).  DIV,
+ * IDIV: the flags are undefined and kept, as Bochs keeps them.
+ */
+bool x86_muldiv(unsigned int op, unsigned int size, uint64_t *lo, uint64_t *hi, uint64_t src,
+		uint64_t *rflags)
+{
+	unsigned int bits = 8 * size;
+	uint64_t mask = size_mask(size), a = *lo & mask, d = *hi & mask, s = src & mask;
+
+	if (op < 2) {
+		uint64_t pl, ph;
+		bool wide;
+
+		if (op == 0) {
+			unsigned __int128 p = (unsigned __int128)a * s;
+
+			pl = (uint64_t)p & mask;
+			ph = size == 8 ? (uint64_t)(p >> 64) : (uint64_t)(p >> bits) & mask;
+			wide = ph != 0;
+		} else {
+			__int128 p = (__int128)(int64_t)sign_extend(a, size) *
+				     (__int128)(int64_t)sign_extend(s, size);
+
+			pl = (uint64_t)p & mask;
+			ph = size == 8 ? (uint64_t)((unsigned __int128)p >> 64)
+				       : (uint64_t)((unsigned __int128)p >> bits) & mask;
+			/* Overflow: the product is not the sign extension of its low half. */
+			wide = (__int128)(int64_t)sign_extend(pl, size) != p;
+		}
+		*lo = pl;
+		*hi = ph;
+		*rflags = (*rflags & ~X86_FLAGS_ARITH) | logic_flags(pl, size) |
+			  (wide ? FL_CF | FL_OF : 0);
+		return true;
+	}
+	{
+		/* The dividend d:a as 128 bits (sizes under 8 fit the low 64). */
+		uint64_t nh = size == 8 ? d : 0, nl = size == 8 ? a : (d << bits) | a, q, r;
+		bool neg_n = false, neg_d = false;
+
+		if (op == 3) {
+			neg_n = size == 8 ? (int64_t)nh < 0 : !!(d & sign_bit(size));
+			neg_d = !!(s & sign_bit(size));
+			if (neg_n) {
+				if (size == 8) {
+					nh = ~nh + (nl == 0);
+					nl = -nl;
+				} else {
+					nl = -(nl | ~size_mask(2 * size)) & size_mask(2 * size);
+				}
+			}
+			if (neg_d)
+				s = (-s) & mask;
+		}
+		if (!udiv128(nh, nl, s, &q, &r))
+			return false;
+		if (op == 2) {
+			if (size < 8 && q > mask)
+				return false;
+		} else {
+			/* The signed quotient fits in @size: up to 2^(bits-1), or 2^(bits-1)-1. */
+			uint64_t lim = sign_bit(size);
+
+			if (q > lim || (q == lim && neg_n == neg_d))
+				return false;
+			if (neg_n != neg_d)
+				q = -q;
+			if (neg_n)
+				r = -r;
+		}
+		*lo = q & mask;
+		*hi = r & mask;
+		return true;
+	}
+}
+
+uint64_t x86_imul(unsigned int size, uint64_t a, uint64_t b, uint64_t *rflags)
+{
+	uint64_t lo = a, hi = 0;
+
+	x86_muldiv(1, size, &lo, &hi, b, rflags);
+	return lo;
+}
+
+/* Bochs: ZF clear and SF, PF of the index, CF, OF, AF clear; a zero source sets ZF alone. */
+bool x86_bitscan(bool reverse, unsigned int size, uint64_t src, uint64_t *index,
+		 uint64_t *rflags)
+{
+	src &= size_mask(size);
+	if (!src) {
+		*rflags |= FL_ZF;
+		return false;
+	}
+	*index = reverse ? 63 - (uint64_t)__builtin_clzll(src) : (uint64_t)__builtin_ctzll(src);
+	*rflags = (*rflags & ~X86_FLAGS_ARITH) | (logic_flags(*index, size) & ~FL_ZF);
+	return true;
 }

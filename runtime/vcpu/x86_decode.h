@@ -36,6 +36,18 @@ enum x86_op {
 	X86_OP_XCHG,		/* XCHG m, r: swapped, always locked */
 	X86_OP_CMPXCHG,		/* CMPXCHG m, r */
 	X86_OP_XADD,		/* XADD m, r */
+	X86_OP_BT,		/* BT, BTS, BTR, BTC m, r / imm8 (sub: 0..3) */
+	X86_OP_SHIFT,		/* ROL..SAR m, 1 / CL / imm8 (sub: ModRM.reg, /6 is SHL) */
+	X86_OP_SHIFTD,		/* SHLD, SHRD m, r, CL / imm8 (sub: 0 SHLD, 1 SHRD) */
+	X86_OP_MULDIV,		/* MUL, IMUL, DIV, IDIV m: rDX:rAX (sub: 0..3) */
+	X86_OP_IMUL,		/* IMUL r, m (, imm): reg = reg (or imm) * mem, truncated */
+	X86_OP_BITSCAN,		/* BSF, BSR r, m (sub: 0 BSF, 1 BSR) */
+	X86_OP_CMOV,		/* CMOVcc r, m (sub: cc): reads whatever the condition */
+	X86_OP_SETCC,		/* SETcc m8 (sub: cc) */
+	X86_OP_SMSW,		/* SMSW m16: CR0[15:0] as the guest sees it */
+	X86_OP_PUSH,		/* PUSH m: the stack gets mem */
+	X86_OP_POP,		/* POP m: mem gets the stack's top */
+	X86_OP_CMPXCHG8B,	/* CMPXCHG8B m64, CMPXCHG16B m128 (size 8 or 16) */
 	/* The string instructions last (mmio.c tests op >= X86_OP_STOS). */
 	X86_OP_STOS,		/* STOS: ES:rDI = rAX */
 	X86_OP_LODS,		/* LODS: rAX = seg:rSI */
@@ -63,6 +75,9 @@ struct x86_insn {
 	unsigned int size;	/* bytes of the memory operand: 1, 2, 4, 8 */
 	unsigned int reg_size;	/* of the register operand (MOVZX/MOVSX: the destination) */
 	enum x86_ext ext;	/* LOAD: how mem widens to reg_size */
+	bool bswap;		/* MOVBE: LOAD or STORE with the bytes reversed */
+	unsigned int sub;	/* BT..CMPXCHG8B: which of the family (see enum x86_op) */
+	bool count_cl;		/* SHIFT, SHIFTD: the count is CL (else imm, 1 for D0/D1) */
 	unsigned int reg;	/* the register operand: 0 rAX .. 15 r15 ... */
 	bool high_byte;		/* ... or its bits 15:8 (AH, CH, DH, BH: 8-bit, no REX) */
 	bool has_imm;		/* the source is imm (sign-extended to size), not reg */
@@ -87,14 +102,19 @@ static inline bool x86_insn_writes(const struct x86_insn *insn)
 {
 	if (insn->op == X86_OP_ALU_MEM)
 		return insn->alu != X86_ALU_CMP && insn->alu != X86_ALU_TEST;
+	if (insn->op == X86_OP_BT)
+		return insn->sub != 0;	/* BT only reads */
 	return insn->op == X86_OP_STORE || insn->op == X86_OP_XCHG || insn->op == X86_OP_CMPXCHG ||
-	       insn->op == X86_OP_XADD || insn->op == X86_OP_STOS || insn->op == X86_OP_MOVS;
+	       insn->op == X86_OP_XADD || insn->op == X86_OP_STOS || insn->op == X86_OP_MOVS ||
+	       insn->op == X86_OP_SHIFT || insn->op == X86_OP_SHIFTD || insn->op == X86_OP_SETCC ||
+	       insn->op == X86_OP_SMSW || insn->op == X86_OP_POP || insn->op == X86_OP_CMPXCHG8B;
 }
 
 /* Does @insn read memory? */
 static inline bool x86_insn_reads(const struct x86_insn *insn)
 {
-	return insn->op != X86_OP_STORE && insn->op != X86_OP_STOS && insn->op != X86_OP_NONE;
+	return insn->op != X86_OP_STORE && insn->op != X86_OP_STOS && insn->op != X86_OP_NONE &&
+	       insn->op != X86_OP_SETCC && insn->op != X86_OP_SMSW && insn->op != X86_OP_POP;
 }
 
 #define X86_FLAGS_ARITH	0x8d5ull	/* CF PF AF ZF SF OF */
@@ -107,6 +127,43 @@ static inline bool x86_insn_reads(const struct x86_insn *insn)
  * Bochs clears).
  */
 uint64_t x86_alu(enum x86_alu alu, unsigned int size, uint64_t dst, uint64_t src,
+		 uint64_t *rflags);
+
+/*
+ * The other operations, with the flags the SDM defines and, where it
+ * leaves one undefined, the value Bochs gives (the reference the guest
+ * tests compare with; each function says which).
+ */
+
+/* Condition code @cc (the low nibble of Jcc, SETcc, CMOVcc) on @rflags. */
+bool x86_cond(unsigned int cc, uint64_t rflags);
+
+/* BT (0), BTS, BTR, BTC (3) of bit @bit (taken modulo the operand's bits): CF only. */
+uint64_t x86_bitop(unsigned int op, unsigned int size, uint64_t dst, uint64_t bit,
+		   uint64_t *rflags);
+
+/* ROL..SAR (@kind: ModRM.reg, 6 = SHL) by @count (masked as the CPU masks it). */
+uint64_t x86_shift(unsigned int kind, unsigned int size, uint64_t dst, unsigned int count,
+		   uint64_t *rflags);
+
+/* SHLD (@right false) or SHRD of @dst with bits from @src by @count (2, 4, 8 bytes). */
+uint64_t x86_shiftd(bool right, unsigned int size, uint64_t dst, uint64_t src,
+		    unsigned int count, uint64_t *rflags);
+
+/*
+ * MUL (0), IMUL, DIV, IDIV (3) of @src with the accumulator pair: *@lo is
+ * AL/AX/EAX/RAX, *@hi AH/DX/EDX/RDX (their @size bits), replaced by the
+ * result (MUL: product low, high; DIV: quotient, remainder).  False: #DE
+ * (a zero divisor, or a quotient that does not fit), nothing changed.
+ */
+bool x86_muldiv(unsigned int op, unsigned int size, uint64_t *lo, uint64_t *hi, uint64_t src,
+		uint64_t *rflags);
+
+/* IMUL's two- and three-operand forms: @a * @b truncated to @size, CF = OF = it overflowed. */
+uint64_t x86_imul(unsigned int size, uint64_t a, uint64_t b, uint64_t *rflags);
+
+/* BSF (@reverse false) or BSR of @src: false when it is 0 (ZF set, destination kept). */
+bool x86_bitscan(bool reverse, unsigned int size, uint64_t src, uint64_t *index,
 		 uint64_t *rflags);
 
 #endif /* EXITPLAN_VMX_X86_DECODE_H */

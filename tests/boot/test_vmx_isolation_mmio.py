@@ -19,7 +19,7 @@ hypervisor's report still ends the run.
   VBE framebuffer, which no profile grants, are the same under exitplan
   (EPT maps only what the runtime grants, arch/vmx/ept.c; the rest is
   answered by arch/vmx/ept_exits.c); the first write is reported.
-- mmio-unemulated: MUL with its operand in the PCI hole, which exitplan
+- mmio-unemulated: CALL through a pointer in the PCI hole, which exitplan
   does not emulate on MMIO, stops the guest with a report naming all
   the instruction's bytes (15 fetched) and the hypervisor's report ends
   the run.
@@ -123,9 +123,9 @@ def test_ioapic_byte_write_stops_the_guest(runs):
 def test_unemulated_instruction_stops_the_guest(runs):
     r = runs["mmio-unemulated"]
     r.expect(r"^isolation: attacking mmio-unemulated \(")
-    # MUL m32 (F7 /4) with a disp32 of 0xd0000000: all 15 bytes fetched, then the parenthesis.
+    # CALL m32 (FF /2) with a disp32 of 0xd0000000: all 15 bytes fetched, then the parenthesis.
     r.expect_hv(r"^exitplan: guest stopped: read of an unclaimed address at GPA 0xd0000000 by an "
-                r"instruction exitplan does not emulate \(RIP 0x[0-9a-f]+, bytes f7 25 00 00 00 d0"
+                r"instruction exitplan does not emulate \(RIP 0x[0-9a-f]+, bytes ff 15 00 00 00 d0"
                 r"( [0-9a-f]{2}){9}\)$")
     assert not r.find(r"^FAIL"), r.describe()
     assert not r.find(r"^exitplan: guest exit status"), r.describe()

@@ -10,6 +10,7 @@
  * expect_modules=N (the number of multiboot modules the guest gets; each
  * is printed with its size, FNV-1a hash and command line),
  * apic-modes-only (only the local APIC mode transitions, apic_mode_checks.c),
+ * mmio-forms-only (only the instructions on MMIO, mmio_checks.c),
  * interrupts-only (only the interrupt-delivery checks, intr_checks.c, in
  * xAPIC and then x2APIC mode; with firmware-pic, which leaves the 8259s
  * and the 8254 as the firmware did, first the firmware's timer).
@@ -1185,6 +1186,10 @@ void guest_main(void)
 	quick = cmdline_has("quick");
 	if (cmdline_has("apic-modes-only")) {
 		check_apic_mode_cycle();
+		return;
+	}
+	if (cmdline_has("mmio-forms-only")) {
+		check_mmio_forms();
 		return;
 	}
 	if (cmdline_has("interrupts-only")) {

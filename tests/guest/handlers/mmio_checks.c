@@ -398,8 +398,164 @@ static void check_string_io_wrap(void)
 	*top16 = save16;
 }
 
+/*
+ * The forms beyond MOV and the ALU ones (issue 25), on the TPR (32-bit
+ * accesses, bits 7:0 writable) and where no device answers (all ones):
+ * BT/BTS/BTR/BTC, shifts and rotates, SHLD/SHRD, MUL/DIV/IMUL, BSF/BSR,
+ * CMOVcc, SETcc, SMSW, PUSH/POP m, CMPXCHG8B, MOVBE.  The values and the
+ * flags the SDM defines, as bare Bochs gives them.
+ */
+static void check_apic_bit_shift(void)
+{
+	uint32_t f1, f2, f3, t1, t2, t3, t4;
+
+	tpr_set(0);
+	asm volatile("btsl $4, (%1)\n\tpushf\n\tpop %0" : "=r"(f1) : "r"(APIC_TPR) : "memory", "cc");
+	t1 = tpr_get();
+	asm volatile("btl %2, (%1)\n\tpushf\n\tpop %0" : "=r"(f2) : "r"(APIC_TPR), "r"(4) : "memory", "cc");
+	/* An immediate offset is taken modulo 32 (a register's would address the next dword). */
+	asm volatile("lock btcl $0x21, (%1)\n\tpushf\n\tpop %0" : "=r"(f3) : "r"(APIC_TPR) : "memory", "cc");
+	t2 = tpr_get();
+	asm volatile("btrl $4, (%0)" : : "r"(APIC_TPR) : "memory", "cc");
+	t3 = tpr_get();
+	check("mmio-apic-bt", t1 == 0x10 && !(f1 & FL_CF) && (f2 & FL_CF) && !(f3 & FL_CF) &&
+	      t2 == 0x12 && t3 == 0x02, "TPR 0x%x 0x%x 0x%x, CF %u %u %u", t1, t2, t3,
+	      f1 & FL_CF, f2 & FL_CF, f3 & FL_CF);
+
+	tpr_set(0x21);
+	asm volatile("shll $2, (%1)\n\tpushf\n\tpop %0" : "=r"(f1) : "r"(APIC_TPR) : "memory", "cc");
+	t1 = tpr_get();
+	asm volatile("shrl (%1)\n\tpushf\n\tpop %0" : "=r"(f2) : "r"(APIC_TPR) : "memory", "cc");
+	t2 = tpr_get();
+	/* 0x42 by CL = 7: bit 6 leaves last (CF), 0 stays. */
+	asm volatile("shrl %%cl, (%1)\n\tpushf\n\tpop %0" : "=r"(f3) : "r"(APIC_TPR), "c"(7) : "memory", "cc");
+	t3 = tpr_get();
+	tpr_set(0x81);
+	asm volatile("rorl $1, (%0)" : : "r"(APIC_TPR) : "memory", "cc");	/* 0x80000040: TPR 0x40 */
+	t4 = tpr_get();
+	check("mmio-apic-shift-rotate", t1 == 0x84 && (f1 & FL_ALU) == FL_PF && t2 == 0x42 &&
+	      (f2 & FL_ALU) == FL_PF && t3 == 0 && (f3 & (FL_CF | FL_ZF)) == (FL_CF | FL_ZF) &&
+	      t4 == 0x40, "TPR 0x%x 0x%x 0x%x 0x%x, flags 0x%x 0x%x 0x%x", t1, t2, t3, t4,
+	      f1 & FL_ALU, f2 & FL_ALU, f3 & FL_ALU);
+
+	tpr_set(0x0f);
+	asm volatile("shldl $4, %1, (%0)" : : "r"(APIC_TPR), "r"(0xa0000000u) : "memory", "cc");
+	t1 = tpr_get();
+	asm volatile("shrdl %%cl, %1, (%0)" : : "r"(APIC_TPR), "r"(0x3u), "c"(4) : "memory", "cc");
+	t2 = tpr_get();
+	check("mmio-apic-shld-shrd", t1 == 0xfa && t2 == 0x0f, "TPR 0x%x then 0x%x", t1, t2);
+	tpr_set(0);
+}
+
+static void check_apic_mul_div(void)
+{
+	uint32_t a, d, c, f1, f2, i1, i2, i3;
+	bool z;
+
+	tpr_set(0x42);
+	a = 3;
+	asm volatile("mull (%3)\n\tpushf\n\tpop %1" : "+a"(a), "=r"(f1), "=d"(d) : "r"(APIC_TPR) : "memory", "cc");
+	c = 0x10000;
+	asm volatile("imull (%2), %0\n\tpushf\n\tpop %1" : "+r"(c), "=r"(f2) : "r"(APIC_TPR) : "memory", "cc");
+	check("mmio-apic-mul", a == 0xc6 && d == 0 && !(f1 & (FL_CF | FL_OF)) && c == 0x420000 &&
+	      !(f2 & (FL_CF | FL_OF)), "MUL EDX:EAX %x:%x, IMUL 0x%x, flags 0x%x 0x%x", d, a, c, f1, f2);
+	a = 1000;
+	d = 0;
+	asm volatile("divl (%2)" : "+a"(a), "+d"(d) : "r"(APIC_TPR) : "memory", "cc");
+	c = 0;
+	asm volatile("imull $-2, (%1), %0" : "=r"(c) : "r"(APIC_TPR) : "memory", "cc");
+	check("mmio-apic-div", a == 1000 / 0x42 && d == 1000 % 0x42 && c == (uint32_t)-0x84,
+	      "DIV: quotient %u remainder %u, IMUL imm 0x%x", a, d, c);
+
+	/* A zero divisor: #DE, EAX and EDX unchanged. */
+	tpr_set(0);
+	a = 5;
+	d = 0;
+	expect_fault(X86_EXC_DE);
+	asm volatile(ASM_TRY("1f") "divl (%2)\n\t1:" : "+a"(a), "+d"(d) : "r"(APIC_TPR) : "memory", "cc");
+	fault_happened();
+	check("mmio-apic-div-zero", last_fault_vector() == X86_EXC_DE && a == 5 && d == 0,
+	      "%s, EDX:EAX %x:%x", vector_name(last_fault_vector()), d, a);
+
+	tpr_set(0x28);
+	i1 = i2 = 0x77;
+	asm volatile("bsfl (%1), %0" : "+r"(i1) : "r"(APIC_TPR) : "memory", "cc");
+	asm volatile("bsrl (%1), %0" : "+r"(i2) : "r"(APIC_TPR) : "memory", "cc");
+	tpr_set(0);
+	i3 = 0x77;
+	asm volatile("bsfl (%2), %0\n\tsetz %1" : "+r"(i3), "=q"(z) : "r"(APIC_TPR) : "memory", "cc");
+	check("mmio-apic-bsf-bsr", i1 == 3 && i2 == 5 && z, "BSF %u, BSR %u, ZF on 0 %d", i1, i2, z);
+}
+
+static void check_apic_cmov_stack(void)
+{
+	uint32_t r1 = 1, r2 = 2, t, pushed;
+
+	tpr_set(0x33);
+	asm volatile("cmpl %2, %2\n\tcmovel (%3), %0\n\tcmovnel (%3), %1"
+		     : "+r"(r1), "+r"(r2) : "r"(0), "r"(APIC_TPR) : "memory", "cc");
+	asm volatile("pushl (%1)\n\tpopl %0" : "=r"(pushed) : "r"(APIC_TPR) : "memory");
+	asm volatile("pushl %0\n\tpopl (%1)" : : "r"(0x44), "r"(APIC_TPR) : "memory");
+	t = tpr_get();
+	check("mmio-apic-cmov-push-pop", r1 == 0x33 && r2 == 2 && pushed == 0x33 && t == 0x44,
+	      "CMOVE 0x%x, CMOVNE 0x%x, PUSH 0x%x, POP -> TPR 0x%x", r1, r2, pushed, t);
+
+	if (cpuid(1).ecx & (1u << 22)) {
+		uint32_t v;
+
+		tpr_set(0x12);
+		asm volatile("movbe (%1), %0" : "=r"(v) : "r"(APIC_TPR) : "memory");
+		asm volatile("movbe %0, (%1)" : : "r"(0x56000000u), "r"(APIC_TPR) : "memory");
+		t = tpr_get();
+		check("mmio-apic-movbe", v == 0x12000000u && t == 0x56, "load 0x%x, TPR 0x%x", v, t);
+	} else {
+		skip("mmio-apic-movbe", "no MOVBE (CPUID.01H:ECX.MOVBE[bit 22] = 0)");
+	}
+	tpr_set(0);
+}
+
+static void check_unclaimed_more(void)
+{
+	volatile uint8_t *u = (volatile uint8_t *)UNCLAIMED;
+	uint32_t a, d, b, c, f, i, cr0;
+	uint16_t msw;
+
+	if (qemu_tcg_detected()) {
+		skip("mmio-unclaimed-more", "QEMU reads unassigned memory as 0");
+		return;
+	}
+	/* SETcc and SMSW write nowhere; CMPXCHG8B against all ones matches, then not. */
+	asm volatile("cmpl %0, %0\n\tsete (%1)" : : "r"(0), "r"(UNCLAIMED) : "memory", "cc");
+	asm volatile("smsw (%0)" : : "r"(UNCLAIMED) : "memory");
+	asm volatile("smsw %0" : "=r"(msw));
+	asm volatile("mov %%cr0, %0" : "=r"(cr0));
+	a = d = 0xffffffffu;
+	b = 1;
+	c = 2;
+	asm volatile("lock cmpxchg8b (%4)\n\tpushf\n\tpop %2"
+		     : "+a"(a), "+d"(d), "=r"(f) : "b"(b), "r"(UNCLAIMED), "c"(c) : "memory", "cc");
+	i = (f & FL_ZF) ? 1 : 0;
+	a = d = 0;
+	asm volatile("lock cmpxchg8b (%4)\n\tpushf\n\tpop %2"
+		     : "+a"(a), "+d"(d), "=r"(f) : "b"(b), "r"(UNCLAIMED), "c"(c) : "memory", "cc");
+	check("mmio-unclaimed-more", u[0] == 0xff && msw == (uint16_t)cr0 && i == 1 && !(f & FL_ZF) &&
+	      a == 0xffffffffu && d == 0xffffffffu, "byte 0x%x, SMSW 0x%x (CR0 0x%x), "
+	      "CMPXCHG8B ZF %u then %u, EDX:EAX %x:%x", u[0], msw, cr0, i, !!(f & FL_ZF), d, a);
+	/* MULB of all ones; ROLW, SARB, RCLB leave it all ones and set CF. */
+	a = 2;
+	asm volatile("mulb (%1)" : "+a"(a) : "r"(UNCLAIMED) : "memory", "cc");
+	asm volatile("rolw $3, (%1)\n\tsarb %%cl, (%1)\n\tstc\n\trclb (%1)\n\tpushf\n\tpop %0"
+		     : "=r"(f) : "r"(UNCLAIMED), "c"(3) : "memory", "cc");
+	check("mmio-unclaimed-mul-shift", (a & 0xffff) == 0x1fe && (f & FL_CF),
+	      "MULB AX 0x%x, CF after RCL %u", a & 0xffff, f & FL_CF);
+}
+
 void check_mmio_forms(void)
 {
+	check_apic_bit_shift();
+	check_apic_mul_div();
+	check_apic_cmov_stack();
+	check_unclaimed_more();
 	check_apic_rmw();
 	check_apic_loads();
 	check_apic_strings();

@@ -29,7 +29,7 @@
  *     pushes onto the page.  The access is the delivery's, not the
  *     instruction's at RIP: exitplan stops the guest with a report rather
  *     than emulate the instruction at RIP as an APIC write;
- *   - mmio-unemulated (fatal): MUL with its operand in the PCI hole, an
+ *   - mmio-unemulated (fatal): CALL through a pointer in the PCI hole, an
  *     instruction exitplan does not emulate on MMIO: the guest is stopped
  *     with a report that names all its bytes;
  *   - ioapic-byte (fatal): a byte write to IOREGSEL, undefined in the
@@ -373,13 +373,10 @@ void attack_apic_stack(void)
  */
 void attack_mmio_unemulated(void)
 {
-	uint32_t lo, hi;
-
-	announce("mmio-unemulated", "MUL of a word where no device answers");
-	/* Paging is off: the absolute address is the physical one (MUL m32 with a disp32). */
-	asm volatile("mull %c2" : "=a"(lo), "=d"(hi) : "i"(UNCLAIMED_PCI_HOLE), "a"(3)
-		     : "cc", "memory");
-	printf("FAIL: mmio-unemulated not contained (EDX:EAX %#x:%#x)\n", hi, lo);
+	announce("mmio-unemulated", "CALL through a pointer where no device answers");
+	/* Paging is off: the absolute address is the physical one (CALL m32, FF /2 with a disp32). */
+	asm volatile("call *%c0" : : "i"(UNCLAIMED_PCI_HOLE) : "memory");
+	printf("FAIL: mmio-unemulated not contained\n");
 	test_abort();
 }
 
