@@ -19,6 +19,7 @@
 #include "arch/vmx/mmio.h"
 #include "runtime/host/page_alloc.h"
 #include "runtime/devices/platform.h"
+#include "runtime/host/spinlock.h"
 #include "lib/string.h"
 #include "vmcs_fields.h"
 #include "arch/vmx/vcpu_arch.h"
@@ -61,6 +62,35 @@ static bool in_hv_region(uint64_t gpa, unsigned int size)
 
 static bool unclaimed_write_reported;
 
+/*
+ * The emulated device pages (the I/O APIC, the HPET) are one machine's,
+ * shared by every vCPU: a read-modify-write of theirs (LOCK ADD, XCHG,
+ * CMPXCHG, BTS... on IOWIN) holds this lock from its read to its write,
+ * and every other access to them waits for it, so no vCPU's access lands
+ * in between (SDM Vol. 3A 9.1.2.2: a locked operation is atomic).  The
+ * device's own state has the VM's platform_lock inside this one.  One
+ * lock for the one VM exitplan runs, as vm_ioapic is (ioapic_exits.c).
+ */
+static spinlock_t device_rmw_lock = SPINLOCK_INIT;
+#define DEVICE_RMW_NOBODY	(~0u)
+static unsigned int device_rmw_owner = DEVICE_RMW_NOBODY;
+
+static enum vmx_exit_action device_access(struct vcpu *vcpu, uint64_t gpa, unsigned int size,
+					  uint64_t *v, bool write)
+{
+	/* Only this vCPU ever stores its own id there: a stale value is never its id. */
+	bool mine = READ_ONCE(device_rmw_owner) == vcpu->id;
+	enum vmx_exit_action act;
+
+	if (!mine)
+		spin_lock(&device_rmw_lock);
+	act = write ? vmx_device_page_write(vcpu, gpa, size, *v)
+		    : vmx_device_page_read(vcpu, gpa, size, v);
+	if (!mine)
+		spin_unlock(&device_rmw_lock);
+	return act;
+}
+
 /* An access the guest's EPT maps (RAM, a ROM, a granted device): made as the guest makes it. */
 static void mapped_access(uint64_t gpa, unsigned int size, uint64_t *v, bool write)
 {
@@ -100,8 +130,7 @@ static enum vmx_exit_action phys_access(struct vcpu *vcpu, uint64_t gpa, unsigne
 		return VMX_EXIT_RESUME;
 	}
 	if (vmx_device_page(gpa))
-		return write ? vmx_device_page_write(vcpu, gpa, size, *v)
-			     : vmx_device_page_read(vcpu, gpa, size, v);
+		return device_access(vcpu, gpa, size, v, write);
 	if (platform_mmio_test_page(gpa)) {
 		/* exitplan's own test device defines aligned 32-bit accesses only. */
 		if (size != 4 || (gpa & 3))
@@ -743,5 +772,15 @@ enum vmx_exit_action vmx_mmio_emulate(struct vcpu *vcpu, uint64_t gpa, uint64_t 
 	if ((gpa & (PAGE_SIZE - 1)) + in.size > PAGE_SIZE)
 		return refuse(vcpu, gpa, q, what, "whose operand crosses a page boundary", code,
 			      in.len);
+	if (vmx_device_page(gpa) && x86_insn_reads(&in) && x86_insn_writes(&in)) {
+		enum vmx_exit_action act;
+
+		spin_lock(&device_rmw_lock);
+		WRITE_ONCE(device_rmw_owner, vcpu->id);
+		act = emulate(vcpu, &in, gpa);
+		WRITE_ONCE(device_rmw_owner, DEVICE_RMW_NOBODY);
+		spin_unlock(&device_rmw_lock);
+		return act;
+	}
 	return emulate(vcpu, &in, gpa);
 }

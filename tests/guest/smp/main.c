@@ -34,7 +34,9 @@
  * is set up; exitplan only), irq-route (the 8254's IRQ 0 routed to the
  * last AP through the I/O APIC and the 8259: irq_route_checks();
  * irq-route=ioapic: through the I/O APIC alone), vectors (every vector
- * 0x10-0xff to itself and to an AP, each taken once: vector_checks()).
+ * 0x10-0xff to itself and to an AP, each taken once: vector_checks()),
+ * ioapic-rmw (every CPU at once LOCK ADDs to one I/O APIC entry: none of
+ * the adds is lost).
  * Runs unmodified on bare Bochs and under QEMU -smp n.
  */
 #include "acpi.h"
@@ -77,7 +79,8 @@ static unsigned int ncpus;
 static volatile uint32_t ap_lock;
 
 /* In the order the BSP sends them: each AP's cmd_done only grows. */
-enum { CMD_NONE, CMD_NMI_HALT, CMD_STATE, CMD_LINT0_EXTINT, CMD_LINT0_MASKED, CMD_DEAF };
+enum { CMD_NONE, CMD_NMI_HALT, CMD_STATE, CMD_LINT0_EXTINT, CMD_LINT0_MASKED, CMD_IOAPIC_RMW,
+       CMD_DEAF };
 
 /*
  * The state a CPU keeps outside what VMX switches (issue 11): DR0-DR3,
@@ -332,6 +335,27 @@ static void ap_nmi_halt(struct cpu_slot *s)
 	unlock();
 }
 
+/*
+ * ioapic-rmw: every CPU at once adds 1 to the destination byte of I/O
+ * APIC entry 23 (IOREGSEL then LOCK ADD on IOWIN) RMW_ROUNDS times.  A
+ * LOCKed read-modify-write is atomic (SDM Vol. 3A 9.1.2.2): no CPU's
+ * write lands between another's read and write, so none is lost.
+ */
+#define RMW_ENTRY_HIGH		(0x10u + 2 * 23 + 1)
+#define RMW_ROUNDS		50
+static volatile uint32_t rmw_ready, rmw_go;
+
+static void ioapic_rmw_run(void)
+{
+	__atomic_fetch_add(&rmw_ready, 1, __ATOMIC_SEQ_CST);
+	while (!rmw_go)
+		pause();
+	for (unsigned int k = 0; k < RMW_ROUNDS; k++) {
+		mmio_write32(0xfec00000u, RMW_ENTRY_HIGH);
+		asm volatile("lock addl $0x01000000, (%0)" : : "r"(0xfec00010u) : "memory", "cc");
+	}
+}
+
 void ap_main(void)
 {
 	struct cpu_slot *s;
@@ -362,6 +386,8 @@ void ap_main(void)
 				ap_nmi_halt(s);
 			if (cmd == CMD_STATE)
 				state_check((unsigned int)i);
+			if (cmd == CMD_IOAPIC_RMW)
+				ioapic_rmw_run();
 			if (cmd == CMD_LINT0_EXTINT || cmd == CMD_LINT0_MASKED)
 				lapic_write(XAPIC_REG_LVT_LINT0, APIC_LVT_DELIVERY_MODE_EXTINT |
 					    (cmd == CMD_LINT0_MASKED ? APIC_LVT_MASKED : 0));
@@ -1043,6 +1069,29 @@ void guest_main(void)
 		irq_route_checks();
 	if (cmdline_has("vectors"))
 		vector_checks();
+	if (cmdline_has("ioapic-rmw")) {
+		uint32_t before, after, adds;
+
+		mmio_write32(0xfec00000u, RMW_ENTRY_HIGH);
+		before = mmio_read32(0xfec00010u);
+		for (unsigned int i = 1; i < ncpus; i++) {
+			slots[i].cmd = CMD_IOAPIC_RMW;
+			smp_send_ipi(slots[i].apic_id, IPI_VECTOR);
+		}
+		wait_until(&rmw_ready, ncpus - 1);
+		rmw_go = 1;
+		rmw_ready++;
+		ioapic_rmw_run();
+		for (unsigned int i = 1; i < ncpus; i++)
+			wait_until(&slots[i].cmd_done, CMD_IOAPIC_RMW);
+		mmio_write32(0xfec00000u, RMW_ENTRY_HIGH);
+		after = mmio_read32(0xfec00010u);
+		adds = ((after >> 24) - (before >> 24)) & 0xff;
+		check("ioapic-lock-rmw-atomic", adds == ((ncpus * RMW_ROUNDS) & 0xff),
+		      "%u CPUs x %u LOCK ADDs on an I/O APIC entry added %u", ncpus, RMW_ROUNDS, adds);
+		mmio_write32(0xfec00000u, RMW_ENTRY_HIGH);
+		mmio_write32(0xfec00010u, before);
+	}
 	if (cmdline_has("ap-deaf")) {
 		/* The last AP ends spinning with its APIC off: the machine must still stop. */
 		struct cpu_slot *s = &slots[ncpus - 1];
