@@ -476,6 +476,27 @@ static enum vmx_exit_action emulate_compare_string(struct vcpu *vcpu, const stru
 	return act;
 }
 
+/*
+ * The instruction's memory operand: at @gpa within one page, or, when
+ * @split is not NULL, in its two pieces (the operand crosses a page;
+ * each piece is accessed as hardware splits it).
+ */
+static enum vmx_exit_action mem_read(struct vcpu *vcpu, uint64_t gpa,
+				     const struct vmx_element *split, unsigned int size, uint64_t *v)
+{
+	if (split)
+		return vmx_element_read(vcpu, split, v);
+	return vmx_phys_read(vcpu, gpa, size, v);
+}
+
+static enum vmx_exit_action mem_write(struct vcpu *vcpu, uint64_t gpa,
+				      const struct vmx_element *split, unsigned int size, uint64_t v)
+{
+	if (split)
+		return vmx_element_write(vcpu, split, v);
+	return vmx_phys_write(vcpu, gpa, size, v);
+}
+
 static uint64_t byte_swap(uint64_t v, unsigned int size)
 {
 	return size == 2 ? __builtin_bswap16((uint16_t)v) : size == 4 ? __builtin_bswap32((uint32_t)v)
@@ -506,7 +527,7 @@ static uint64_t stack_mask(struct vcpu *vcpu)
  * is the one the exit gives.
  */
 static enum vmx_exit_action emulate_push_pop(struct vcpu *vcpu, const struct x86_insn *in,
-					     uint64_t gpa, bool push)
+					     uint64_t gpa, const struct vmx_element *split, bool push)
 {
 	uint64_t smask = stack_mask(vcpu), rsp = vcpu_gpr_read(vcpu, 4), v = 0;
 	uint64_t top = push ? (rsp - in->size) & smask : rsp & smask;
@@ -519,13 +540,13 @@ static enum vmx_exit_action emulate_push_pop(struct vcpu *vcpu, const struct x86
 	er = vmx_string_element(vcpu, &ss, top, in->size, push, &el);
 	if (er != VMX_ELEM_OK)
 		return er == VMX_ELEM_FAULT ? VMX_EXIT_RESUME : VMX_EXIT_STOP;
-	act = push ? vmx_phys_read(vcpu, gpa, in->size, &v) : vmx_element_read(vcpu, &el, &v);
+	act = push ? mem_read(vcpu, gpa, split, in->size, &v) : vmx_element_read(vcpu, &el, &v);
 	if (act != VMX_EXIT_RESUME)
 		return act;
 	rsp = push ? top : (rsp & smask) + in->size;
 	vcpu_gpr_write(vcpu, 4, (vcpu_gpr_read(vcpu, 4) & ~smask) | (rsp & smask));
 	complete(in->len);
-	return push ? vmx_element_write(vcpu, &el, v) : vmx_phys_write(vcpu, gpa, in->size, v);
+	return push ? vmx_element_write(vcpu, &el, v) : mem_write(vcpu, gpa, split, in->size, v);
 }
 
 /* MUL, IMUL, DIV, IDIV m: rDX:rAX (AX for a byte) with the operand; #DE as hardware. */
@@ -590,14 +611,15 @@ static enum vmx_exit_action emulate_cmpxchg8b(struct vcpu *vcpu, const struct x8
 	return VMX_EXIT_RESUME;
 }
 
-static enum vmx_exit_action emulate(struct vcpu *vcpu, const struct x86_insn *in, uint64_t gpa)
+static enum vmx_exit_action emulate(struct vcpu *vcpu, const struct x86_insn *in, uint64_t gpa,
+				    const struct vmx_element *split)
 {
 	uint64_t src, rflags, old = 0, res;
 	enum vmx_exit_action act;
 
 	/* The MOVs first: the common case (an APIC EOI, a device register) reads no flags. */
 	if (in->op == X86_OP_LOAD) {
-		act = vmx_phys_read(vcpu, gpa, in->size, &old);
+		act = mem_read(vcpu, gpa, split, in->size, &old);
 		if (act != VMX_EXIT_RESUME)
 			return act;
 		if (in->bswap)
@@ -612,27 +634,27 @@ static enum vmx_exit_action emulate(struct vcpu *vcpu, const struct x86_insn *in
 						     : reg_read(vcpu, in->reg, in->high_byte, in->reg_size);
 	if (in->op == X86_OP_STORE) {
 		complete(in->len);
-		return vmx_phys_write(vcpu, gpa, in->size, in->bswap ? byte_swap(src, in->size) : src);
+		return mem_write(vcpu, gpa, split, in->size, in->bswap ? byte_swap(src, in->size) : src);
 	}
 	if (in->op == X86_OP_SMSW) {
 		complete(in->len);
-		return vmx_phys_write(vcpu, gpa, 2, guest_cr0() & 0xffff);
+		return mem_write(vcpu, gpa, split, 2, guest_cr0() & 0xffff);
 	}
 	if (in->op == X86_OP_SETCC) {
 		bool set = x86_cond(in->sub, vmcs_read(GUEST_RFLAGS));
 
 		complete(in->len);
-		return vmx_phys_write(vcpu, gpa, 1, set);
+		return mem_write(vcpu, gpa, split, 1, set);
 	}
 	if (in->op == X86_OP_PUSH || in->op == X86_OP_POP)
-		return emulate_push_pop(vcpu, in, gpa, in->op == X86_OP_PUSH);
+		return emulate_push_pop(vcpu, in, gpa, split, in->op == X86_OP_PUSH);
 	if (in->op == X86_OP_CMPXCHG8B)
 		return emulate_cmpxchg8b(vcpu, in, gpa, vmcs_read(GUEST_RFLAGS));
 	if (in->op == X86_OP_CMPS || in->op == X86_OP_SCAS)
 		return emulate_compare_string(vcpu, in);
 	if (in->op >= X86_OP_STOS)
 		return emulate_string(vcpu, in);
-	act = vmx_phys_read(vcpu, gpa, in->size, &old);
+	act = mem_read(vcpu, gpa, split, in->size, &old);
 	if (act != VMX_EXIT_RESUME)
 		return act;
 	rflags = vmcs_read(GUEST_RFLAGS);
@@ -643,7 +665,7 @@ static enum vmx_exit_action emulate(struct vcpu *vcpu, const struct x86_insn *in
 		complete(in->len);
 		if (!x86_insn_writes(in))
 			return VMX_EXIT_RESUME;
-		return vmx_phys_write(vcpu, gpa, in->size, res);
+		return mem_write(vcpu, gpa, split, in->size, res);
 	case X86_OP_ALU_REG:
 		res = x86_alu(in->alu, in->size, src, old, &rflags);
 		set_flags(rflags);
@@ -654,13 +676,13 @@ static enum vmx_exit_action emulate(struct vcpu *vcpu, const struct x86_insn *in
 	case X86_OP_XCHG:
 		reg_write(vcpu, in->reg, in->high_byte, in->reg_size, old);
 		complete(in->len);
-		return vmx_phys_write(vcpu, gpa, in->size, src);
+		return mem_write(vcpu, gpa, split, in->size, src);
 	case X86_OP_XADD:
 		res = x86_alu(X86_ALU_ADD, in->size, old, src, &rflags);
 		set_flags(rflags);
 		reg_write(vcpu, in->reg, in->high_byte, in->reg_size, old);
 		complete(in->len);
-		return vmx_phys_write(vcpu, gpa, in->size, res);
+		return mem_write(vcpu, gpa, split, in->size, res);
 	case X86_OP_CMPXCHG: {
 		uint64_t acc = reg_read(vcpu, 0, false, in->size);
 
@@ -670,14 +692,14 @@ static enum vmx_exit_action emulate(struct vcpu *vcpu, const struct x86_insn *in
 		if (acc != old)
 			reg_write(vcpu, 0, false, in->size, old);
 		complete(in->len);
-		return vmx_phys_write(vcpu, gpa, in->size, acc == old ? src : old);
+		return mem_write(vcpu, gpa, split, in->size, acc == old ? src : old);
 	}
 	case X86_OP_BT:
 		/* The exit's address is the operand's, a register's bit offset already applied. */
 		res = x86_bitop(in->sub, in->size, old, src, &rflags);
 		set_flags(rflags);
 		complete(in->len);
-		return in->sub ? vmx_phys_write(vcpu, gpa, in->size, res) : VMX_EXIT_RESUME;
+		return in->sub ? mem_write(vcpu, gpa, split, in->size, res) : VMX_EXIT_RESUME;
 	case X86_OP_SHIFT:
 	case X86_OP_SHIFTD: {
 		unsigned int count = in->count_cl ? (uint8_t)vcpu_gpr_read(vcpu, 1) : (unsigned int)in->imm;
@@ -691,7 +713,7 @@ static enum vmx_exit_action emulate(struct vcpu *vcpu, const struct x86_insn *in
 		/* A masked count of 0 changes nothing: no write reaches the device. */
 		if (!(count & (in->size == 8 ? 63 : 31)))
 			return VMX_EXIT_RESUME;
-		return vmx_phys_write(vcpu, gpa, in->size, res);
+		return mem_write(vcpu, gpa, split, in->size, res);
 	}
 	case X86_OP_MULDIV:
 		return emulate_muldiv(vcpu, in, old, rflags);
@@ -734,6 +756,93 @@ static enum vmx_exit_action refuse(struct vcpu *vcpu, uint64_t gpa, uint64_t q, 
 			 avail ? bytes : "unreadable");
 }
 
+/* A read-modify-write of a device page holds the device lock from its read to its write. */
+static enum vmx_exit_action emulate_locked(struct vcpu *vcpu, const struct x86_insn *in,
+					   uint64_t gpa, const struct vmx_element *split, bool device)
+{
+	enum vmx_exit_action act;
+
+	if (!device || !x86_insn_reads(in) || !x86_insn_writes(in))
+		return emulate(vcpu, in, gpa, split);
+	spin_lock(&device_rmw_lock);
+	WRITE_ONCE(device_rmw_owner, vcpu->id);
+	act = emulate(vcpu, in, gpa, split);
+	WRITE_ONCE(device_rmw_owner, DEVICE_RMW_NOBODY);
+	spin_unlock(&device_rmw_lock);
+	return act;
+}
+
+static uint64_t addr_size_mask(unsigned int addr_size)
+{
+	return addr_size == 2 ? 0xffffull : addr_size == 4 ? 0xffffffffull : ~0ull;
+}
+
+/* The operand's offset in its segment: its effective address (SDM Vol. 1 3.7.5). */
+static uint64_t operand_offset(struct vcpu *vcpu, const struct x86_insn *in)
+{
+	uint64_t ea = (uint64_t)in->ea_disp;
+
+	if (in->ea_rip)
+		ea += vmcs_read(GUEST_RIP) + in->len;	/* from the next instruction */
+	if (in->ea_base >= 0)
+		ea += vcpu_gpr_read(vcpu, (unsigned int)in->ea_base);
+	/* POP m through rSP addresses with rSP already incremented (SDM Vol. 2B POP). */
+	if (in->op == X86_OP_POP && in->ea_base == 4)
+		ea += in->size;
+	if (in->ea_index >= 0)
+		ea += vcpu_gpr_read(vcpu, (unsigned int)in->ea_index) * in->ea_scale;
+	return ea & addr_size_mask(in->addr_size);
+}
+
+static unsigned int operand_seg(const struct x86_insn *in)
+{
+	return in->seg_override >= 0 ? (unsigned int)in->seg_override : in->ea_seg;
+}
+
+/* Its linear address (the segment's base added: 0 in 64-bit mode but for FS and GS). */
+static uint64_t operand_linear(struct vcpu *vcpu, const struct x86_insn *in)
+{
+	unsigned int seg = operand_seg(in);
+	uint64_t base = vmcs_read(seg_base_field[seg]);
+
+	if (vcpu_in_64bit_mode(vcpu))
+		return (seg == X86_SEG_FS || seg == X86_SEG_GS ? base : 0) + operand_offset(vcpu, in);
+	return (base + operand_offset(vcpu, in)) & 0xffffffffull;
+}
+
+/*
+ * The operand crosses a page boundary: both pieces through the guest's
+ * segment and paging (a fault there is delivered, as the CPU's), each
+ * piece accessed where it is, as hardware splits the access.  The exit's
+ * page must be one of the two (else the code changed under the exit).
+ */
+static enum vmx_exit_action emulate_crossing(struct vcpu *vcpu, const struct x86_insn *in,
+					     uint64_t gpa, uint64_t q, const char *what,
+					     const uint8_t *code)
+{
+	struct vmx_string_seg sg;
+	struct vmx_element el;
+	enum vmx_elem_result er;
+	uint64_t page = gpa & ~(uint64_t)(PAGE_SIZE - 1);
+	bool write = x86_insn_writes(in);
+
+	if (in->op == X86_OP_CMPXCHG8B)
+		return refuse(vcpu, gpa, q, what, "whose 8- or 16-byte operand crosses a page "
+			      "boundary", code, in->len);
+	vmx_string_seg_init(vcpu, &sg, operand_seg(in));
+	er = vmx_string_element(vcpu, &sg, operand_offset(vcpu, in), in->size, write, &el);
+	if (er != VMX_ELEM_OK)
+		return er == VMX_ELEM_FAULT ? VMX_EXIT_RESUME : VMX_EXIT_STOP;
+	if ((el.gpa[0] & ~(uint64_t)(PAGE_SIZE - 1)) != page &&
+	    (el.first == el.size || (el.gpa[1] & ~(uint64_t)(PAGE_SIZE - 1)) != page))
+		return refuse(vcpu, gpa, q, what, "whose operand is not where the exit says", code,
+			      in->len);
+	if (el.first == el.size)	/* it starts at the page's start after all */
+		return emulate_locked(vcpu, in, el.gpa[0], NULL, vmx_device_page(el.gpa[0]));
+	return emulate_locked(vcpu, in, el.gpa[0], &el,
+			      vmx_device_page(el.gpa[0]) || vmx_device_page(el.gpa[1]));
+}
+
 enum vmx_exit_action vmx_mmio_emulate(struct vcpu *vcpu, uint64_t gpa, uint64_t q,
 				      const char *what)
 {
@@ -768,19 +877,13 @@ enum vmx_exit_action vmx_mmio_emulate(struct vcpu *vcpu, uint64_t gpa, uint64_t 
 		return emulate_compare_string(vcpu, &in);
 	if (in.op >= X86_OP_STOS)
 		return emulate_string(vcpu, &in);
-	/* One operand, one page: the exit names the page that faulted, not the other. */
-	if ((gpa & (PAGE_SIZE - 1)) + in.size > PAGE_SIZE)
-		return refuse(vcpu, gpa, q, what, "whose operand crosses a page boundary", code,
-			      in.len);
-	if (vmx_device_page(gpa) && x86_insn_reads(&in) && x86_insn_writes(&in)) {
-		enum vmx_exit_action act;
-
-		spin_lock(&device_rmw_lock);
-		WRITE_ONCE(device_rmw_owner, vcpu->id);
-		act = emulate(vcpu, &in, gpa);
-		WRITE_ONCE(device_rmw_owner, DEVICE_RMW_NOBODY);
-		spin_unlock(&device_rmw_lock);
-		return act;
-	}
-	return emulate(vcpu, &in, gpa);
+	/*
+	 * An operand that crosses into the next page: the exit names the
+	 * page that faulted, which is either piece (the first one's offset +
+	 * size passes the page's end, or the second's offset is 0).
+	 */
+	if ((gpa & (PAGE_SIZE - 1)) + in.size > PAGE_SIZE ||
+	    (!(gpa & (PAGE_SIZE - 1)) && (operand_linear(vcpu, &in) & (PAGE_SIZE - 1))))
+		return emulate_crossing(vcpu, &in, gpa, q, what, code);
+	return emulate_locked(vcpu, &in, gpa, NULL, vmx_device_page(gpa));
 }

@@ -78,6 +78,70 @@ static bool modrm_len(const uint8_t *b, unsigned int avail, bool addr16, unsigne
 	return n <= avail;
 }
 
+static int64_t disp_at(const uint8_t *b, unsigned int n)
+{
+	uint64_t v = 0;
+
+	for (unsigned int k = 0; k < n; k++)
+		v |= (uint64_t)b[k] << (8 * k);
+	if (n && n < 8 && (v >> (8 * n - 1)) & 1)
+		v |= ~0ull << (8 * n);
+	return (int64_t)v;
+}
+
+/*
+ * The effective address of the ModRM memory operand at @b (modrm_len()
+ * has checked its bytes are there): SDM Vol. 2A 2.1.5, tables 2-1 to 2-3,
+ * and 2.2.1 for REX.B, REX.X and RIP-relative addressing.
+ */
+static void modrm_ea(const uint8_t *b, unsigned int rex, bool addr16, bool code64,
+		     struct x86_insn *insn)
+{
+	unsigned int mod = b[0] >> 6, rm = b[0] & 7, n = 1;
+	static const signed char base16[8] = { 3, 3, 5, 5, 6, 7, 5, 3 };	/* BX BX BP BP SI DI BP BX */
+	static const signed char index16[8] = { 6, 7, 6, 7, -1, -1, -1, -1 };	/* SI DI SI DI */
+
+	insn->ea_base = insn->ea_index = -1;
+	insn->ea_scale = 1;
+	insn->ea_rip = false;
+	insn->ea_seg = X86_SEG_DS;
+	if (addr16) {
+		if (mod == 0 && rm == 6) {
+			insn->ea_disp = disp_at(b + 1, 2);
+			return;
+		}
+		insn->ea_base = base16[rm];
+		insn->ea_index = index16[rm];
+		if (insn->ea_base == 5)
+			insn->ea_seg = X86_SEG_SS;
+		insn->ea_disp = disp_at(b + 1, mod == 1 ? 1 : mod == 2 ? 2 : 0);
+		return;
+	}
+	if (rm == 4) {
+		uint8_t sib = b[1];
+		unsigned int index = ((sib >> 3) & 7) | ((rex & 0x02) ? 8 : 0);
+
+		n = 2;
+		insn->ea_scale = 1u << (sib >> 6);
+		if (index != 4)
+			insn->ea_index = (int)index;	/* 4 (no REX.X) is no index */
+		if (mod == 0 && (sib & 7) == 5) {
+			insn->ea_disp = disp_at(b + 2, 4);
+			return;
+		}
+		insn->ea_base = (int)((sib & 7) | ((rex & 0x01) ? 8 : 0));
+	} else if (mod == 0 && rm == 5) {
+		insn->ea_disp = disp_at(b + 1, 4);
+		insn->ea_rip = code64;
+		return;
+	} else {
+		insn->ea_base = (int)(rm | ((rex & 0x01) ? 8 : 0));
+	}
+	if (insn->ea_base == 4 || insn->ea_base == 5)
+		insn->ea_seg = X86_SEG_SS;	/* rSP, rBP (not R12, R13) */
+	insn->ea_disp = disp_at(b + n, mod == 1 ? 1 : mod == 2 ? 4 : 0);
+}
+
 /* Immediates are at most 32 bits here, sign-extended to the operand. */
 static uint64_t read_imm(const uint8_t *b, unsigned int n)
 {
@@ -384,6 +448,7 @@ inc_dec:
 			return X86_DECODE_SHORT;
 		}
 		insn->reg = ((b[i] >> 3) & 7) | ((rex & REX_R) ? 8 : 0);
+		modrm_ea(b + i, rex, insn->addr_size == 2, code64, insn);
 		i += mlen;
 		if (digit_form)
 			insn->reg = 0;	/* ModRM.reg is an opcode extension */
@@ -394,6 +459,15 @@ inc_dec:
 		insn->reg = 0;		/* string instructions: AL/rAX */
 	if (i + imm_len > avail)
 		return X86_DECODE_SHORT;
+	if (!modrm && (insn->op == X86_OP_LOAD || insn->op == X86_OP_STORE)) {
+		/* MOV moffs: the offset is the whole effective address. */
+		insn->ea_base = insn->ea_index = -1;
+		insn->ea_scale = 1;
+		insn->ea_seg = X86_SEG_DS;
+		insn->ea_disp = 0;
+		for (unsigned int k = 0; k < imm_len && i + k < avail; k++)
+			insn->ea_disp |= (int64_t)((uint64_t)b[i + k] << (8 * k));
+	}
 	if (modrm && imm_len) {
 		insn->has_imm = true;
 		insn->imm = read_imm(b + i, imm_len) & size_mask(insn->size);
@@ -427,6 +501,12 @@ enum x86_decode_result x86_decode(const uint8_t *b, unsigned int avail, enum x86
 			bool high = size == 1 && reg >= 4;	/* AH, CH, DH, BH */
 
 			*insn = (struct x86_insn){
+				.ea_base = (int)rm,
+				.ea_index = -1,
+				.ea_scale = 1,
+				.ea_disp = mod == 1 ? (int8_t)b[2] : mod == 2 ? (int32_t)((uint32_t)b[2] |
+					   (uint32_t)b[3] << 8 | (uint32_t)b[4] << 16 | (uint32_t)b[5] << 24) : 0,
+				.ea_seg = rm == 5 ? X86_SEG_SS : X86_SEG_DS,
 				.op = (b[0] & 2) ? X86_OP_LOAD : X86_OP_STORE,
 				.alu = X86_ALU_NONE,
 				.size = size,

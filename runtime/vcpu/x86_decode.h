@@ -84,6 +84,19 @@ struct x86_insn {
 	uint64_t imm;
 	bool lock, rep, repne;
 	int seg_override;	/* -1, or an enum x86_seg */
+	/*
+	 * The memory operand's effective address (SDM Vol. 1 3.7.5): base +
+	 * index * scale + disp, truncated to addr_size; ea_rip: disp is from
+	 * the next instruction's RIP (64-bit mode).  ea_base, ea_index: a
+	 * register number, or -1 for none.  ea_seg: the segment it goes
+	 * through without an override (SS through rBP or rSP, else DS).
+	 * String instructions address through rSI/rDI instead.
+	 */
+	int ea_base, ea_index;
+	unsigned int ea_scale;
+	int64_t ea_disp;
+	bool ea_rip;
+	enum x86_seg ea_seg;
 	unsigned int addr_size;	/* 2, 4 or 8 */
 	unsigned int len;
 };

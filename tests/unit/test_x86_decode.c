@@ -239,6 +239,55 @@ static void test_decode_table2(void **state)
 	}
 }
 
+/* The memory operand's effective address, in every ModRM form and mode. */
+struct ea_case {
+	const char *text;
+	enum x86_mode mode;
+	uint8_t bytes[X86_INSN_MAX];
+	unsigned int nbytes;
+	int base, index;
+	unsigned int scale;
+	int64_t disp;
+	bool rip;
+	enum x86_seg seg;
+};
+
+static const struct ea_case ea_cases[] = {
+	{ "mov %eax,0x80(%ebx) (short path)", M32, B(0x89, 0x43, 0x80), 3, -1, 1, -128, false, X86_SEG_DS },
+	{ "mov 0x1000(%ebp),%eax (short path, SS)", M32, B(0x8b, 0x85, 0x00, 0x10, 0, 0), 5, -1, 1, 0x1000, false, X86_SEG_SS },
+	{ "or %eax,0x1000(%r12) (REX.B, SIB)", M64, B(0x41, 0x09, 0x84, 0x24, 0x00, 0x10, 0, 0), 12, -1, 1, 0x1000, false, X86_SEG_DS },
+	{ "mov %r9,0x10(%rax,%rcx,8)", M64, B(0x4c, 0x89, 0x4c, 0xc8, 0x10), 0, 1, 8, 0x10, false, X86_SEG_DS },
+	{ "mov (%rax,%r10,2),%eax (REX.X)", M64, B(0x42, 0x8b, 0x04, 0x50), 0, 10, 2, 0, false, X86_SEG_DS },
+	{ "mov (%rsp),%eax (SS)", M64, B(0x8b, 0x04, 0x24), 4, -1, 1, 0, false, X86_SEG_SS },
+	{ "mov (%r13),%eax (not SS)", M64, B(0x41, 0x8b, 0x45, 0x00), 13, -1, 1, 0, false, X86_SEG_DS },
+	{ "mov 0x80(%rip),%eax", M64, B(0x8b, 0x05, 0x80, 0, 0, 0), -1, -1, 1, 0x80, true, X86_SEG_DS },
+	{ "mov 0xfee00080,%ecx (disp32, 32-bit)", M32, B(0x8b, 0x0d, 0x80, 0x00, 0xe0, 0xfe), -1, -1, 1, (int32_t)0xfee00080, false, X86_SEG_DS },
+	{ "mov (%ebp,%esi,1) disp32 SIB", M32, B(0x8b, 0x04, 0x35, 0, 0, 0xe0, 0xfe), -1, 6, 1, (int32_t)0xfee00000, false, X86_SEG_DS },
+	{ "movw $1,-2(%bp,%di) (16-bit)", M16, B(0xc7, 0x43, 0xfe, 0x01, 0x00), 5, 7, 1, -2, false, X86_SEG_SS },
+	{ "movb $0x5a,0x80(%bx) (16-bit)", M16, B(0xc6, 0x87, 0x80, 0x00, 0x5a), 3, -1, 1, 0x80, false, X86_SEG_DS },
+	{ "mov 0x1234,%ax (16-bit disp16)", M16, B(0x8b, 0x06, 0x34, 0x12), -1, -1, 1, 0x1234, false, X86_SEG_DS },
+	{ "mov %eax,0xfee00080 (moffs)", M32, B(0xa3, 0x80, 0x00, 0xe0, 0xfe), -1, -1, 1, 0xfee00080, false, X86_SEG_DS },
+	{ "btl $1,8(%esp) (imm after SIB)", M32, B(0x0f, 0xba, 0x64, 0x24, 0x08, 0x01), 4, -1, 1, 8, false, X86_SEG_SS },
+};
+
+static void test_decode_ea(void **state)
+{
+	(void)state;
+	for (size_t n = 0; n < ARRAY_SIZE(ea_cases); n++) {
+		const struct ea_case *c = &ea_cases[n];
+		struct x86_insn insn;
+
+		print_message("  %s\n", c->text);
+		assert_int_equal(x86_decode(c->bytes, c->nbytes, c->mode, &insn), X86_DECODE_OK);
+		assert_int_equal(insn.ea_base, c->base);
+		assert_int_equal(insn.ea_index, c->index);
+		assert_int_equal(insn.ea_scale, c->scale);
+		assert_int_equal(insn.ea_disp, c->disp);
+		assert_int_equal(insn.ea_rip, c->rip);
+		assert_int_equal(insn.ea_seg, c->seg);
+	}
+}
+
 /* Every prefix of a longer instruction is too short, never a different instruction. */
 static void test_decode_truncated(void **state)
 {
@@ -779,6 +828,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode_table),
 		cmocka_unit_test(test_decode_table2),
+		cmocka_unit_test(test_decode_ea),
 		cmocka_unit_test(test_decode_truncated),
 		cmocka_unit_test(test_decode_length_limit),
 		cmocka_unit_test(test_decode_random_bytes),

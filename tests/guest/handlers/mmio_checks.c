@@ -550,8 +550,33 @@ static void check_unclaimed_more(void)
 	      "MULB AX 0x%x, CF after RCL %u", a & 0xffff, f & FL_CF);
 }
 
+/*
+ * An operand that crosses from one page no device claims into the next:
+ * hardware splits the access, each piece reading all ones and its write
+ * going nowhere: a load, a store, a LOCK OR (a split lock, which
+ * hardware allows).
+ */
+static void check_crossing(void)
+{
+	uint32_t v = 0, f;
+	uint16_t w = 0;
+	uint32_t addr = UNCLAIMED - 0x100 + 0xffe;	/* 0xd0000ffe: 2 bytes, then 2 in the next page */
+
+	if (qemu_tcg_detected()) {
+		skip("mmio-unclaimed-crossing", "QEMU reads unassigned memory as 0");
+		return;
+	}
+	asm volatile("movl (%1), %0" : "=r"(v) : "r"(addr) : "memory");
+	asm volatile("movw %1, (%0)" : : "r"(addr + 1), "r"((uint16_t)0x1234) : "memory");
+	asm volatile("movw (%1), %0" : "=r"(w) : "r"(addr + 1) : "memory");
+	asm volatile("lock orl $1, (%1)\n\tpushf\n\tpop %0" : "=r"(f) : "r"(addr) : "memory", "cc");
+	check("mmio-unclaimed-crossing", v == 0xffffffffu && w == 0xffff && (f & FL_SF),
+	      "dword 0x%x, word after a write 0x%x, LOCK OR flags 0x%x", v, w, f & FL_ALU);
+}
+
 void check_mmio_forms(void)
 {
+	check_crossing();
 	check_apic_bit_shift();
 	check_apic_mul_div();
 	check_apic_cmov_stack();
