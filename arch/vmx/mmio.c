@@ -497,6 +497,74 @@ static enum vmx_exit_action mem_write(struct vcpu *vcpu, uint64_t gpa,
 	return vmx_phys_write(vcpu, gpa, size, v);
 }
 
+/*
+ * XMM register @n, the guest's: the hypervisor itself never uses the SSE
+ * registers (-mgeneral-regs-only), so during an exit they hold the
+ * running vCPU's values (vcpu_switch.c saves them only when it switches).
+ * The host's CR4.OSFXSR, CR0.TS and CR0.EM are set for the access alone.
+ */
+#define XMM_CASE(k, insn, p)	case k: asm volatile(insn " %%xmm" #k : : "r"(p) : "memory"); break;
+#define XMM_CASES(insn, p)								XMM_CASE(0, insn, p) XMM_CASE(1, insn, p) XMM_CASE(2, insn, p) XMM_CASE(3, insn, p)		XMM_CASE(4, insn, p) XMM_CASE(5, insn, p) XMM_CASE(6, insn, p) XMM_CASE(7, insn, p)		XMM_CASE(8, insn, p) XMM_CASE(9, insn, p) XMM_CASE(10, insn, p) XMM_CASE(11, insn, p)		XMM_CASE(12, insn, p) XMM_CASE(13, insn, p) XMM_CASE(14, insn, p) XMM_CASE(15, insn, p)
+
+static void xmm_access(unsigned int n, uint64_t v[2], bool write)
+{
+	uint64_t cr0 = read_cr0(), cr4 = read_cr4();
+
+	if (!(cr4 & X86_CR4_OSFXSR))
+		write_cr4(cr4 | X86_CR4_OSFXSR);
+	if (cr0 & (X86_CR0_TS | X86_CR0_EM))
+		write_cr0(cr0 & ~(X86_CR0_TS | X86_CR0_EM));
+	if (write) {
+		switch (n & 15) { XMM_CASES("movdqu (%0),", v) }
+	} else {
+		/* AT&T: movdqu %xmmN, (p) -- the register first. */
+		switch (n & 15) {
+#define XMM_ST(k) case k: asm volatile("movdqu %%xmm" #k ", (%0)" : : "r"(v) : "memory"); break;
+		XMM_ST(0) XMM_ST(1) XMM_ST(2) XMM_ST(3) XMM_ST(4) XMM_ST(5) XMM_ST(6) XMM_ST(7)
+		XMM_ST(8) XMM_ST(9) XMM_ST(10) XMM_ST(11) XMM_ST(12) XMM_ST(13) XMM_ST(14) XMM_ST(15)
+#undef XMM_ST
+		}
+	}
+	if (cr0 & (X86_CR0_TS | X86_CR0_EM))
+		write_cr0(cr0);
+	if (!(cr4 & X86_CR4_OSFXSR))
+		write_cr4(cr4);
+}
+
+/*
+ * An SSE move: 4, 8 or 16 bytes (two 8-byte accesses, low first, as
+ * Bochs makes them); a load zero-extends into the whole XMM register
+ * (MOVSS, MOVSD, MOVD, MOVQ from memory clear the rest; SDM Vol. 2B).
+ * Alignment (MOVAPS, MOVDQA...) was checked by the CPU before its access.
+ */
+static enum vmx_exit_action emulate_sse(struct vcpu *vcpu, const struct x86_insn *in,
+					uint64_t gpa)
+{
+	uint64_t x[2] = { 0, 0 };
+	unsigned int part = in->size > 8 ? 8 : in->size;
+	enum vmx_exit_action act;
+
+	if (in->op == X86_OP_SSE_LOAD) {
+		for (unsigned int k = 0; k * part < in->size; k++) {
+			act = vmx_phys_read(vcpu, gpa + k * part, part, &x[k]);
+			if (act != VMX_EXIT_RESUME)
+				return act;
+		}
+		xmm_access(in->reg, x, true);
+		complete(in->len);
+		return VMX_EXIT_RESUME;
+	}
+	xmm_access(in->reg, x, false);
+	complete(in->len);
+	for (unsigned int k = 0; k * part < in->size; k++) {
+		act = vmx_phys_write(vcpu, gpa + k * part, part, part == 8 ? x[k] :
+				     x[0] & ((1ull << (8 * part)) - 1));
+		if (act != VMX_EXIT_RESUME)
+			return act;
+	}
+	return VMX_EXIT_RESUME;
+}
+
 static uint64_t byte_swap(uint64_t v, unsigned int size)
 {
 	return size == 2 ? __builtin_bswap16((uint16_t)v) : size == 4 ? __builtin_bswap32((uint32_t)v)
@@ -650,6 +718,8 @@ static enum vmx_exit_action emulate(struct vcpu *vcpu, const struct x86_insn *in
 		return emulate_push_pop(vcpu, in, gpa, split, in->op == X86_OP_PUSH);
 	if (in->op == X86_OP_CMPXCHG8B)
 		return emulate_cmpxchg8b(vcpu, in, gpa, vmcs_read(GUEST_RFLAGS));
+	if (in->op == X86_OP_SSE_LOAD || in->op == X86_OP_SSE_STORE)
+		return emulate_sse(vcpu, in, gpa);
 	if (in->op == X86_OP_CMPS || in->op == X86_OP_SCAS)
 		return emulate_compare_string(vcpu, in);
 	if (in->op >= X86_OP_STOS)
@@ -826,9 +896,9 @@ static enum vmx_exit_action emulate_crossing(struct vcpu *vcpu, const struct x86
 	uint64_t page = gpa & ~(uint64_t)(PAGE_SIZE - 1);
 	bool write = x86_insn_writes(in);
 
-	if (in->op == X86_OP_CMPXCHG8B)
-		return refuse(vcpu, gpa, q, what, "whose 8- or 16-byte operand crosses a page "
-			      "boundary", code, in->len);
+	if (in->op == X86_OP_CMPXCHG8B || in->op == X86_OP_SSE_LOAD || in->op == X86_OP_SSE_STORE)
+		return refuse(vcpu, gpa, q, what, "whose operand (CMPXCHG8B/16B or SSE) crosses a "
+			      "page boundary", code, in->len);
 	vmx_string_seg_init(vcpu, &sg, operand_seg(in));
 	er = vmx_string_element(vcpu, &sg, operand_offset(vcpu, in), in->size, write, &el);
 	if (er != VMX_ELEM_OK)

@@ -159,6 +159,65 @@ static uint64_t size_mask(unsigned int size)
 	return size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
 }
 
+/*
+ * The SSE moves between an XMM register and memory (0F @opc with its
+ * mandatory prefix: none, 66, F3, F2; SDM Vol. 2, Appendix A table A-3):
+ * MOVUPS/MOVUPD/MOVSS/MOVSD (10, 11), MOVAPS/MOVAPD (28, 29), MOVNTPS/PD
+ * (2B), MOVD/MOVQ (66 6E, 7E), MOVQ (F3 7E, 66 D6), MOVDQA/MOVDQU (66/F3
+ * 6F, 7F), MOVNTDQ (66 E7).  The MMX forms (no prefix on 6E-7F) are not.
+ */
+static bool sse_move(unsigned int opc, bool p66, bool pf3, bool pf2, unsigned int rex,
+		     struct x86_insn *insn)
+{
+	bool load;
+	unsigned int size = 16;
+
+	switch (opc) {
+	case 0x10: case 0x11:
+		load = opc == 0x10;
+		size = pf3 ? 4 : pf2 ? 8 : 16;
+		break;
+	case 0x28: case 0x29: case 0x2b:
+		if (pf3 || pf2)
+			return false;
+		load = opc == 0x28;
+		break;
+	case 0x6e: case 0x7e:
+		if (p66 && !pf3 && !pf2) {
+			load = opc == 0x6e;
+			size = (rex & REX_W) ? 8 : 4;
+		} else if (pf3 && opc == 0x7e) {
+			load = true;	/* MOVQ xmm, m64 */
+			size = 8;
+		} else {
+			return false;
+		}
+		break;
+	case 0x6f: case 0x7f:
+		if (!(p66 || pf3) || pf2)
+			return false;
+		load = opc == 0x6f;
+		break;
+	case 0xd6:			/* MOVQ m64, xmm */
+		if (!p66 || pf3 || pf2)
+			return false;
+		load = false;
+		size = 8;
+		break;
+	case 0xe7:			/* MOVNTDQ m128, xmm */
+		if (!p66 || pf3 || pf2)
+			return false;
+		load = false;
+		break;
+	default:
+		return false;
+	}
+	insn->op = load ? X86_OP_SSE_LOAD : X86_OP_SSE_STORE;
+	insn->size = size;
+	insn->reg_size = 16;	/* never a byte register */
+	return true;
+}
+
 static __attribute__((noinline)) enum x86_decode_result
 decode_general(const uint8_t *b, unsigned int avail, enum x86_mode mode, struct x86_insn *insn)
 {
@@ -205,7 +264,10 @@ decode_general(const uint8_t *b, unsigned int avail, enum x86_mode mode, struct 
 	osz = (rex & REX_W) ? 8 : ((mode != X86_MODE_16) != opsize) ? 4 : 2;
 	insn->size = insn->reg_size = osz;
 
-	if (escape) {
+	if (escape && sse_move(opc, opsize, insn->rep, insn->repne, rex, insn)) {
+		/* Decoded: an SSE move (its mandatory prefix is not a size or a repeat). */
+		insn->rep = insn->repne = false;
+	} else if (escape) {
 		/* A mandatory prefix (F2, F3) makes these other instructions. */
 		if (insn->rep || insn->repne)
 			return X86_DECODE_UNSUPPORTED;

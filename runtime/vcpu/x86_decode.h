@@ -48,6 +48,8 @@ enum x86_op {
 	X86_OP_PUSH,		/* PUSH m: the stack gets mem */
 	X86_OP_POP,		/* POP m: mem gets the stack's top */
 	X86_OP_CMPXCHG8B,	/* CMPXCHG8B m64, CMPXCHG16B m128 (size 8 or 16) */
+	X86_OP_SSE_LOAD,	/* MOVUPS..MOVQ xmm, m: reg is the XMM register, zero-extended */
+	X86_OP_SSE_STORE,	/* MOVUPS..MOVQ m, xmm (size 4, 8 or 16) */
 	/* The string instructions last (mmio.c tests op >= X86_OP_STOS). */
 	X86_OP_STOS,		/* STOS: ES:rDI = rAX */
 	X86_OP_LODS,		/* LODS: rAX = seg:rSI */
@@ -120,14 +122,16 @@ static inline bool x86_insn_writes(const struct x86_insn *insn)
 	return insn->op == X86_OP_STORE || insn->op == X86_OP_XCHG || insn->op == X86_OP_CMPXCHG ||
 	       insn->op == X86_OP_XADD || insn->op == X86_OP_STOS || insn->op == X86_OP_MOVS ||
 	       insn->op == X86_OP_SHIFT || insn->op == X86_OP_SHIFTD || insn->op == X86_OP_SETCC ||
-	       insn->op == X86_OP_SMSW || insn->op == X86_OP_POP || insn->op == X86_OP_CMPXCHG8B;
+	       insn->op == X86_OP_SMSW || insn->op == X86_OP_POP || insn->op == X86_OP_CMPXCHG8B ||
+	       insn->op == X86_OP_SSE_STORE;
 }
 
 /* Does @insn read memory? */
 static inline bool x86_insn_reads(const struct x86_insn *insn)
 {
 	return insn->op != X86_OP_STORE && insn->op != X86_OP_STOS && insn->op != X86_OP_NONE &&
-	       insn->op != X86_OP_SETCC && insn->op != X86_OP_SMSW && insn->op != X86_OP_POP;
+	       insn->op != X86_OP_SETCC && insn->op != X86_OP_SMSW && insn->op != X86_OP_POP &&
+	       insn->op != X86_OP_SSE_STORE;
 }
 
 #define X86_FLAGS_ARITH	0x8d5ull	/* CF PF AF ZF SF OF */

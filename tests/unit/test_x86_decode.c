@@ -119,7 +119,9 @@ static const struct decode_case cases[] = {
 	{ "lock shll (%eax)", M32, B(0xf0, 0xd1, 0x20), X86_DECODE_UD, .op = X86_OP_NONE },
 	{ "lock mull (%eax)", M32, B(0xf0, 0xf7, 0x20), X86_DECODE_UD, .op = X86_OP_NONE },
 	{ "lock pushl (%eax)", M32, B(0xf0, 0xff, 0x30), X86_DECODE_UD, .op = X86_OP_NONE },
-	{ "movdqa (%eax),%xmm0", M32, B(0x66, 0x0f, 0x6f, 0x00), X86_DECODE_UNSUPPORTED, .op = X86_OP_NONE },
+	{ "movq (%eax),%mm0 (MMX)", M32, B(0x0f, 0x6f, 0x00), X86_DECODE_UNSUPPORTED, .op = X86_OP_NONE },
+	{ "vmovdqu (%eax),%xmm0 (VEX)", M32, B(0xc5, 0xfa, 0x6f, 0x00), X86_DECODE_UNSUPPORTED, .op = X86_OP_NONE },
+	{ "lock movups (%eax),%xmm0", M32, B(0xf0, 0x0f, 0x10, 0x00), X86_DECODE_UD, .op = X86_OP_NONE },
 	{ "popcnt (%eax),%eax (F3 0F B8)", M32, B(0xf3, 0x0f, 0xb8, 0x00), X86_DECODE_UNSUPPORTED, .op = X86_OP_NONE },
 	{ "F3 0F B6 is not MOVZX", M32, B(0xf3, 0x0f, 0xb6, 0x00), X86_DECODE_UNSUPPORTED, .op = X86_OP_NONE },
 	{ "arpl outside 64-bit mode", M32, B(0x63, 0x00), X86_DECODE_UNSUPPORTED, .op = X86_OP_NONE },
@@ -209,6 +211,19 @@ static const struct decode_case2 cases2[] = {
 	{ "cmpxchg16b (%rax)", M64, B(0x48, 0x0f, 0xc7, 0x08), X86_OP_CMPXCHG8B, 0, 16, 16, 0, false, 0, false, false, false, 4 },
 	{ "movbe (%eax),%ecx", M32, B(0x0f, 0x38, 0xf0, 0x08), X86_OP_LOAD, 0, 4, 4, 1, false, 0, false, true, false, 4 },
 	{ "movbe %dx,(%eax)", M32, B(0x66, 0x0f, 0x38, 0xf1, 0x10), X86_OP_STORE, 0, 2, 2, 2, false, 0, false, true, false, 5 },
+	{ "movups (%eax),%xmm1", M32, B(0x0f, 0x10, 0x08), X86_OP_SSE_LOAD, 0, 16, 16, 1, false, 0, false, false, false, 3 },
+	{ "movupd %xmm2,(%eax)", M32, B(0x66, 0x0f, 0x11, 0x10), X86_OP_SSE_STORE, 0, 16, 16, 2, false, 0, false, false, false, 4 },
+	{ "movss (%eax),%xmm0", M32, B(0xf3, 0x0f, 0x10, 0x00), X86_OP_SSE_LOAD, 0, 4, 16, 0, false, 0, false, false, false, 4 },
+	{ "movsd %xmm3,(%eax)", M32, B(0xf2, 0x0f, 0x11, 0x18), X86_OP_SSE_STORE, 0, 8, 16, 3, false, 0, false, false, false, 4 },
+	{ "movaps (%rax),%xmm9", M64, B(0x44, 0x0f, 0x28, 0x08), X86_OP_SSE_LOAD, 0, 16, 16, 9, false, 0, false, false, false, 4 },
+	{ "movapd %xmm1,(%eax)", M32, B(0x66, 0x0f, 0x29, 0x08), X86_OP_SSE_STORE, 0, 16, 16, 1, false, 0, false, false, false, 4 },
+	{ "movdqa (%eax),%xmm0", M32, B(0x66, 0x0f, 0x6f, 0x00), X86_OP_SSE_LOAD, 0, 16, 16, 0, false, 0, false, false, false, 4 },
+	{ "movdqu %xmm1,(%rbx)", M64, B(0xf3, 0x0f, 0x7f, 0x0b), X86_OP_SSE_STORE, 0, 16, 16, 1, false, 0, false, false, false, 4 },
+	{ "movd (%eax),%xmm2", M32, B(0x66, 0x0f, 0x6e, 0x10), X86_OP_SSE_LOAD, 0, 4, 16, 2, false, 0, false, false, false, 4 },
+	{ "movq %xmm2,(%rax) (66 REX.W 0F 7E)", M64, B(0x66, 0x48, 0x0f, 0x7e, 0x10), X86_OP_SSE_STORE, 0, 8, 16, 2, false, 0, false, false, false, 5 },
+	{ "movq (%eax),%xmm1 (F3 0F 7E)", M32, B(0xf3, 0x0f, 0x7e, 0x08), X86_OP_SSE_LOAD, 0, 8, 16, 1, false, 0, false, false, false, 4 },
+	{ "movq %xmm1,(%eax) (66 0F D6)", M32, B(0x66, 0x0f, 0xd6, 0x08), X86_OP_SSE_STORE, 0, 8, 16, 1, false, 0, false, false, false, 4 },
+	{ "movntdq %xmm0,(%eax)", M32, B(0x66, 0x0f, 0xe7, 0x00), X86_OP_SSE_STORE, 0, 16, 16, 0, false, 0, false, false, false, 4 },
 	{ "lock incl (%eax) still (FF /0)", M32, B(0xf0, 0xff, 0x00), X86_OP_ALU_MEM, 0, 4, 4, 0, false, 0, false, false, true, 3 },
 };
 
@@ -357,13 +372,17 @@ static void test_decode_random_bytes(void **state)
 		ok++;
 		assert_true(insn.len >= 1 && insn.len <= avail);
 		assert_true(insn.size == 1 || insn.size == 2 || insn.size == 4 || insn.size == 8 ||
-			    (insn.size == 16 && insn.op == X86_OP_CMPXCHG8B));
+			    (insn.size == 16 && (insn.op == X86_OP_CMPXCHG8B ||
+						 insn.op == X86_OP_SSE_LOAD ||
+						 insn.op == X86_OP_SSE_STORE)));
 		assert_true(insn.reg_size >= insn.size || insn.op == X86_OP_LOAD);
 		assert_true(insn.reg < 16);
 		assert_true(insn.addr_size == 2 || insn.addr_size == 4 || insn.addr_size == 8);
 		assert_true(insn.op != X86_OP_NONE);
 		if (n % 3 != X86_MODE_64)
-			assert_true(insn.reg < 8 && (insn.size < 8 || insn.op == X86_OP_CMPXCHG8B) &&
+			assert_true(insn.reg < 8 && (insn.size < 8 || insn.op == X86_OP_CMPXCHG8B ||
+						     insn.op == X86_OP_SSE_LOAD ||
+						     insn.op == X86_OP_SSE_STORE) &&
 				    insn.addr_size < 8);
 	}
 	print_message("  %u of 1000000 decoded\n", ok);

@@ -574,9 +574,60 @@ static void check_crossing(void)
 	      "dword 0x%x, word after a write 0x%x, LOCK OR flags 0x%x", v, w, f & FL_ALU);
 }
 
+/*
+ * The SSE moves: MOVUPS and MOVSS loads where no device answers (all
+ * ones; MOVSS clears the rest of the register), a MOVUPS store there
+ * (dropped), MOVD from and to the TPR.  OSFXSR set, EM and TS clear, for
+ * the check alone.
+ */
+static void check_sse(void)
+{
+	static uint32_t out[3][4] __attribute__((aligned(16)));
+	static const uint32_t pattern[4] = { 0x11111111, 0x22222222, 0x33333333, 0x44444444 };
+	uint32_t cr0, cr4, t, d = 0;
+	bool ok;
+
+	if (!(cpuid(1).edx & (1u << 25))) {
+		skip("mmio-sse-moves", "no SSE");
+		return;
+	}
+	if (qemu_tcg_detected()) {
+		skip("mmio-sse-moves", "QEMU reads unassigned memory as 0");
+		return;
+	}
+	asm volatile("mov %%cr0, %0; mov %%cr4, %1" : "=r"(cr0), "=r"(cr4));
+	asm volatile("mov %0, %%cr4" : : "r"(cr4 | (1u << 9)));
+	asm volatile("mov %0, %%cr0" : : "r"(cr0 & ~0xcu));
+	tpr_set(0x27);
+	asm volatile("movups (%0), %%xmm0\n\t"
+		     "movss (%0), %%xmm1\n\t"
+		     "movups (%1), %%xmm2\n\t"
+		     "movups %%xmm2, (%0)\n\t"
+		     "movups (%0), %%xmm3\n\t"
+		     "movups %%xmm0, (%2)\n\t"
+		     "movups %%xmm1, 16(%2)\n\t"
+		     "movups %%xmm3, 32(%2)\n\t"
+		     "movd (%3), %%xmm4\n\t"
+		     "movd %%xmm4, %4\n\t"
+		     "movd %5, %%xmm5\n\t"
+		     "movd %%xmm5, (%3)"
+		     : : "r"(UNCLAIMED), "r"(pattern), "r"(out), "r"(APIC_TPR), "m"(d), "r"(0x35)
+		     : "memory");
+	t = tpr_get();
+	asm volatile("mov %0, %%cr0; mov %1, %%cr4" : : "r"(cr0), "r"(cr4));
+	ok = d == 0x27 && t == 0x35;
+	for (unsigned int k = 0; k < 4; k++)
+		ok = ok && out[0][k] == 0xffffffffu && out[1][k] == (k ? 0 : 0xffffffffu) &&
+		     out[2][k] == 0xffffffffu;
+	check("mmio-sse-moves", ok, "MOVUPS %08x.., MOVSS %08x %08x.., after a store %08x.., "
+	      "MOVD from TPR 0x%x, to it -> 0x%x", out[0][0], out[1][0], out[1][1], out[2][0], d, t);
+	tpr_set(0);
+}
+
 void check_mmio_forms(void)
 {
 	check_crossing();
+	check_sse();
 	check_apic_bit_shift();
 	check_apic_mul_div();
 	check_apic_cmov_stack();
