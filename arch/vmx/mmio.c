@@ -565,6 +565,61 @@ static enum vmx_exit_action emulate_sse(struct vcpu *vcpu, const struct x86_insn
 	return VMX_EXIT_RESUME;
 }
 
+/*
+ * LLDT m16, LTR m16 with the selector on MMIO (SDM Vol. 2A LLDT, LTR):
+ * every fault the selector and its GDT descriptor give is delivered as
+ * the CPU delivers it -- #GP(0) above CPL 0; #GP(selector) for one in
+ * the LDT, past the GDT's limit, or not an LDT (available TSS); #NP
+ * (selector) for one not present; a null selector loads a null LDTR
+ * (LLDT) or is #GP(0) (LTR).  A selector that would load (a valid LDT
+ * or TSS) stops the guest with a report: loading the register itself is
+ * not emulated (no kernel keeps its descriptors' selectors in MMIO).
+ */
+static enum vmx_exit_action emulate_load_syssel(struct vcpu *vcpu, const struct x86_insn *in,
+						uint64_t gpa)
+{
+	bool ltr = in->sub == 3;
+	uint64_t sel, desc = 0;
+	unsigned int cpl = (vmcs_read32(GUEST_SS_AR_BYTES) & VMX_AR_DPL_MASK) >> VMX_AR_DPL_SHIFT;
+	unsigned int type;
+	enum vmx_exit_action act;
+
+	if (cpl) {
+		vmx_inject_gp(vcpu);
+		return VMX_EXIT_RESUME;
+	}
+	act = vmx_phys_read(vcpu, gpa, 2, &sel);
+	if (act != VMX_EXIT_RESUME)
+		return act;
+	if (!(sel & ~3ull) && !ltr)
+		return vcpu_stop(vcpu, "LLDT of a null selector from MMIO at GPA %#llx: loading "
+				 "the LDTR is not emulated (RIP %#llx)", (unsigned long long)gpa,
+				 (unsigned long long)vmcs_read(GUEST_RIP));
+	if (!(sel & ~3ull) || (sel & 4) || (sel | 7) > vmcs_read32(GUEST_GDTR_LIMIT)) {
+		vmx_inject_exception(vcpu, X86_EXC_GP, true, (sel & ~3ull) ? (uint32_t)(sel & 0xfffc)
+									   : 0);
+		return VMX_EXIT_RESUME;
+	}
+	if (!guest_read_linear(vmcs_read(GUEST_GDTR_BASE) + (sel & ~7ull), &desc, sizeof(desc)))
+		return vcpu_stop(vcpu, "%s from MMIO at GPA %#llx: the GDT's descriptor %#llx is not "
+				 "in guest RAM (RIP %#llx)", ltr ? "LTR" : "LLDT",
+				 (unsigned long long)gpa, (unsigned long long)sel,
+				 (unsigned long long)vmcs_read(GUEST_RIP));
+	type = (desc >> 40) & 0x1f;	/* S and the type */
+	if (ltr ? (type != 0x09 && type != 0x01) : type != 0x02) {
+		vmx_inject_exception(vcpu, X86_EXC_GP, true, (uint32_t)(sel & 0xfffc));
+		return VMX_EXIT_RESUME;
+	}
+	if (!(desc & (1ull << 47))) {
+		vmx_inject_exception(vcpu, X86_EXC_NP, true, (uint32_t)(sel & 0xfffc));
+		return VMX_EXIT_RESUME;
+	}
+	return vcpu_stop(vcpu, "%s of selector %#llx from MMIO at GPA %#llx: loading the %s is "
+			 "not emulated (RIP %#llx)", ltr ? "LTR" : "LLDT", (unsigned long long)sel,
+			 (unsigned long long)gpa, ltr ? "TR" : "LDTR",
+			 (unsigned long long)vmcs_read(GUEST_RIP));
+}
+
 static uint64_t byte_swap(uint64_t v, unsigned int size)
 {
 	return size == 2 ? __builtin_bswap16((uint16_t)v) : size == 4 ? __builtin_bswap32((uint32_t)v)
@@ -720,6 +775,8 @@ static enum vmx_exit_action emulate(struct vcpu *vcpu, const struct x86_insn *in
 		return emulate_cmpxchg8b(vcpu, in, gpa, vmcs_read(GUEST_RFLAGS));
 	if (in->op == X86_OP_SSE_LOAD || in->op == X86_OP_SSE_STORE)
 		return emulate_sse(vcpu, in, gpa);
+	if (in->op == X86_OP_LOAD_SYSSEL)
+		return emulate_load_syssel(vcpu, in, gpa);
 	if (in->op == X86_OP_CMPS || in->op == X86_OP_SCAS)
 		return emulate_compare_string(vcpu, in);
 	if (in->op >= X86_OP_STOS)
@@ -896,9 +953,10 @@ static enum vmx_exit_action emulate_crossing(struct vcpu *vcpu, const struct x86
 	uint64_t page = gpa & ~(uint64_t)(PAGE_SIZE - 1);
 	bool write = x86_insn_writes(in);
 
-	if (in->op == X86_OP_CMPXCHG8B || in->op == X86_OP_SSE_LOAD || in->op == X86_OP_SSE_STORE)
-		return refuse(vcpu, gpa, q, what, "whose operand (CMPXCHG8B/16B or SSE) crosses a "
-			      "page boundary", code, in->len);
+	if (in->op == X86_OP_CMPXCHG8B || in->op == X86_OP_SSE_LOAD || in->op == X86_OP_SSE_STORE ||
+	    in->op == X86_OP_LOAD_SYSSEL)
+		return refuse(vcpu, gpa, q, what, "whose operand (CMPXCHG8B/16B, SSE, LLDT, LTR) "
+			      "crosses a page boundary", code, in->len);
 	vmx_string_seg_init(vcpu, &sg, operand_seg(in));
 	er = vmx_string_element(vcpu, &sg, operand_offset(vcpu, in), in->size, write, &el);
 	if (er != VMX_ELEM_OK)

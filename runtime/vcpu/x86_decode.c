@@ -281,6 +281,17 @@ decode_general(const uint8_t *b, unsigned int avail, enum x86_mode mode, struct 
 				insn->size = insn->reg_size = 1;
 			lockable = true;
 			break;
+		case 0x00:			/* LLDT m16, LTR m16 (0F 00 /2, /3) */
+			if (i >= avail)
+				return X86_DECODE_SHORT;
+			digit = (b[i] >> 3) & 7;
+			if (digit != 2 && digit != 3)
+				return X86_DECODE_UNSUPPORTED;	/* SLDT, STR, VERR, VERW */
+			digit_form = true;
+			insn->op = X86_OP_LOAD_SYSSEL;
+			insn->sub = digit;
+			insn->size = insn->reg_size = 2;
+			break;
 		case 0x01:			/* SMSW m16 (0F 01 /4; the rest are not memory forms here) */
 			if (i >= avail)
 				return X86_DECODE_SHORT;

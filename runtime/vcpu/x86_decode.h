@@ -48,6 +48,7 @@ enum x86_op {
 	X86_OP_PUSH,		/* PUSH m: the stack gets mem */
 	X86_OP_POP,		/* POP m: mem gets the stack's top */
 	X86_OP_CMPXCHG8B,	/* CMPXCHG8B m64, CMPXCHG16B m128 (size 8 or 16) */
+	X86_OP_LOAD_SYSSEL,	/* LLDT m16 (sub 2), LTR m16 (sub 3): a selector read (0F 00 /2, /3) */
 	X86_OP_SSE_LOAD,	/* MOVUPS..MOVQ xmm, m: reg is the XMM register, zero-extended */
 	X86_OP_SSE_STORE,	/* MOVUPS..MOVQ m, xmm (size 4, 8 or 16) */
 	/* The string instructions last (mmio.c tests op >= X86_OP_STOS). */

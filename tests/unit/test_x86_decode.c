@@ -114,6 +114,7 @@ static const struct decode_case cases[] = {
 	{ "0F BA /0 is reserved", M32, B(0x0f, 0xba, 0x00, 0x01), X86_DECODE_UNSUPPORTED, .op = X86_OP_NONE },
 	{ "crc32 (0F 38 F0 with F2) is not MOVBE", M32, B(0xf2, 0x0f, 0x38, 0xf0, 0x00), X86_DECODE_UNSUPPORTED, .op = X86_OP_NONE },
 	{ "tzcnt (F3 0F BC) is not BSF", M32, B(0xf3, 0x0f, 0xbc, 0x00), X86_DECODE_UNSUPPORTED, .op = X86_OP_NONE },
+	{ "str (%eax) (0F 00 /1)", M32, B(0x0f, 0x00, 0x08), X86_DECODE_UNSUPPORTED, .op = X86_OP_NONE },
 	{ "fldl (%eax): x87", M32, B(0xdd, 0x00), X86_DECODE_UNSUPPORTED, .op = X86_OP_NONE },
 	{ "lock bt %eax,(%ebx)", M32, B(0xf0, 0x0f, 0xa3, 0x03), X86_DECODE_UD, .op = X86_OP_NONE },
 	{ "lock shll (%eax)", M32, B(0xf0, 0xd1, 0x20), X86_DECODE_UD, .op = X86_OP_NONE },
@@ -224,6 +225,8 @@ static const struct decode_case2 cases2[] = {
 	{ "movq (%eax),%xmm1 (F3 0F 7E)", M32, B(0xf3, 0x0f, 0x7e, 0x08), X86_OP_SSE_LOAD, 0, 8, 16, 1, false, 0, false, false, false, 4 },
 	{ "movq %xmm1,(%eax) (66 0F D6)", M32, B(0x66, 0x0f, 0xd6, 0x08), X86_OP_SSE_STORE, 0, 8, 16, 1, false, 0, false, false, false, 4 },
 	{ "movntdq %xmm0,(%eax)", M32, B(0x66, 0x0f, 0xe7, 0x00), X86_OP_SSE_STORE, 0, 16, 16, 0, false, 0, false, false, false, 4 },
+	{ "ltr 0x1000(%r12)", M64, B(0x41, 0x0f, 0x00, 0x9c, 0x24, 0x00, 0x10, 0x00, 0x00), X86_OP_LOAD_SYSSEL, 3, 2, 2, 0, false, 0, false, false, false, 9 },
+	{ "lldt (%eax)", M32, B(0x0f, 0x00, 0x10), X86_OP_LOAD_SYSSEL, 2, 2, 2, 0, false, 0, false, false, false, 3 },
 	{ "lock incl (%eax) still (FF /0)", M32, B(0xf0, 0xff, 0x00), X86_OP_ALU_MEM, 0, 4, 4, 0, false, 0, false, false, true, 3 },
 };
 

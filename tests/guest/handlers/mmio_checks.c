@@ -624,9 +624,38 @@ static void check_sse(void)
 	tpr_set(0);
 }
 
+/*
+ * LTR and LLDT with their selector where no device answers: 0xffff, an
+ * LDT selector, so #GP with the selector (0xfffc) as the error code.
+ */
+static void check_ltr_lldt(void)
+{
+	int v1, v2;
+	uint32_t e1, e2;
+
+	if (qemu_tcg_detected()) {
+		skip("mmio-unclaimed-ltr-lldt", "QEMU reads unassigned memory as 0");
+		return;
+	}
+	expect_fault(X86_EXC_GP);
+	asm volatile(ASM_TRY("1f") "ltr (%0)\n\t1:" : : "r"(UNCLAIMED) : "memory");
+	fault_happened();
+	v1 = last_fault_vector();
+	e1 = last_fault_error_code();
+	expect_fault(X86_EXC_GP);
+	asm volatile(ASM_TRY("1f") "lldt (%0)\n\t1:" : : "r"(UNCLAIMED) : "memory");
+	fault_happened();
+	v2 = last_fault_vector();
+	e2 = last_fault_error_code();
+	check("mmio-unclaimed-ltr-lldt", v1 == X86_EXC_GP && e1 == 0xfffc && v2 == X86_EXC_GP &&
+	      e2 == 0xfffc, "LTR: %s (0x%x), LLDT: %s (0x%x)", vector_name(v1), e1,
+	      vector_name(v2), e2);
+}
+
 void check_mmio_forms(void)
 {
 	check_crossing();
+	check_ltr_lldt();
 	check_sse();
 	check_apic_bit_shift();
 	check_apic_mul_div();
