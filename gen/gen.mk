@@ -21,8 +21,8 @@ GEN_STAMP    := $(BUILD)/gen.stamp
 
 # What the generator writes; explicit, so that make knows them before they exist.
 GEN_COMMON_HDRS := $(addprefix generated/common/,arch_bits.h exit_handlers.h hypercalls.h \
-		msr_index.h vmcs_fields.h vmx_controls_bits.h vmx_exit_reasons.h vmx_features.h)
-GEN_COMMON_SRCS := $(addprefix generated/common/,runtime_controls.c vmx_exit_reasons.c vmx_features.c)
+		msr_index.h msr_table.h vmcs_fields.h vmx_controls_bits.h vmx_exit_reasons.h vmx_features.h)
+GEN_COMMON_SRCS := $(addprefix generated/common/,msr_table.c runtime_controls.c vmx_exit_reasons.c vmx_features.c)
 gen_profile_hdrs = $(addprefix generated/$(1)/,profile.h runtime_profile.h msr_policy.h msr_switch.h)
 gen_profile_srcs = $(addprefix generated/$(1)/,exit_dispatch.c cpuid_fast.c msr_io_fast.c vmcs_setup.c msr_policy.c)
 GEN_PROFILE_HDRS := $(call gen_profile_hdrs,$(PROFILE))

@@ -11,9 +11,10 @@
  * IA32_PAT, the MTRRs and IA32_MISC_ENABLE (per-vCPU copies, checked as
  * the CPU checks them), and the MSRs Linux reads at boot
  * (IA32_BIOS_SIGN_ID, SMI_COUNT, PPIN_CTL, MISC_FEATURE_ENABLES, IA32_XSS:
- * spec/msrs.yaml says how each answers).  Others are performed on the guest's behalf only
- * from msr_allow[]; everything else is #GP, and so is an access the CPU
- * itself faults on.  No guest value reaches a host register or a VMCS
+ * spec/msrs.yaml says how each answers).  Others are answered from the
+ * VMCS or performed on the guest's behalf only from msr_answers[]
+ * (generated from spec/msrs.yaml); everything else is #GP, and so is an
+ * access the CPU itself faults on.  No guest value reaches a host register or a VMCS
  * field the next VM entry would reject without the check the CPU makes.
  */
 #include "runtime/devices/apic_mode.h"
@@ -24,6 +25,7 @@
 #include "runtime/host/cpu.h"
 #include "exit_handlers.h"
 #include "msr_index.h"
+#include "msr_table.h"
 #include "arch/vmx/msr_io_fast.h"
 #include "runtime/host/msr_safe.h"
 #include "msr_switch.h"
@@ -44,50 +46,23 @@
 #include "arch/vmx/vmx_ctls.h"
 #include "vmx_controls_bits.h"
 
-/* --- the allow-list ----------------------------------------------------- */
-
-enum msr_how {
-	MSR_VIA_VMCS,		/* the guest's copy is a VMCS guest-state field */
-	MSR_EXECUTE,		/* the host does not use it: RDMSR/WRMSR for the guest */
-	MSR_READ_ONLY,		/* reads are performed; writes #GP (not emulated) */
-};
-
-struct msr_allow {
-	uint32_t first, last;
-	enum msr_how how;
-	enum vmcs_field field;
-};
+/* --- the answer table --------------------------------------------------- */
 
 /*
- * MSRs a profile may trap (to count them) that the runtime then performs
- * for the guest.  SYSCALL MSRs, TSC_AUX, the speculation controls and
- * the x2APIC registers are not used by the host, so executing the access
- * gives the guest exactly what a passthrough would.
+ * MSRs a profile may trap (to count them) that the runtime answers from
+ * the VMCS or performs for the guest: msr_answers[] (spec/msrs.yaml
+ * `answer`, generated/common/msr_table.c).  SYSCALL MSRs, TSC_AUX, the
+ * speculation controls and the x2APIC registers are not used by the
+ * host, so executing the access gives the guest exactly what a
+ * passthrough would.  What handle_msr_read()/_write() answer before the
+ * lookup never reaches it (IA32_XSS among them: performed only when CPUID
+ * shows XSAVES).
  */
-static const struct msr_allow msr_allow[] = {
-	{ MSR_IA32_SYSENTER_CS, MSR_IA32_SYSENTER_CS, MSR_VIA_VMCS, GUEST_SYSENTER_CS },
-	{ MSR_IA32_SYSENTER_ESP, MSR_IA32_SYSENTER_ESP, MSR_VIA_VMCS, GUEST_SYSENTER_ESP },
-	{ MSR_IA32_SYSENTER_EIP, MSR_IA32_SYSENTER_EIP, MSR_VIA_VMCS, GUEST_SYSENTER_EIP },
-	{ MSR_IA32_FS_BASE, MSR_IA32_FS_BASE, MSR_VIA_VMCS, GUEST_FS_BASE },
-	{ MSR_IA32_GS_BASE, MSR_IA32_GS_BASE, MSR_VIA_VMCS, GUEST_GS_BASE },
-	{ MSR_IA32_DEBUGCTL, MSR_IA32_DEBUGCTL, MSR_VIA_VMCS, GUEST_IA32_DEBUGCTL },
-	{ MSR_IA32_STAR, MSR_IA32_STAR, MSR_EXECUTE, 0 },
-	{ MSR_IA32_LSTAR, MSR_IA32_LSTAR, MSR_EXECUTE, 0 },
-	{ MSR_IA32_CSTAR, MSR_IA32_CSTAR, MSR_EXECUTE, 0 },
-	{ MSR_IA32_FMASK, MSR_IA32_FMASK, MSR_EXECUTE, 0 },
-	{ MSR_IA32_KERNEL_GS_BASE, MSR_IA32_KERNEL_GS_BASE, MSR_EXECUTE, 0 },
-	{ MSR_IA32_TSC_AUX, MSR_IA32_TSC_AUX, MSR_EXECUTE, 0 },
-	{ MSR_IA32_SPEC_CTRL, MSR_IA32_SPEC_CTRL, MSR_EXECUTE, 0 },
-	{ MSR_IA32_PRED_CMD, MSR_IA32_PRED_CMD, MSR_EXECUTE, 0 },
-	{ MSR_IA32_FLUSH_CMD, MSR_IA32_FLUSH_CMD, MSR_EXECUTE, 0 },
-	{ MSR_IA32_X2APIC_FIRST, MSR_IA32_X2APIC_LAST, MSR_EXECUTE, 0 },
-};
-
-static const struct msr_allow *msr_allowed(uint32_t msr)
+static const struct msr_answer_range *msr_allowed(uint32_t msr)
 {
-	for (unsigned int i = 0; i < ARRAY_SIZE(msr_allow); i++) {
-		if (msr >= msr_allow[i].first && msr <= msr_allow[i].last)
-			return &msr_allow[i];
+	for (unsigned int i = 0; i < MSR_ANSWER_COUNT; i++) {
+		if (msr >= msr_answers[i].first && msr <= msr_answers[i].last)
+			return &msr_answers[i];
 	}
 	return NULL;
 }
@@ -588,7 +563,7 @@ static bool manual_msr_write(struct vcpu *vcpu, uint32_t msr, int slot, uint64_t
  * WRMSR itself checks, or the next VM entry fails on it (SDM Vol. 3C
  * 27.3.1.1) and the guest is killed where hardware gives #GP.
  */
-static bool vmcs_msr_write(const struct msr_allow *allow, uint64_t v)
+static bool vmcs_msr_write(const struct msr_answer_range *allow, uint64_t v)
 {
 	switch (allow->first) {
 	case MSR_IA32_SYSENTER_ESP:
@@ -631,7 +606,7 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 {
 	struct guest_regs *r = &vcpu->regs;
 	uint32_t msr = (uint32_t)r->rcx;
-	const struct msr_allow *allow;
+	const struct msr_answer_range *allow;
 	uint64_t v = 0;
 	int slot;
 
@@ -698,7 +673,7 @@ enum vmx_exit_action handle_msr_read(struct vcpu *vcpu)
 			v += vcpu->arch->tsc.offset;
 	} else if (!(allow = msr_allowed(msr))) {
 		goto gp;	/* including the IA32_VMX_* capability MSRs */
-	} else if (allow->how == MSR_VIA_VMCS) {
+	} else if (allow->how == MSR_ANSWER_VMCS) {
 		v = vmcs_read(allow->field);
 	} else if (!vmx_msr_access_safe(msr, &v, false)) {
 		goto gp;
@@ -717,7 +692,7 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 	struct guest_regs *r = &vcpu->regs;
 	uint32_t msr = (uint32_t)r->rcx;
 	uint64_t v = ((r->rdx & 0xffffffffull) << 32) | (r->rax & 0xffffffffull);
-	const struct msr_allow *allow;
+	const struct msr_answer_range *allow;
 	int slot;
 	bool ok;
 
@@ -791,9 +766,9 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 		ok = mtrr_write(vcpu->arch, msr, v);
 	else if ((slot = profile_msr_manual_slot(vcpu, msr)) >= 0)
 		ok = manual_msr_write(vcpu, msr, slot, v);
-	else if (!(allow = msr_allowed(msr)) || allow->how == MSR_READ_ONLY)
+	else if (!(allow = msr_allowed(msr)) || allow->how == MSR_ANSWER_READ_ONLY)
 		ok = false;
-	else if (allow->how == MSR_VIA_VMCS)
+	else if (allow->how == MSR_ANSWER_VMCS)
 		ok = vmcs_msr_write(allow, v);
 	else
 		ok = vmx_msr_access_safe(msr, &v, true);

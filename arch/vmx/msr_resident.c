@@ -4,30 +4,18 @@
  * setup (vmx.c), and their save and load when vCPUs share a CPU
  * (vcpu_switch.c).  Its own file: the scheduler's switch needs them,
  * and msr.c, whose exits reach the scheduler, must not be needed back.
+ *
+ * Which MSRs: msr_resident[] (spec/msrs.yaml `resident`, which says why
+ * these; generated/common/msr_table.c), in their save and load order.
  */
 #include "msr_index.h"
+#include "msr_table.h"
 #include "msr_policy.h"
 #include "runtime/host/msr_safe.h"
 #include "msr_switch.h"
 #include "runtime/host/cpu.h"
 #include "arch/vmx/vcpu_arch.h"
 #include "arch/vmx/msr.h"
-
-/*
- * The MSRs whose guest value stays in the CPU while the guest runs and
- * in root operation: the runtime executes trapped accesses to them
- * (msr_allow[] MSR_EXECUTE, IA32_XSS) and a profile may pass them
- * through, with `switch: none` the CPU is their only copy.  When vCPUs
- * share a CPU each must take its own back at a switch
- * (vmx_resident_msrs_save()/_load(), vcpu_switch.c).  The host uses none
- * of them (no SYSCALL, no SWAPGS, no RDTSCP, no XSAVES).  The write-only
- * commands (PRED_CMD, FLUSH_CMD) hold nothing; the x2APIC range is the
- * virtual APIC's under apic: virtual, the only model shared vCPUs have.
- */
-static const uint32_t vmx_resident_msrs[VMX_RESIDENT_MSRS] = {
-	MSR_IA32_STAR, MSR_IA32_LSTAR, MSR_IA32_CSTAR, MSR_IA32_FMASK,
-	MSR_IA32_KERNEL_GS_BASE, MSR_IA32_TSC_AUX, MSR_IA32_SPEC_CTRL, MSR_IA32_XSS,
-};
 
 /* Switched by the profile (the VM-entry load list, or by hand): its copy is per vCPU already. */
 static bool msr_switched_by_profile(const struct vcpu *vcpu, uint32_t msr)
@@ -50,8 +38,8 @@ void vmx_resident_msrs_setup(struct vcpu *vcpu)
 	struct vcpu_arch_state *a = vcpu->arch;
 
 	a->resident_msrs = 0;
-	for (unsigned int i = 0; i < VMX_RESIDENT_MSRS; i++) {
-		uint32_t msr = vmx_resident_msrs[i];
+	for (unsigned int i = 0; i < MSR_RESIDENT_COUNT; i++) {
+		uint32_t msr = msr_resident[i];
 
 		if ((msr == MSR_IA32_XSS && !vcpu_xss_shown(vcpu)) || msr_switched_by_profile(vcpu, msr))
 			continue;
@@ -64,9 +52,9 @@ void vmx_resident_msrs_save(struct vcpu *vcpu)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 
-	for (unsigned int i = 0; i < VMX_RESIDENT_MSRS; i++)
+	for (unsigned int i = 0; i < MSR_RESIDENT_COUNT; i++)
 		if (a->resident_msrs & (1u << i))
-			a->resident_msr[i] = rdmsr(vmx_resident_msrs[i]);
+			a->resident_msr[i] = rdmsr(msr_resident[i]);
 }
 
 void vmx_resident_msrs_load(struct vcpu *vcpu)
@@ -74,7 +62,7 @@ void vmx_resident_msrs_load(struct vcpu *vcpu)
 	struct vcpu_arch_state *a = vcpu->arch;
 
 	/* Values the CPU took before (from the guest's WRMSR or at setup): no fault. */
-	for (unsigned int i = 0; i < VMX_RESIDENT_MSRS; i++)
+	for (unsigned int i = 0; i < MSR_RESIDENT_COUNT; i++)
 		if (a->resident_msrs & (1u << i))
-			wrmsr(vmx_resident_msrs[i], a->resident_msr[i]);
+			wrmsr(msr_resident[i], a->resident_msr[i]);
 }

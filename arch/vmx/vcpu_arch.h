@@ -18,6 +18,7 @@
 #include "arch/vmx/vcpu.h"
 #include "runtime/devices/vlapic.h"
 #include "arch/vmx/vmx_controls.h"
+#include "msr_table.h"
 
 /* Why a guest stopped; printed in the exit summary. */
 enum vcpu_stop_kind {
@@ -30,9 +31,6 @@ enum vcpu_stop_kind {
 
 /* The IA32_MCi_* MSRs' room (0x400-0x47f, four per bank: Vol. 3B 16.3.2). */
 #define VMX_MC_BANKS_MAX	32
-
-/* How many MSRs msr_resident.c's vmx_resident_msrs[] lists. */
-#define VMX_RESIDENT_MSRS	8
 
 /*
  * The VT-x state of one vCPU that the generated code does not touch.
@@ -146,7 +144,7 @@ struct vcpu_arch_state {
 	 * The rest of what a shared vCPU leaves in the CPU (vcpu_switch.c):
 	 * DR0-DR3 and DR6 (DR7 is in the VMCS), and the MSRs the runtime
 	 * executes for the guest without switching them (msr.c,
-	 * vmx_resident_msrs[]: SYSCALL MSRs, KERNEL_GS_BASE, TSC_AUX,
+	 * msr_resident[]: SYSCALL MSRs, KERNEL_GS_BASE, TSC_AUX,
 	 * SPEC_CTRL, XSS), each present on this CPU and not switched by the
 	 * profile (resident_msrs, a bit per entry).  regs_saved: they hold
 	 * the guest's values (its reset values from setup, then each
@@ -154,7 +152,7 @@ struct vcpu_arch_state {
 	 */
 	bool regs_saved;
 	uint64_t dr[4], dr6;
-	uint64_t resident_msr[VMX_RESIDENT_MSRS];
+	uint64_t resident_msr[MSR_RESIDENT_COUNT];
 	uint32_t resident_msrs;
 	/* Halted in root operation, interrupts off: vmm_kick() sends an NMI. */
 	bool waiting_in_root;

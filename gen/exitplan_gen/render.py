@@ -24,6 +24,8 @@ COMMON_FILES = {
     "vmx_controls_bits.h": ("common/vmx_controls_bits.h.j2", ("vmx_controls.yaml",)),
     "vmcs_fields.h": ("common/vmcs_fields.h.j2", ("vmcs_fields.yaml",)),
     "msr_index.h": ("common/msr_index.h.j2", ("msrs.yaml",)),
+    "msr_table.h": ("common/msr_table.h.j2", ("msrs.yaml", "vmcs_fields.yaml")),
+    "msr_table.c": ("common/msr_table.c.j2", ("msrs.yaml", "vmcs_fields.yaml")),
     "arch_bits.h": ("common/arch_bits.h.j2", ("arch.yaml",)),
     "vmx_features.h": ("common/vmx_features.h.j2", ("features.yaml",)),
     "vmx_features.c": ("common/vmx_features.c.j2", ("features.yaml", "vmx_controls.yaml")),

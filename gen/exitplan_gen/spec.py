@@ -64,6 +64,13 @@ MECHANISMS = ("atomic", "load_list", "manual", "passthrough", "trap")
 
 # How a trapped RDMSR/WRMSR is answered (spec/msrs.yaml `answer`).
 MSR_ANSWERS = ("emulated", "executed", "vmcs", "read_only")
+# The answers msr.c takes from the generated table (msr_table.c); the
+# emulated ones are its own code.
+MSR_TABLE_ANSWERS = ("vmcs", "executed", "read_only")
+# vcpu_arch_state.resident_msrs has a bit per resident MSR.
+MAX_RESIDENT_MSRS = 32
+MSR_KEYS = ("name", "index", "last", "sdm", "policy", "mechanisms", "aliases", "answer",
+            "resident", "vmcs")
 
 
 class Obj:
@@ -116,6 +123,19 @@ class SpecFile:
         if not C_IDENT.match(value):
             raise self.err(path + (name,), f"'{value}' is not a C identifier")
         return value
+
+
+def _msr_resident(sf, p, e, name, answer, last):
+    """An MSR's `resident` flag (spec/msrs.yaml): only a single MSR whose
+    trapped accesses the runtime executes can stay in the CPU."""
+    resident = sf.field(p, e, "resident", (bool,), required=False, default=False)
+    if resident and answer != "executed":
+        raise sf.err(p + ("resident",), f"{name} is resident but its answer is "
+                     f"{answer or 'none'}: only an MSR answered `executed` keeps the guest's "
+                     "value in the CPU")
+    if resident and last is not None:
+        raise sf.err(p + ("resident",), f"{name} is a range: only a single MSR can be resident")
+    return resident
 
 
 def _unique(sf, seen, value, path, what):
@@ -282,6 +302,10 @@ class Spec:
             p = ("msrs", i)
             name = sf.ident(p, e)
             _unique(sf, names, name, p + ("name",), "MSR name")
+            for k in e:
+                if k not in MSR_KEYS:
+                    raise sf.err(p + (k,), f"unknown key '{k}' in an MSR{suggest(str(k), MSR_KEYS)}",
+                                 key=True)
             index = sf.field(p, e, "index", (int,))
             last = sf.field(p, e, "last", (int, type(None)), required=False)
             for k, val in (("index", index), ("last", last)):
@@ -307,8 +331,9 @@ class Spec:
             answer = sf.field(p, e, "answer", (str,), required=False)
             if answer is not None and answer not in MSR_ANSWERS:
                 raise sf.err(p + ("answer",), f"unknown answer '{answer}'{suggest(answer, MSR_ANSWERS)}")
+            resident = _msr_resident(sf, p, e, name, answer, last)
             msr = Obj(name=name, index=index, last=last, policy=policy, mechanisms=list(mechs),
-                      answer=answer,
+                      answer=answer, resident=resident,
                       sdm=sf.field(p, e, "sdm", (str,)), aliases=[], path=p, atomic=None, vmcs=None,
                       macro=f"MSR_{name}" if last is None else f"MSR_{name}_FIRST",
                       first_macro=f"MSR_{name}" if last is None else f"MSR_{name}_FIRST",
@@ -337,6 +362,9 @@ class Spec:
                     if k not in ("guest_field", "host_field", "entry_control", "exit_load_control",
                                  "exit_save_control", "feature"):
                         raise sf.err(q + (k,), f"unknown key '{k}' in vmcs", key=True)
+            if answer == "vmcs" and (msr.vmcs is None or msr.vmcs.guest_field is None):
+                raise sf.err(p + ("answer",), f"{name} is answered from the VMCS but names no "
+                                              "vmcs: guest_field to answer from")
             if "atomic" in mechs:
                 v = msr.vmcs
                 if v is None or v.entry_control is None or v.feature_name is None or v.guest_field is None:
@@ -352,6 +380,13 @@ class Spec:
             self.msr[name] = msr
             for a in msr.aliases:
                 self.msr[a] = msr
+        # In the file's order: the runtime's lookup table and save/load order.
+        self.msr_answers = [m for m in self.msrs if m.answer in MSR_TABLE_ANSWERS]
+        self.resident_msrs = [m for m in self.msrs if m.resident]
+        if len(self.resident_msrs) > MAX_RESIDENT_MSRS:
+            raise sf.err(self.resident_msrs[-1].path + ("resident",),
+                         f"{len(self.resident_msrs)} resident MSRs: the runtime keeps a bit per "
+                         f"MSR in 32 bits, so at most {MAX_RESIDENT_MSRS}")
         self.msrs.sort(key=lambda m: (m.index, m.last is not None))
         self.policy_msrs = sorted(m.name for m in self.msrs if m.policy)
         self._cpuid_msrs(sf)

@@ -83,7 +83,8 @@ UNIT_LDLIBS   := -lcmocka
 UNIT_OBJ       = $(UNIT_OUT)/obj/$(1)/$(patsubst %.c,%.o,$(2))
 # The generated sources by name (docs/INTERFACES.md), not by wildcard, so
 # that gen/gen.mk's rules regenerate them before they are compiled.
-UNIT_COMMON_C := generated/common/vmx_exit_reasons.c generated/common/vmx_features.c
+UNIT_COMMON_C := generated/common/vmx_exit_reasons.c generated/common/vmx_features.c \
+		 generated/common/msr_table.c
 UNIT_CAPS_C   := $(UNIT_OUT)/vmx_caps_data.c
 UNIT_LIB_C     = arch/vmx/vmx_controls.c arch/vmx/policy.c \
 		 $(UNIT_SRC)/unit_util.c $(UNIT_SRC)/fakes/fake_cpu.c \
@@ -223,7 +224,8 @@ $(UNIT_OUT)/vmexit-bench/test_msr_io_fast: $(call UNIT_OBJ,vmexit-bench,$(UNIT_S
 		$(call UNIT_OBJ,vmexit-bench,$(UNIT_SRC)/fakes/fake_msr_io_fast.c) \
 		$(foreach f,runtime/devices/platform.c runtime/devices/pci.c runtime/devices/vpic.c runtime/devices/vpit.c runtime/devices/vrtc.c \
 			$(UNIT_SRC)/fakes/fake_runtime.c $(UNIT_SRC)/fakes/fake_cpu.c \
-			$(UNIT_SRC)/fakes/fake_vmcs.c runtime/vcpu/arch_checks.c runtime/host/msr_safe.c runtime/devices/apic_mode.c,$(call UNIT_OBJ,common,$(f)))
+			$(UNIT_SRC)/fakes/fake_vmcs.c runtime/vcpu/arch_checks.c runtime/host/msr_safe.c runtime/devices/apic_mode.c \
+			generated/common/msr_table.c,$(call UNIT_OBJ,common,$(f)))
 	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)
 $(call UNIT_OBJ,vmexit-bench,arch/vmx/msr.c) \
 $(call UNIT_OBJ,vmexit-bench,arch/vmx/preemption_timer.c) \
