@@ -35,6 +35,8 @@ DEFAULT_CAPS = os.path.join(os.path.dirname(HERE), "tests", "data", "vmx-caps")
 C_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 FEATURE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 MECHANISMS = {"atomic", "vmcs_always", "load_list", "manual", "passthrough", "trap"}
+MSR_KEYS = {"name", "index", "last", "sdm", "policy", "mechanisms", "aliases", "answer", "resident", "vmcs"}
+MSR_ANSWERS = {"emulated", "executed", "vmcs", "read_only"}
 VMCS_WIDTH = {0: 16, 1: 64, 2: 32, 3: "natural"}
 VMCS_KIND = {0: "control", 1: "read_only", 2: "guest", 3: "host"}
 CPUID_REGS = {"eax", "ebx", "ecx", "edx"}
@@ -175,6 +177,18 @@ def check_msrs(doc, vmcs, controls):
             err(w, f"last {last!r} must be >= index")
         if not isinstance(m.get("policy"), bool):
             err(w, "policy must be true or false")
+        if set(m) - MSR_KEYS:
+            err(w, f"unknown keys {sorted(set(m) - MSR_KEYS)}")
+        if m.get("answer") is not None and m["answer"] not in MSR_ANSWERS:
+            err(w, f"answer {m['answer']!r} must be one of {sorted(MSR_ANSWERS)}")
+        if m.get("answer") == "vmcs" and not (m.get("vmcs") or {}).get("guest_field"):
+            err(w, "answer vmcs needs vmcs.guest_field to answer from")
+        # The runtime keeps resident MSRs in the CPU and executes their
+        # trapped accesses (msr_resident.c): single MSRs answered executed.
+        if "resident" in m and m["resident"] is not True:
+            err(w, "resident is given only where true")
+        if m.get("resident") and (m.get("answer") != "executed" or "last" in m):
+            err(w, "a resident MSR must be a single MSR answered executed")
         mech = m.get("mechanisms")
         if not isinstance(mech, list) or set(mech) - MECHANISMS or len(set(mech)) != len(mech):
             err(w, f"mechanisms {mech!r} must be a list from {sorted(MECHANISMS)}")
@@ -221,6 +235,8 @@ def check_msrs(doc, vmcs, controls):
             inside = (a[0] >= b[0] and a[1] <= b[1]) or (b[0] >= a[0] and b[1] <= a[1])
             if not inside or (a[0] == b[0] and a[1] == b[1]):
                 err("msrs.yaml", f"{a[2]} and {b[2]} overlap")
+    if sum(1 for m in doc["msrs"] if m.get("resident")) > 32:
+        err("msrs.yaml", "more than 32 resident MSRs (a bit each in vcpu_arch_state.resident_msrs)")
     return out
 
 
@@ -507,6 +523,12 @@ MUTATIONS = [
      "index: 0xc0000100\n    sdm: \"Map of BASE Address of FS\"\n    policy: true\n    mechanisms: [vmcs_always, passthrough, trap]",
      "index: 0xc0000100\n    sdm: \"Map of BASE Address of FS\"\n    policy: true\n    mechanisms: [vmcs_always, load_list, passthrough, trap]",
      "cannot be in the VM-entry/exit MSR lists"),
+    ("resident MSR that the runtime emulates", "msrs.yaml",
+     "{name: IA32_TSC_ADJUST, answer: emulated,", "{name: IA32_TSC_ADJUST, answer: emulated, resident: true,",
+     "a resident MSR must be a single MSR answered executed"),
+    ("misspelt MSR key", "msrs.yaml",
+     "{name: IA32_STAR, answer: executed, resident: true,", "{name: IA32_STAR, answer: executed, residnet: true,",
+     "unknown keys ['residnet']"),
     ("feature misses a control its MSR switching uses", "features.yaml",
      "vm_exit.LOAD_IA32_EFER, vm_exit.SAVE_IA32_EFER]", "vm_exit.LOAD_IA32_EFER]",
      "does not detect"),
