@@ -82,10 +82,9 @@ def _explain_fast(w, plan):
             f"the general handler's own answer code, so what it hides stays hidden.", "    "))
 
 
-def explain(plan):
-    p, spec = plan.profile, plan.spec
-    out = []
-    w = out.append
+def _explain_profile(w, plan):
+    """The profile, its description and where its exit mix comes from."""
+    p = plan.profile
     w(f"Profile {p.name} ({p.path})\n")
     w(_wrap(p.description))
     src = p.source
@@ -96,6 +95,10 @@ def explain(plan):
         w("estimated.\n")
     w(_wrap(f"Basis: {src['basis']}"))
 
+
+def _explain_dispatch(w, plan):
+    """The dispatch: the direct chain, the table, the unhandled reasons."""
+    p = plan.profile
     # Dispatch.
     w(f"\nDispatch: policy {p.policy}")
     if p.policy == "direct":
@@ -145,9 +148,10 @@ def explain(plan):
     else:
         w(f"  Any other reason goes to {p.unexpected}(), which reports it and stops the guest.\n")
 
-    w("\n")
-    _explain_fast(w, plan)
 
+def _explain_ipis(w, plan):
+    """Statistics, and how an interprocessor interrupt is delivered and what it costs."""
+    p = plan.profile
     w(f"\nStatistics: {p.stats}: ")
     w({"off": "the dispatch does no accounting at all.\n",
        "counts": "the dispatch counts every exit by reason in vcpu->stats.\n",
@@ -183,6 +187,11 @@ def explain(plan):
                    "opens an INTERRUPT_WINDOW exit. Fixed IPIs are posted to the target's "
                    "virtual IRR and its CPU kicked (EXTERNAL_INTERRUPT there).",
     }[p.apic]))
+
+
+def _explain_interrupts(w, plan):
+    """What a physical interrupt on a vCPU's CPU does."""
+    p = plan.profile
     w(f"\nPhysical interrupts on a vCPU's CPU (interrupts: {p.interrupts}):\n")
     if p.interrupts == "direct":
         hlt = ("" if p.hlt_exiting else "; with execution.hlt_exiting off, HLT exits are gone "
@@ -202,6 +211,11 @@ def explain(plan):
                     "its alone)." if p.apic == "virtual" else
                     ", whatever its vector: the hypervisor's kicks are NMIs (one "
                     "EXCEPTION_NMI exit each).")))
+
+
+def _explain_controls(w, plan):
+    """Required features, the gates and the control bits."""
+    spec = plan.spec
     # Features.
     w("\nRequired features (the profile is refused at boot without them):\n")
     for r in plan.required_features:
@@ -232,6 +246,10 @@ def explain(plan):
                 for c in g.controls:
                     w(f"  {c.macro:<40} {c.sdm}  [{g.origin}]\n")
 
+
+def _explain_pause_sched(w, plan):
+    """PAUSE exiting, the scheduler, the VMX-preemption timer."""
+    p = plan.profile
     if plan.pause is not None:
         w("\nPAUSE: " + " -> ".join(plan.pause.chain))
         if plan.pause.uses_loop:
@@ -245,6 +263,10 @@ def explain(plan):
         w(f"VMX-preemption timer: value {p.ptimer.value}"
           f"{', saved on exit (counts down across exits)' if p.ptimer.save else ', reloaded on every entry'}.\n")
 
+
+def _explain_msrs(w, plan):
+    """Each MSR the profile names, and the runtime's own."""
+    p, spec = plan.profile, plan.spec
     # MSRs.
     w("\nMSRs:\n")
     w(f"  default: {p.msr_default}: {ACCESS_WORDS[p.msr_default]} for every MSR not named below.\n")
@@ -275,18 +297,39 @@ def explain(plan):
     for t in spec.runtime.msrs:
         w(f"  {t.msr.name}: always trapped by the runtime{': ' + t.why if t.why else ''}.\n")
 
-    def port_words(r):
-        return f"{r.first:#06x}" if r.first == r.last else f"{r.first:#06x}-{r.last:#06x}"
 
+def _explain_io(w, plan):
+    """The ports the guest owns and how every other one is answered."""
+    spec = plan.spec
     w("\nI/O ports the guest owns (IN/OUT pass through, no exit):\n")
     for r in plan.io_grants:
-        w(f"  {port_words(r):<16} {r.comment}\n")
+        w(f"  {_port_words(r):<16} {r.comment}\n")
     w("\nEvery other port exits (default deny).  The runtime answers these itself:\n")
     for how in ("emulated", "filtered"):
         for r in sorted((r for r in spec.runtime.io_reserved if r.how == how), key=lambda r: r.first):
-            w(f"  {port_words(r):<16} {how}: {r.short}\n")
+            w(f"  {_port_words(r):<16} {how}: {r.short}\n")
     w("These are denied, and no profile may grant them:\n")
     for r in sorted((r for r in spec.runtime.io_reserved if r.how == "denied"), key=lambda r: r.first):
-        w(f"  {port_words(r):<16} {r.short}\n")
+        w(f"  {_port_words(r):<16} {r.short}\n")
     w("Any other port reads all ones and ignores writes, as an unclaimed ISA port does.\n")
+
+
+def _port_words(r):
+    return f"{r.first:#06x}" if r.first == r.last else f"{r.first:#06x}-{r.last:#06x}"
+
+
+def explain(plan):
+    """The profile's decisions in words (exitplan-gen explain)."""
+    out = []
+    w = out.append
+    _explain_profile(w, plan)
+    _explain_dispatch(w, plan)
+    w("\n")
+    _explain_fast(w, plan)
+    _explain_ipis(w, plan)
+    _explain_interrupts(w, plan)
+    _explain_controls(w, plan)
+    _explain_pause_sched(w, plan)
+    _explain_msrs(w, plan)
+    _explain_io(w, plan)
     return "".join(out)

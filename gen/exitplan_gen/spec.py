@@ -125,6 +125,36 @@ class SpecFile:
         return value
 
 
+def _msr_mechanisms(sf, p, e, name, policy):
+    """An MSR's `mechanisms`: known, each once, none without policy."""
+    mechs = sf.field(p, e, "mechanisms", (list,))
+    seen = {}
+    for j, mech in enumerate(mechs):
+        if mech not in MECHANISMS + ("vmcs_always",):
+            raise sf.err(p + ("mechanisms", j), f"unknown mechanism '{mech}'"
+                         f"{suggest(mech, MECHANISMS + ('vmcs_always',))}")
+        _unique(sf, seen, mech, p + ("mechanisms", j), "mechanism")
+    if not policy and mechs:
+        raise sf.err(p + ("mechanisms",), f"{name} has policy: false, so it offers no mechanisms")
+    if policy and not mechs:
+        raise sf.err(p + ("mechanisms",), f"{name} has policy: true but offers no mechanism")
+    return mechs
+
+
+def _msr_atomic_check(sf, p, msr):
+    """An MSR offering atomic names what VM entry and exit switch it with."""
+    v = msr.vmcs
+    if v is None or v.entry_control is None or v.feature_name is None or v.guest_field is None:
+        raise sf.err(p, f"{msr.name} offers atomic but its vmcs: lacks guest_field, "
+                        "entry_control or feature")
+    if v.entry_control.field.key != "vm_entry":
+        raise sf.err(v.path + ("entry_control",), "entry_control must be a vm_entry control")
+    for k in ("exit_load_control", "exit_save_control"):
+        c = getattr(v, k)
+        if c is not None and c.field.key != "vm_exit":
+            raise sf.err(v.path + (k,), f"{k} must be a vm_exit control")
+
+
 def _msr_resident(sf, p, e, name, answer, last):
     """An MSR's `resident` flag (spec/msrs.yaml): only a single MSR whose
     trapped accesses the runtime executes can stay in the CPU."""
@@ -299,85 +329,9 @@ class Spec:
         self.msrs = []
         self.msr = {}			# name or alias -> msr
         for i, e in enumerate(entries):
-            p = ("msrs", i)
-            name = sf.ident(p, e)
-            _unique(sf, names, name, p + ("name",), "MSR name")
-            for k in e:
-                if k not in MSR_KEYS:
-                    raise sf.err(p + (k,), f"unknown key '{k}' in an MSR{suggest(str(k), MSR_KEYS)}",
-                                 key=True)
-            index = sf.field(p, e, "index", (int,))
-            last = sf.field(p, e, "last", (int, type(None)), required=False)
-            for k, val in (("index", index), ("last", last)):
-                if val is not None and not 0 <= val <= 0xffffffff:
-                    raise sf.err(p + (k,), f"MSR index {val:#x} is not 32-bit")
-            if last is not None and last <= index:
-                raise sf.err(p + ("last",), f"range {index:#x}..{last:#x} is empty or reversed")
-            if last is None:
-                _unique(sf, singles, index, p + ("index",), "MSR index")
-            policy = sf.field(p, e, "policy", (bool,))
-            mechs = sf.field(p, e, "mechanisms", (list,))
-            seen = {}
-            for j, mech in enumerate(mechs):
-                if mech not in MECHANISMS + ("vmcs_always",):
-                    raise sf.err(p + ("mechanisms", j), f"unknown mechanism '{mech}'"
-                                 f"{suggest(mech, MECHANISMS + ('vmcs_always',))}")
-                _unique(sf, seen, mech, p + ("mechanisms", j), "mechanism")
-            if not policy and mechs:
-                raise sf.err(p + ("mechanisms",), f"{name} has policy: false, so it offers no mechanisms")
-            if policy and not mechs:
-                raise sf.err(p + ("mechanisms",), f"{name} has policy: true but offers no mechanism")
-            aliases = sf.field(p, e, "aliases", (list,), required=False, default=[])
-            answer = sf.field(p, e, "answer", (str,), required=False)
-            if answer is not None and answer not in MSR_ANSWERS:
-                raise sf.err(p + ("answer",), f"unknown answer '{answer}'{suggest(answer, MSR_ANSWERS)}")
-            resident = _msr_resident(sf, p, e, name, answer, last)
-            msr = Obj(name=name, index=index, last=last, policy=policy, mechanisms=list(mechs),
-                      answer=answer, resident=resident,
-                      sdm=sf.field(p, e, "sdm", (str,)), aliases=[], path=p, atomic=None, vmcs=None,
-                      macro=f"MSR_{name}" if last is None else f"MSR_{name}_FIRST",
-                      first_macro=f"MSR_{name}" if last is None else f"MSR_{name}_FIRST",
-                      last_macro=f"MSR_{name}" if last is None else f"MSR_{name}_LAST",
-                      gate_name=name[5:].lower() if name.startswith("IA32_") else name.lower())
-            for j, a in enumerate(aliases):
-                if not isinstance(a, str) or not C_IDENT.match(a):
-                    raise sf.err(p + ("aliases", j), "an alias must be a C identifier")
-                _unique(sf, names, a, p + ("aliases", j), "MSR name")
-                msr.aliases.append(a)
-            vmcs = sf.field(p, e, "vmcs", (dict,), required=False)
-            if vmcs is not None:
-                q = p + ("vmcs",)
-                msr.vmcs = Obj(path=q)
-                for k in ("guest_field", "host_field"):
-                    fname = sf.field(q, vmcs, k, (str, type(None)))
-                    if fname is not None and fname not in self.vmcs_field:
-                        raise sf.err(q + (k,), f"VMCS field '{fname}' is not in spec/vmcs_fields.yaml"
-                                     f"{suggest(fname, self.vmcs_field)}")
-                    setattr(msr.vmcs, k, fname)
-                for k in ("entry_control", "exit_load_control", "exit_save_control"):
-                    ref = sf.field(q, vmcs, k, (str, type(None)))
-                    setattr(msr.vmcs, k, None if ref is None else self.lookup_control(sf, q + (k,), ref))
-                msr.vmcs.feature_name = sf.field(q, vmcs, "feature", (str, type(None)))
-                for k in vmcs:
-                    if k not in ("guest_field", "host_field", "entry_control", "exit_load_control",
-                                 "exit_save_control", "feature"):
-                        raise sf.err(q + (k,), f"unknown key '{k}' in vmcs", key=True)
-            if answer == "vmcs" and (msr.vmcs is None or msr.vmcs.guest_field is None):
-                raise sf.err(p + ("answer",), f"{name} is answered from the VMCS but names no "
-                                              "vmcs: guest_field to answer from")
-            if "atomic" in mechs:
-                v = msr.vmcs
-                if v is None or v.entry_control is None or v.feature_name is None or v.guest_field is None:
-                    raise sf.err(p, f"{name} offers atomic but its vmcs: lacks guest_field, "
-                                    "entry_control or feature")
-                if v.entry_control.field.key != "vm_entry":
-                    raise sf.err(v.path + ("entry_control",), "entry_control must be a vm_entry control")
-                for k in ("exit_load_control", "exit_save_control"):
-                    c = getattr(v, k)
-                    if c is not None and c.field.key != "vm_exit":
-                        raise sf.err(v.path + (k,), f"{k} must be a vm_exit control")
+            msr = self._msr(sf, ("msrs", i), e, names, singles)
             self.msrs.append(msr)
-            self.msr[name] = msr
+            self.msr[msr.name] = msr
             for a in msr.aliases:
                 self.msr[a] = msr
         # In the file's order: the runtime's lookup table and save/load order.
@@ -390,6 +344,72 @@ class Spec:
         self.msrs.sort(key=lambda m: (m.index, m.last is not None))
         self.policy_msrs = sorted(m.name for m in self.msrs if m.policy)
         self._cpuid_msrs(sf)
+
+    def _msr(self, sf, p, e, names, singles):
+        """One spec/msrs.yaml entry, checked (names and singles: the names
+        and single indices seen so far)."""
+        name = sf.ident(p, e)
+        _unique(sf, names, name, p + ("name",), "MSR name")
+        for k in e:
+            if k not in MSR_KEYS:
+                raise sf.err(p + (k,), f"unknown key '{k}' in an MSR{suggest(str(k), MSR_KEYS)}",
+                             key=True)
+        index = sf.field(p, e, "index", (int,))
+        last = sf.field(p, e, "last", (int, type(None)), required=False)
+        for k, val in (("index", index), ("last", last)):
+            if val is not None and not 0 <= val <= 0xffffffff:
+                raise sf.err(p + (k,), f"MSR index {val:#x} is not 32-bit")
+        if last is not None and last <= index:
+            raise sf.err(p + ("last",), f"range {index:#x}..{last:#x} is empty or reversed")
+        if last is None:
+            _unique(sf, singles, index, p + ("index",), "MSR index")
+        policy = sf.field(p, e, "policy", (bool,))
+        mechs = _msr_mechanisms(sf, p, e, name, policy)
+        aliases = sf.field(p, e, "aliases", (list,), required=False, default=[])
+        answer = sf.field(p, e, "answer", (str,), required=False)
+        if answer is not None and answer not in MSR_ANSWERS:
+            raise sf.err(p + ("answer",), f"unknown answer '{answer}'{suggest(answer, MSR_ANSWERS)}")
+        resident = _msr_resident(sf, p, e, name, answer, last)
+        msr = Obj(name=name, index=index, last=last, policy=policy, mechanisms=list(mechs),
+                  answer=answer, resident=resident,
+                  sdm=sf.field(p, e, "sdm", (str,)), aliases=[], path=p, atomic=None, vmcs=None,
+                  macro=f"MSR_{name}" if last is None else f"MSR_{name}_FIRST",
+                  first_macro=f"MSR_{name}" if last is None else f"MSR_{name}_FIRST",
+                  last_macro=f"MSR_{name}" if last is None else f"MSR_{name}_LAST",
+                  gate_name=name[5:].lower() if name.startswith("IA32_") else name.lower())
+        for j, a in enumerate(aliases):
+            if not isinstance(a, str) or not C_IDENT.match(a):
+                raise sf.err(p + ("aliases", j), "an alias must be a C identifier")
+            _unique(sf, names, a, p + ("aliases", j), "MSR name")
+            msr.aliases.append(a)
+        vmcs = sf.field(p, e, "vmcs", (dict,), required=False)
+        if vmcs is not None:
+            msr.vmcs = self._msr_vmcs(sf, p + ("vmcs",), vmcs)
+        if answer == "vmcs" and (msr.vmcs is None or msr.vmcs.guest_field is None):
+            raise sf.err(p + ("answer",), f"{name} is answered from the VMCS but names no "
+                                          "vmcs: guest_field to answer from")
+        if "atomic" in mechs:
+            _msr_atomic_check(sf, p, msr)
+        return msr
+
+    def _msr_vmcs(self, sf, q, vmcs):
+        """An MSR's `vmcs:` at q: its fields and controls, looked up."""
+        out = Obj(path=q)
+        for k in ("guest_field", "host_field"):
+            fname = sf.field(q, vmcs, k, (str, type(None)))
+            if fname is not None and fname not in self.vmcs_field:
+                raise sf.err(q + (k,), f"VMCS field '{fname}' is not in spec/vmcs_fields.yaml"
+                             f"{suggest(fname, self.vmcs_field)}")
+            setattr(out, k, fname)
+        for k in ("entry_control", "exit_load_control", "exit_save_control"):
+            ref = sf.field(q, vmcs, k, (str, type(None)))
+            setattr(out, k, None if ref is None else self.lookup_control(sf, q + (k,), ref))
+        out.feature_name = sf.field(q, vmcs, "feature", (str, type(None)))
+        for k in vmcs:
+            if k not in ("guest_field", "host_field", "entry_control", "exit_load_control",
+                         "exit_save_control", "feature"):
+                raise sf.err(q + (k,), f"unknown key '{k}' in vmcs", key=True)
+        return out
 
     def _cpuid_msrs(self, sf):
         """The rule that CPUID and the MSRs agree: a feature the guest is

@@ -81,8 +81,40 @@ def _semantic(doc, raw, spec):
     v = doc.value
     err = doc.error
     p = Profile(path=doc.path, doc=doc, sha256=hashlib.sha256(raw).hexdigest())
+    _name(p, v, err, doc)
+    _exit_mix(p, v, err, spec)
+    _dispatch(p, v, err, spec)
+    p.stats = v.get("statistics", "counts")
+    _fast_cpuid(p, v, err, spec)
+    p.apic = v.get("apic", "passthrough")
+    p.interrupts = v.get("interrupts", "exit")
+    required_names = _features(p, v.get("features", {}), doc, err, spec)
 
-    # --- name and description -------------------------------------------
+    # --- execution --------------------------------------------------------
+    x = v.get("execution", {})
+    p.hlt_exiting = x.get("hlt_exiting", True)
+    p.cr8_exiting = x.get("cr8_exiting", False)
+    p.mov_dr_exiting = x.get("mov_dr_exiting", False)
+    p.rdtsc_exiting = x.get("rdtsc_exiting", False)
+    _pause(p, x, err, required_names)
+    _preemption_timer(p, x, err)
+    _scheduler(p, x, err)
+    _io(p, x, err, spec)
+
+    # --- MSRs -------------------------------------------------------------
+    _msrs(p, v.get("msrs", {}), doc, err, spec, required_names)
+    _apic_virtual(p, err)
+    _fast_msrs_io(p, v.get("fast", {}), err, spec)
+    _x2apic_eoi(p, err)
+    _interrupts_direct(p, err)
+
+    # That every required feature is used is checked in decide.py, which
+    # knows what each profile key turns on.
+    return p
+
+
+def _name(p, v, err, doc):
+    """The name (the file's) and the description."""
     stem = os.path.basename(doc.path)
     stem = stem[:-5] if stem.endswith(".yaml") else stem
     if v["profile"] != stem:
@@ -91,7 +123,9 @@ def _semantic(doc, raw, spec):
     p.description = " ".join(v["description"].split())
     p.description_lines = textwrap.wrap(p.description.replace("*/", "* /"), width=70)
 
-    # --- exit mix ---------------------------------------------------------
+
+def _exit_mix(p, v, err, spec):
+    """The exit mix: p.mix in frequency order, p.share by reason name."""
     mix = v["exit_mix"]
     src = mix["source"]
     p.source = src
@@ -144,7 +178,9 @@ def _semantic(doc, raw, spec):
     for m in p.mix:
         m.exact = Fraction(int(m.value), total) if p.unit == "count" else Fraction(m.value)
 
-    # --- dispatch ---------------------------------------------------------
+
+def _dispatch(p, v, err, spec):
+    """dispatch: the policy, its direct mode, the unexpected-exit handler."""
     d = v["dispatch"]
     p.policy = d["policy"]
     p.direct_mode = None
@@ -179,20 +215,7 @@ def _semantic(doc, raw, spec):
                       f"dispatch.direct.coverage {c:g} cannot be reached: reasons with a runtime "
                       f"handler make up only {pct(reach)} of exit_mix")
     if p.direct_mode == "order":
-        seen = {}
-        for i, name in enumerate(p.direct_value):
-            at = ("dispatch", "direct", "order", i)
-            if name not in spec.reason:
-                raise err(at, f"unknown exit reason '{name}'{suggest(name, spec.reason)}")
-            if name in seen:
-                raise err(at, f"dispatch.direct.order lists {name} twice")
-            seen[name] = i
-            if name not in spec.handlers:
-                raise err(at, f"exit reason {name} has no runtime handler in spec/handlers.yaml, "
-                              "so it cannot be called directly")
-            if name not in p.share:
-                raise err(at, f"dispatch.direct.order names {name}, which exit_mix.reasons does not list "
-                              "(give it a share, even 0)")
+        _direct_order(p, err, spec)
     p.direct_words = ""
     if p.direct_mode == "order":
         p.direct_words = ", explicit order"
@@ -205,9 +228,27 @@ def _semantic(doc, raw, spec):
         raise err(("dispatch", "unexpected_handler"),
                   f"unknown handler '{p.unexpected}'{suggest(p.unexpected, spec.unexpected_handlers)}")
 
-    p.stats = v.get("statistics", "counts")
 
-    # --- fast handlers ----------------------------------------------------
+def _direct_order(p, err, spec):
+    """dispatch.direct.order: known reasons, each once, with a handler and a share."""
+    seen = {}
+    for i, name in enumerate(p.direct_value):
+        at = ("dispatch", "direct", "order", i)
+        if name not in spec.reason:
+            raise err(at, f"unknown exit reason '{name}'{suggest(name, spec.reason)}")
+        if name in seen:
+            raise err(at, f"dispatch.direct.order lists {name} twice")
+        seen[name] = i
+        if name not in spec.handlers:
+            raise err(at, f"exit reason {name} has no runtime handler in spec/handlers.yaml, "
+                          "so it cannot be called directly")
+        if name not in p.share:
+            raise err(at, f"dispatch.direct.order names {name}, which exit_mix.reasons does not list "
+                          "(give it a share, even 0)")
+
+
+def _fast_cpuid(p, v, err, spec):
+    """fast.cpuid_leaves: leaves a boot-time table may answer, each once."""
     p.cpuid_fast = []
     seen = {}
     for i, leaf in enumerate(v.get("fast", {}).get("cpuid_leaves", [])):
@@ -221,11 +262,10 @@ def _semantic(doc, raw, spec):
             raise err(at, f"fast.cpuid_leaves lists leaf {leaf:#x} twice")
         seen[leaf] = i
         p.cpuid_fast.append(spec.cpuid_fast_leaves[leaf])
-    p.apic = v.get("apic", "passthrough")
-    p.interrupts = v.get("interrupts", "exit")
 
-    # --- features ---------------------------------------------------------
-    f = v.get("features", {})
+
+def _features(p, f, doc, err, spec):
+    """features.require and features.prefer; returns the required names."""
     p.require = []
     for i, name in enumerate(f.get("require", [])):
         if name not in spec.feature:
@@ -252,28 +292,7 @@ def _semantic(doc, raw, spec):
             raise err(at, f"feature {name} sets no VMX control, so preferring it changes nothing", key=True)
         _check_supported(err, spec, feat, at, True)
         p.prefer.append(Obj(feature=feat, fallback=g["fallback"], path=at))
-
-    # --- execution --------------------------------------------------------
-    x = v.get("execution", {})
-    p.hlt_exiting = x.get("hlt_exiting", True)
-    p.cr8_exiting = x.get("cr8_exiting", False)
-    p.mov_dr_exiting = x.get("mov_dr_exiting", False)
-    p.rdtsc_exiting = x.get("rdtsc_exiting", False)
-    _pause(p, x, err, required_names)
-    _preemption_timer(p, x, err)
-    _scheduler(p, x, err)
-    _io(p, x, err, spec)
-
-    # --- MSRs -------------------------------------------------------------
-    _msrs(p, v.get("msrs", {}), doc, err, spec, required_names)
-    _apic_virtual(p, err)
-    _fast_msrs_io(p, v.get("fast", {}), err, spec)
-    _x2apic_eoi(p, err)
-    _interrupts_direct(p, err)
-
-    # That every required feature is used is checked in decide.py, which
-    # knows what each profile key turns on.
-    return p
+    return required_names
 
 
 def _pause(p, x, err, required_names):
