@@ -159,6 +159,32 @@ def check_control_refs(fields, vmcs):
             err(f"vmx_controls.yaml[{key}]", f"vmcs_field {f['vmcs_field']} not in vmcs_fields.yaml")
 
 
+def check_msr_vmcs(w, m, mech, vmcs, controls):
+    """An MSR's vmcs: given exactly when a mechanism needs it, its fields
+    and controls known, and what atomic and vmcs_always need of it."""
+    want_vmcs = "atomic" in mech or "vmcs_always" in mech
+    v = m.get("vmcs")
+    if want_vmcs != (v is not None):
+        err(w, "vmcs: is required exactly when atomic or vmcs_always is offered")
+    if v is not None:
+        if set(v) != {"guest_field", "host_field", "entry_control", "exit_load_control",
+                      "exit_save_control", "feature"}:
+            err(w, f"vmcs keys {sorted(v)}")
+        for k in ("guest_field", "host_field"):
+            if v.get(k) is not None and v[k] not in vmcs:
+                err(w, f"vmcs.{k} {v[k]} not in vmcs_fields.yaml")
+        if v.get("guest_field") is None:
+            err(w, "vmcs.guest_field is required")
+        for k in ("entry_control", "exit_load_control", "exit_save_control"):
+            if v.get(k) is not None and v[k] not in controls:
+                err(w, f"vmcs.{k} {v[k]} is not a control")
+        if "atomic" in mech and (v.get("entry_control") is None or v.get("feature") is None):
+            err(w, "atomic needs an entry control and a feature")
+        if "vmcs_always" in mech and any(v.get(k) for k in ("entry_control", "exit_load_control",
+                                                              "exit_save_control", "feature")):
+            err(w, "vmcs_always switching has no controls and needs no feature")
+
+
 def check_msrs(doc, vmcs, controls):
     names, out = set(), {}
     ranges = []
@@ -202,27 +228,7 @@ def check_msrs(doc, vmcs, controls):
         # SDM 26.4 / 28.6: these may not be in the MSR-load/store lists.
         if "load_list" in mech and (idx in (0xc0000100, 0xc0000101) or (idx <= 0x8ff and last >= 0x800)):
             err(w, "FS/GS base and the x2APIC range cannot be in the VM-entry/exit MSR lists")
-        want_vmcs = "atomic" in mech or "vmcs_always" in mech
-        v = m.get("vmcs")
-        if want_vmcs != (v is not None):
-            err(w, "vmcs: is required exactly when atomic or vmcs_always is offered")
-        if v is not None:
-            if set(v) != {"guest_field", "host_field", "entry_control", "exit_load_control",
-                          "exit_save_control", "feature"}:
-                err(w, f"vmcs keys {sorted(v)}")
-            for k in ("guest_field", "host_field"):
-                if v.get(k) is not None and v[k] not in vmcs:
-                    err(w, f"vmcs.{k} {v[k]} not in vmcs_fields.yaml")
-            if v.get("guest_field") is None:
-                err(w, "vmcs.guest_field is required")
-            for k in ("entry_control", "exit_load_control", "exit_save_control"):
-                if v.get(k) is not None and v[k] not in controls:
-                    err(w, f"vmcs.{k} {v[k]} is not a control")
-            if "atomic" in mech and (v.get("entry_control") is None or v.get("feature") is None):
-                err(w, "atomic needs an entry control and a feature")
-            if "vmcs_always" in mech and any(v.get(k) for k in ("entry_control", "exit_load_control",
-                                                                  "exit_save_control", "feature")):
-                err(w, "vmcs_always switching has no controls and needs no feature")
+        check_msr_vmcs(w, m, mech, vmcs, controls)
         out[m["name"]] = m
         for a in m.get("aliases", []):
             out[a] = m

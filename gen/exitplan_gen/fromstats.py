@@ -337,10 +337,8 @@ def splice(base, base_text, name, block, header):
     return "\n".join(lines), base_line
 
 
-def from_stats(gen, log, base_name, name, cpu=None, date=None, out=None, note=None):
-    """(path as shown, path to write, text) of the profile from-stats would
-    write; out is a path, "-" (stdout), or None for ROOT/profiles/NAME.yaml."""
-    spec = gen.spec
+def _check_arguments(gen, name, cpu, date, out):
+    """from-stats' arguments checked: (date, path as shown, path to write)."""
     if not PROFILE_NAME.match(name):
         raise GenError("exitplan-gen from-stats", None, None,
                        f"--name '{name}' must be lower-case letters, digits and dashes, starting with a letter")
@@ -366,6 +364,37 @@ def from_stats(gen, log, base_name, name, cpu=None, date=None, out=None, note=No
         if stem != name + ".yaml":
             raise GenError(out_shown, None, None, f"a profile named '{name}' must be written to {name}.yaml "
                                                   "(the file name is the profile's name)")
+    return date, out_shown, out_fs
+
+
+def _check_result(gen, text, name, out, out_shown, base_shown, base_line, log):
+    """Check the profile text as `gen` will.  A policy of the base that
+    the measured mix cannot honour (direct count above the reasons seen,
+    coverage out of reach) is reported at the base's own line."""
+    spec = gen.spec
+    check_path = out_shown if out != "-" else os.path.join("profiles", name + ".yaml")
+    try:
+        new = check_profile(load_text(check_path, text), text.encode("utf-8"), spec, gen.schema)
+        new.path = new.doc.path = check_path
+        new.source_rel = "profiles/" + name + ".yaml"
+        decide(new, spec)
+    except GenError as e:
+        if e.path != check_path or e.line is None:
+            raise
+        line = base_line(e.line)
+        if line is None:
+            e.message += " (in the exit_mix from-stats built; nothing written)"
+            raise
+        e.path, e.line = base_shown, line
+        e.message += f" (with the exit mix measured in {log})"
+        raise
+
+
+def from_stats(gen, log, base_name, name, cpu=None, date=None, out=None, note=None):
+    """(path as shown, path to write, text) of the profile from-stats would
+    write; out is a path, "-" (stdout), or None for ROOT/profiles/NAME.yaml."""
+    spec = gen.spec
+    date, out_shown, out_fs = _check_arguments(gen, name, cpu, date, out)
 
     st = parse_stats(read_documents(log), spec)
     if cpu is None:
@@ -398,25 +427,7 @@ def from_stats(gen, log, base_name, name, cpu=None, date=None, out=None, note=No
     if not text.endswith("\n"):
         text += "\n"
 
-    # Check the result as `gen` will.  A policy of the base that the
-    # measured mix cannot honour (direct count above the reasons seen,
-    # coverage out of reach) is reported at the base's own line.
-    check_path = out_shown if out != "-" else os.path.join("profiles", name + ".yaml")
-    try:
-        new = check_profile(load_text(check_path, text), text.encode("utf-8"), spec, gen.schema)
-        new.path = new.doc.path = check_path
-        new.source_rel = "profiles/" + name + ".yaml"
-        decide(new, spec)
-    except GenError as e:
-        if e.path != check_path or e.line is None:
-            raise
-        line = base_line(e.line)
-        if line is None:
-            e.message += " (in the exit_mix from-stats built; nothing written)"
-            raise
-        e.path, e.line = base_shown, line
-        e.message += f" (with the exit mix measured in {log})"
-        raise
+    _check_result(gen, text, name, out, out_shown, base_shown, base_line, log)
     return out_shown, out_fs, text
 
 

@@ -138,11 +138,17 @@ def _explain(doc, error):
     """(line, col, message) for one jsonschema error."""
     path = tuple(error.absolute_path)
     at = where(path)
-    value = error.instance
-    kind = error.validator
-    schema = error.schema
     line, col = doc.mark(path)
+    for explain_kind in (_explain_keys, _explain_value, _explain_direct):
+        found = explain_kind(doc, error, path, at, line, col)
+        if found is not None:
+            return found
+    return line, col, f"{at}: {error.message}"
 
+
+def _explain_keys(doc, error, path, at, line, col):
+    """A missing, unknown or misnamed key; None for other errors."""
+    kind, value, schema = error.validator, error.instance, error.schema
     if kind == "required":
         missing = [k for k in error.validator_value if k not in value]
         key = missing[0]
@@ -164,6 +170,14 @@ def _explain(doc, error):
                 msg += suggest(key, props)
             return line, col, msg
         return line, col, f"unknown key '{key}' in {at}{suggest(key, props)}"
+    if kind == "maxProperties":
+        return line, col, f"{at} has too many keys"
+    return None
+
+
+def _explain_value(doc, error, path, at, line, col):
+    """A value of the wrong kind, type, size or form; None for other errors."""
+    kind, value = error.validator, error.instance
     if kind == "enum":
         options = ", ".join(str(o) for o in error.validator_value)
         hint = suggest(value, [str(o) for o in error.validator_value])
@@ -197,6 +211,13 @@ def _explain(doc, error):
                 line, col = doc.mark(path + (i,))
                 return line, col, f"{at} lists {literal(item)} twice"
             seen.add(k)
+    return None
+
+
+def _explain_direct(doc, error, path, at, line, col):
+    """dispatch.direct's one mode (and an empty mapping anywhere); None
+    for other errors."""
+    kind, value = error.validator, error.instance
     if kind == "minProperties":
         if path and path[-1] == "direct":
             return line, col, f"{at} needs one of {DIRECT_MODES_WORDS}"
@@ -220,9 +241,7 @@ def _explain(doc, error):
     if kind == "const" and path and path[-1] == "auto":
         return line, col, (f"{at} can only be true, not {literal(value)} (for a chain of "
                            "your own choosing use count, coverage or order)")
-    if kind == "maxProperties":
-        return line, col, f"{at} has too many keys"
-    return line, col, f"{at}: {error.message}"
+    return None
 
 
 def validate(doc, schema):
