@@ -54,9 +54,9 @@
  * `answer`, generated/common/msr_table.c).  SYSCALL MSRs, TSC_AUX, the
  * speculation controls and the x2APIC registers are not used by the
  * host, so executing the access gives the guest exactly what a
- * passthrough would.  What handle_msr_read()/_write() answer before the
- * lookup never reaches it (IA32_XSS among them: performed only when CPUID
- * shows XSAVES).
+ * passthrough would.  The MSRs handle_msr_read()/_write() answer by
+ * their own code (answer: emulated, and IA32_XSS, executed_if_shown: only
+ * when CPUID shows XSAVES) are not in it.
  */
 static const struct msr_answer_range *msr_allowed(uint32_t msr)
 {

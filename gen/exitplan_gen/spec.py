@@ -63,9 +63,9 @@ MECHANISMS = ("atomic", "load_list", "manual", "passthrough", "trap")
 
 
 # How a trapped RDMSR/WRMSR is answered (spec/msrs.yaml `answer`).
-MSR_ANSWERS = ("emulated", "executed", "vmcs", "read_only")
+MSR_ANSWERS = ("emulated", "executed", "vmcs", "read_only", "executed_if_shown")
 # The answers msr.c takes from the generated table (msr_table.c); the
-# emulated ones are its own code.
+# emulated and executed_if_shown ones are its own code.
 MSR_TABLE_ANSWERS = ("vmcs", "executed", "read_only")
 # vcpu_arch_state.resident_msrs has a bit per resident MSR.
 MAX_RESIDENT_MSRS = 32
@@ -159,9 +159,9 @@ def _msr_resident(sf, p, e, name, answer, last):
     """An MSR's `resident` flag (spec/msrs.yaml): only a single MSR whose
     trapped accesses the runtime executes can stay in the CPU."""
     resident = sf.field(p, e, "resident", (bool,), required=False, default=False)
-    if resident and answer != "executed":
+    if resident and answer not in ("executed", "executed_if_shown"):
         raise sf.err(p + ("resident",), f"{name} is resident but its answer is "
-                     f"{answer or 'none'}: only an MSR answered `executed` keeps the guest's "
+                     f"{answer or 'none'}: only an MSR the runtime executes keeps the guest's "
                      "value in the CPU")
     if resident and last is not None:
         raise sf.err(p + ("resident",), f"{name} is a range: only a single MSR can be resident")
