@@ -8,6 +8,8 @@
  * injects the fault the instruction raises (RIP unchanged), or stops the
  * guest with a reason.  Nothing is silently skipped.
  */
+#include <stddef.h>
+
 #include "arch_bits.h"
 #include "runtime/vcpu/arch_checks.h"
 #include "runtime/host/compiler.h"
@@ -42,15 +44,18 @@
  * 8-15 R8-R15.  RBP and R10-R15 (NULL here) are the guest's in the
  * registers themselves during an exit: no host C touches them (vcpu.h).
  */
+#define GPR_SLOT(reg)	(offsetof(struct guest_regs, reg) / 8 + 1)
+
 static uint64_t *gpr_slot(struct vcpu *vcpu, unsigned int n)
 {
-	struct guest_regs *r = &vcpu->regs;
-	uint64_t *const slots[16] = {
-		&r->rax, &r->rcx, &r->rdx, &r->rbx, NULL, NULL, &r->rsi, &r->rdi,
-		&r->r8, &r->r9, NULL, NULL, NULL, NULL, NULL, NULL,
+	/* Which uint64_t of struct guest_regs, + 1; 0: none.  A constant table, built once. */
+	static const uint8_t slots[16] = {
+		GPR_SLOT(rax), GPR_SLOT(rcx), GPR_SLOT(rdx), GPR_SLOT(rbx), 0, 0,
+		GPR_SLOT(rsi), GPR_SLOT(rdi), GPR_SLOT(r8), GPR_SLOT(r9),
 	};
+	unsigned int k = slots[n & 15];
 
-	return slots[n & 15];
+	return k ? (uint64_t *)&vcpu->regs + (k - 1) : NULL;
 }
 
 /*
