@@ -182,6 +182,17 @@ struct vcpu_arch_state {
 	uint16_t vpid;
 	uint64_t eptp;
 	struct ept ept;
+	/* guest_mem.c: the last translation of a guest-linear page, and how it was made. */
+	struct guest_walk_memo {
+		uint64_t cr0, cr3, cr4, ia32e;	/* the paging mode and root it was made under */
+		uint64_t page;			/* its linear page (gla >> 12) + 1; 0: none */
+		uint64_t frame;			/* the guest-physical 4-KiB frame it gave */
+		uint64_t pte_pa[4], pte[4];	/* the entries read, where and what */
+		unsigned int n, pte_size;
+		bool writable, user;
+	} walk_memo;
+	/* guest_mem.c: the last page guest_phys_ok() found guest RAM (+1; 0: none). */
+	uint64_t ram_page_ok;
 
 	/* Pages the VMCS points at. */
 	uint8_t *msr_bitmap;
