@@ -534,6 +534,9 @@ enum vmx_exit_action vmx_xapic_write(struct vcpu *vcpu, unsigned int offset, uin
 	case XAPIC_REG_DFR:
 		WRITE_ONCE(vcpu->vv->xapic_dfr, value);
 		break;
+	case XAPIC_REG_EOI:
+	case XAPIC_REG_TPR:
+		break;		/* the common writes, straight through: no LVT entry to check */
 	default:
 		value = vmx_apic_lvt_checked(offset, value);
 		break;

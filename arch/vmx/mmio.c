@@ -971,6 +971,57 @@ static enum vmx_exit_action emulate_crossing(struct vcpu *vcpu, const struct x86
 			      vmx_device_page(el.gpa[0]) || vmx_device_page(el.gpa[1]));
 }
 
+/*
+ * The store to the xAPIC page an EOI, an ICR or a TPR write is, in a
+ * fraction of the general path's ticks (mmio.h).  The instruction's
+ * bytes are read as the general path reads them -- through the guest's
+ * paging (guest_linear_walk(), which remembers the last translation),
+ * from guest RAM only (guest_phys_ok()) -- 16 of them at once where its
+ * page holds them, and decoded by x86_decode_store32(); the store is
+ * answered as the general path answers it (phys_access()).
+ */
+bool vmx_xapic_store_fast(struct vcpu *vcpu, uint64_t gpa, enum vmx_exit_action *act)
+{
+	uint32_t entry = vmcs_read32(VM_ENTRY_CONTROLS), cs_ar = vmcs_read32(GUEST_CS_AR_BYTES);
+	uint64_t rip = vmcs_read(GUEST_RIP) + vmcs_read(GUEST_CS_BASE), code_gpa;
+	unsigned int offset = gpa & (PAGE_SIZE - 1);
+	uint64_t code[X86_STORE32_BYTES / 8];
+	struct x86_store32 st;
+	enum x86_mode mode;
+	uint32_t v, pf_error;
+
+	if ((entry & VM_ENTRY_IA32E_MODE) && (cs_ar & VMX_AR_L)) {
+		mode = X86_MODE_64;
+	} else {
+		rip &= 0xffffffffull;	/* linear addresses wrap at 4 GiB outside IA-32e mode */
+		if (!(cs_ar & VMX_AR_DB))
+			return false;	/* 16-bit code: the general path */
+		mode = X86_MODE_32;
+	}
+	if ((rip & (PAGE_SIZE - 1)) > PAGE_SIZE - sizeof(code) || offset > PAGE_SIZE - 4 ||
+	    guest_linear_walk(rip, 0, &code_gpa, &pf_error) != GUEST_WALK_OK ||
+	    /* guest_phys_ok()'s own memo first: the page it passed last, most often this one. */
+	    (vcpu->arch->ram_page_ok != (code_gpa & ~(uint64_t)(PAGE_SIZE - 1)) + 1 &&
+	     !guest_phys_ok(code_gpa, sizeof(code))))
+		return false;
+	code[0] = *(const volatile uint64_t *)phys_to_virt(code_gpa);
+	code[1] = *(const volatile uint64_t *)phys_to_virt(code_gpa + 8);
+	if (!x86_decode_store32((const uint8_t *)code, mode, &st))
+		return false;
+	v = st.has_imm ? st.imm : (uint32_t)vcpu_gpr_read(vcpu, st.reg);
+	/*
+	 * As emulate()'s STORE: the instruction completes, then its write
+	 * posts.  No event is being delivered (the caller checked), so none
+	 * is to be put back.
+	 */
+	vmx_advance_rip(st.len);
+	if (PROFILE_APIC_VIRTUAL)
+		*act = vmx_vlapic_mmio_write(vcpu, offset, 4, v);
+	else
+		*act = vmx_xapic_write(vcpu, offset, v, 4);
+	return true;
+}
+
 enum vmx_exit_action vmx_mmio_emulate(struct vcpu *vcpu, uint64_t gpa, uint64_t q,
 				      const char *what)
 {

@@ -25,6 +25,16 @@ struct vm;
  * guest gets the fault (#UD, #GP, #SS, #PF); an instruction not emulated
  * stops the guest with a report naming its bytes.
  */
+/*
+ * A write to the xAPIC page (not a fetch, no event being delivered:
+ * the caller checks) by the form nearly all of them take, a 32-bit MOV
+ * from a register or an immediate in 32- or 64-bit code, emulated
+ * without the general decoder: true with the exit's action in @act.
+ * False, having changed nothing, for anything else: vmx_mmio_emulate()
+ * then decides, and reports what it refuses.
+ */
+bool vmx_xapic_store_fast(struct vcpu *vcpu, uint64_t gpa, enum vmx_exit_action *act);
+
 enum vmx_exit_action vmx_mmio_emulate(struct vcpu *vcpu, uint64_t gpa, uint64_t q,
 				      const char *what);
 /* The guest-linear address of the instruction at GUEST_RIP, which a decode fetches. */

@@ -113,6 +113,60 @@ struct x86_insn {
 enum x86_decode_result x86_decode(const uint8_t *b, unsigned int avail, enum x86_mode mode,
 				  struct x86_insn *insn);
 
+/*
+ * The form most stores to a device register take -- an EOI, an ICR or
+ * TPR write -- decoded in a few instructions for mmio.c's fast path:
+ * MOV m32, r32 (89 /r) or MOV m32, imm32 (C7 /0) in 32- or 64-bit code,
+ * with no legacy prefix and, in 64-bit mode, at most one REX, without
+ * W.  @b holds X86_STORE32_BYTES bytes (the longest such form is 12).
+ * False for anything else: x86_decode() decodes these too, and the rest.
+ */
+#define X86_STORE32_BYTES	16
+
+struct x86_store32 {
+	unsigned int len;
+	bool has_imm;
+	unsigned int reg;	/* the source register, 0 eAX .. 15 r15d (!has_imm) */
+	uint32_t imm;		/* the source (has_imm) */
+};
+
+static inline bool x86_decode_store32(const uint8_t *b, enum x86_mode mode,
+				      struct x86_store32 *st)
+{
+	unsigned int rex = 0, i = 0, modrm, mod, rm;
+
+	if (mode == X86_MODE_16)
+		return false;
+	if (mode == X86_MODE_64 && (b[0] & 0xf0) == 0x40)
+		rex = b[i++];
+	modrm = b[i + 1];
+	mod = modrm >> 6;
+	rm = modrm & 7;
+	/* REX.W: a 64-bit store.  C7's /digit must be 0.  Mod 3: no memory operand. */
+	if ((rex & 0x08) || mod == 3)
+		return false;
+	if (b[i] == 0xc7 && !(modrm & 0x38))
+		st->has_imm = true;
+	else if (b[i] == 0x89)
+		st->has_imm = false;
+	else
+		return false;
+	i += 2;
+	if (rm == 4)		/* SIB; base 5 with mod 0: disp32, no base */
+		i += (mod == 0 && (b[i] & 7) == 5) ? 5 : 1;
+	else if (mod == 0 && rm == 5)	/* disp32, RIP-relative in 64-bit mode */
+		i += 4;
+	i += mod == 1 ? 1 : mod == 2 ? 4 : 0;
+	st->reg = ((modrm >> 3) & 7) | ((rex & 0x04) << 1);	/* REX.R */
+	if (st->has_imm) {
+		st->imm = (uint32_t)b[i] | (uint32_t)b[i + 1] << 8 | (uint32_t)b[i + 2] << 16 |
+			  (uint32_t)b[i + 3] << 24;
+		i += 4;
+	}
+	st->len = i;
+	return true;
+}
+
 /* Does @insn write memory (CMPXCHG always does: back its old value on a mismatch)? */
 static inline bool x86_insn_writes(const struct x86_insn *insn)
 {

@@ -392,6 +392,118 @@ static void test_decode_random_bytes(void **state)
 	assert_true(ok > 10000);
 }
 
+/*
+ * x86_decode_store32(), mmio.c's fast path for an xAPIC register write:
+ * its forms, with their lengths and sources, and what it leaves to
+ * x86_decode().
+ */
+struct store32_case {
+	const char *text;
+	enum x86_mode mode;
+	uint8_t bytes[X86_STORE32_BYTES];
+	bool ok;
+	unsigned int len, reg;
+	bool has_imm;
+	uint32_t imm;
+};
+
+static const struct store32_case store32_cases[] = {
+	{ "mov %edx,(%eax)", M32, { 0x89, 0x10 }, true, 2, 2, false, 0 },
+	{ "mov %esi,(%rdi)", M64, { 0x89, 0x37 }, true, 2, 6, false, 0 },
+	{ "mov %eax,0xb0(%ebx)", M32, { 0x89, 0x83, 0xb0, 0, 0, 0 }, true, 6, 0, false, 0 },
+	{ "mov %ecx,-0x50(%ebp)", M32, { 0x89, 0x4d, 0xb0 }, true, 3, 1, false, 0 },
+	{ "mov %eax,0xfee000b0 (disp32)", M32, { 0x89, 0x05, 0xb0, 0, 0xe0, 0xfe }, true, 6, 0, false, 0 },
+	{ "mov %edi,0xffffffffff5fd0b0 (SIB, no base)", M64, { 0x89, 0x3c, 0x25, 0xb0, 0xd0, 0x5f, 0xff }, true, 7, 7, false, 0 },
+	{ "mov %eax,(%rsp)", M64, { 0x89, 0x04, 0x24 }, true, 3, 0, false, 0 },
+	{ "mov %eax,0x10(%rax,%rcx,4)", M64, { 0x89, 0x44, 0x88, 0x10 }, true, 4, 0, false, 0 },
+	{ "mov %r9d,0xb0(%r12) (REX.RB)", M64, { 0x45, 0x89, 0x8c, 0x24, 0xb0, 0, 0, 0 }, true, 8, 9, false, 0 },
+	{ "mov %eax,0x1000(%rip)", M64, { 0x89, 0x05, 0, 0x10, 0, 0 }, true, 6, 0, false, 0 },
+	{ "movl $0,0xb0(%eax)", M32, { 0xc7, 0x80, 0xb0, 0, 0, 0, 0, 0, 0, 0 }, true, 10, 0, true, 0 },
+	{ "movl $0x12345678,0xfee00300 (SIB, no base, imm)", M64, { 0x41, 0xc7, 0x04, 0x25, 0, 0x03, 0xe0, 0xfe, 0x78, 0x56, 0x34, 0x12 }, true, 12, 0, true, 0x12345678 },
+	{ "movl $0xffffffff,(%eax)", M32, { 0xc7, 0x00, 0xff, 0xff, 0xff, 0xff }, true, 6, 0, true, 0xffffffff },
+	/* Left to x86_decode(). */
+	{ "mov %rax,(%rdi) (REX.W)", M64, { 0x48, 0x89, 0x07 }, false, 0, 0, false, 0 },
+	{ "movw %ax,(%eax) (66)", M32, { 0x66, 0x89, 0x00 }, false, 0, 0, false, 0 },
+	{ "mov %eax,%fs:(%eax)", M32, { 0x64, 0x89, 0x00 }, false, 0, 0, false, 0 },
+	{ "mov %eax,(%si) (67)", M32, { 0x67, 0x89, 0x04 }, false, 0, 0, false, 0 },
+	{ "mov %eax,(%bx,%si) (16-bit)", M16, { 0x89, 0x00 }, false, 0, 0, false, 0 },
+	{ "inc %ecx; mov (32-bit: no REX)", M32, { 0x41, 0x89, 0x00 }, false, 0, 0, false, 0 },
+	{ "two REX", M64, { 0x41, 0x41, 0x89, 0x00 }, false, 0, 0, false, 0 },
+	{ "mov %eax,%ecx (mod 3)", M32, { 0x89, 0xc1 }, false, 0, 0, false, 0 },
+	{ "C7 /1 is not MOV", M32, { 0xc7, 0x08, 0, 0, 0, 0 }, false, 0, 0, false, 0 },
+	{ "mov (%eax),%edx (a load)", M32, { 0x8b, 0x10 }, false, 0, 0, false, 0 },
+	{ "mov %dl,(%eax) (8-bit)", M32, { 0x88, 0x10 }, false, 0, 0, false, 0 },
+	{ "lock or %eax,(%eax)", M32, { 0xf0, 0x09, 0x00 }, false, 0, 0, false, 0 },
+};
+
+/* What x86_decode() makes of a form x86_decode_store32() accepts: the same store. */
+static void check_store32_agrees(const uint8_t *b, enum x86_mode mode, const struct x86_store32 *st)
+{
+	struct x86_insn insn;
+
+	assert_int_equal(x86_decode(b, X86_INSN_MAX, mode, &insn), X86_DECODE_OK);
+	assert_int_equal(insn.op, X86_OP_STORE);
+	assert_int_equal(insn.size, 4);
+	assert_int_equal(insn.len, st->len);
+	assert_int_equal(insn.has_imm, st->has_imm);
+	if (st->has_imm)
+		assert_int_equal((uint32_t)insn.imm, st->imm);
+	else
+		assert_int_equal(insn.reg, st->reg);
+	assert_false(insn.lock || insn.rep || insn.repne || insn.high_byte);
+	assert_int_equal(insn.seg_override, -1);
+	assert_int_equal(insn.addr_size, mode == X86_MODE_64 ? 8 : 4);
+}
+
+static void test_store32_table(void **state)
+{
+	(void)state;
+	for (unsigned int i = 0; i < ARRAY_SIZE(store32_cases); i++) {
+		const struct store32_case *c = &store32_cases[i];
+		struct x86_store32 st;
+		bool ok = x86_decode_store32(c->bytes, c->mode, &st);
+
+		print_message("  %s\n", c->text);
+		assert_int_equal(ok, c->ok);
+		if (!ok)
+			continue;
+		assert_int_equal(st.len, c->len);
+		assert_int_equal(st.has_imm, c->has_imm);
+		if (c->has_imm)
+			assert_int_equal(st.imm, c->imm);
+		else
+			assert_int_equal(st.reg, c->reg);
+		check_store32_agrees(c->bytes, c->mode, &st);
+	}
+}
+
+/* Random bytes, biased to its forms: whatever it accepts, x86_decode() decodes alike. */
+static void test_store32_random_bytes(void **state)
+{
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	unsigned int ok = 0;
+
+	(void)state;
+	for (unsigned int n = 0; n < 1000000; n++) {
+		uint8_t buf[X86_STORE32_BYTES];
+		struct x86_store32 st;
+
+		for (unsigned int k = 0; k < sizeof(buf); k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			buf[k] = (x & 0x300) ? (uint8_t)x : (uint8_t)"\x89\xc7\x41\x48\x66\x04\x25\x44"[x >> 61];
+		}
+		if (!x86_decode_store32(buf, (enum x86_mode)(n % 3), &st))
+			continue;
+		ok++;
+		assert_true(st.len >= 2 && st.len <= 12);
+		check_store32_agrees(buf, (enum x86_mode)(n % 3), &st);
+	}
+	print_message("  %u of 1000000 accepted\n", ok);
+	assert_true(ok > 1000);
+}
+
 static void test_reads_writes(void **state)
 {
 	struct x86_insn insn;
@@ -854,6 +966,8 @@ int main(void)
 		cmocka_unit_test(test_decode_truncated),
 		cmocka_unit_test(test_decode_length_limit),
 		cmocka_unit_test(test_decode_random_bytes),
+		cmocka_unit_test(test_store32_table),
+		cmocka_unit_test(test_store32_random_bytes),
 		cmocka_unit_test(test_reads_writes),
 		cmocka_unit_test(test_alu_against_host),
 		cmocka_unit_test(test_alu_keeps_other_flags),
