@@ -93,6 +93,22 @@ static inline void exit_stats_table_count(struct exit_stats_table *t, uint64_t k
 		exit_stats_table_count_slow(t, key);
 }
 
+/*
+ * Give @key its home slot in @t before the first exit, when it is free
+ * and @key has no slot yet: a hot key counted from then on with one
+ * compare, whatever keys come first.  (IA32_EFER and IA32_TSC_DEADLINE
+ * share a home slot; a kernel writes EFER once at boot, and without the
+ * claim every later TSC-deadline write probed past it.)
+ */
+static inline void exit_stats_table_claim(struct exit_stats_table *t, uint64_t key)
+{
+	for (unsigned int i = 0; i < EXIT_STATS_KEYS; i++)
+		if (t->key[i] == key + 1)
+			return;
+	if (!t->key[key & (EXIT_STATS_KEYS - 1)])
+		t->key[key & (EXIT_STATS_KEYS - 1)] = key + 1;
+}
+
 static inline void exit_stats_count_cpuid(struct exit_stats *st, uint32_t leaf)
 {
 	if (leaf < EXIT_STATS_CPUID_BASIC)

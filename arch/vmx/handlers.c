@@ -179,6 +179,8 @@ void vmm_stats_reset(struct vcpu *vcpu)
 	memset(&vcpu->stats, 0, sizeof(vcpu->stats));
 	/* The fast handlers' breakdown slots again (profile.h), before the next exit. */
 	PROFILE_STATS_CLAIM_FAST_KEYS(&vcpu->stats);
+	/* The MSR write a tickless kernel makes per timer (exit_stats.h). */
+	exit_stats_table_claim(&vcpu->stats.msr_write, MSR_IA32_TSC_DEADLINE);
 	/*
 	 * At "timing" the exit path adds rdtsc() - exit_tsc to this exit's
 	 * reason when it resumes the guest: restart the clock here rather than

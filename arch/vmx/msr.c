@@ -722,6 +722,15 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 		vmx_skip_instruction();
 		return VMX_EXIT_RESUME;
 	}
+	/*
+	 * The TSC deadline, the MSR write a tickless kernel makes per timer
+	 * (not an x2APIC MSR: none of the checks below concern it), before
+	 * the x2APIC checks and the chain.
+	 */
+	if (msr == MSR_IA32_TSC_DEADLINE) {
+		ok = tsc_deadline_write(vcpu, v);
+		goto done;
+	}
 	if (msr == MSR_IA32_X2APIC_ICR) {
 		/*
 		 * Never executed as it is: INIT, STARTUP, NMI, SMI are the
@@ -744,8 +753,6 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 		ok = false;	/* locked / read-only, and the guest has no VMX */
 	else if (msr == MSR_IA32_EFER)
 		ok = efer_write(vcpu, v);
-	else if (msr == MSR_IA32_TSC_DEADLINE)
-		ok = tsc_deadline_write(vcpu, v);
 	else if (msr == MSR_IA32_PAT)
 		ok = pat_write(vcpu, v);
 	else if (msr == MSR_IA32_TSC || msr == MSR_IA32_TSC_ADJUST)
@@ -772,6 +779,7 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 		ok = vmcs_msr_write(allow, v);
 	else
 		ok = vmx_msr_access_safe(msr, &v, true);
+done:
 	if (!ok) {
 		vmx_inject_gp(vcpu);
 		return VMX_EXIT_RESUME;

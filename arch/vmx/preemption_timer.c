@@ -27,24 +27,23 @@ enum vmx_exit_action vmx_hv_deadline_stop(struct vcpu *vcpu)
 			 "launch, and the guest had not ended", (unsigned long long)vmx_hv_deadline_ticks);
 }
 
-/* Ticks of the preemption timer from now to the TSC value @deadline. */
-static uint64_t ticks_to(const struct vcpu_arch_state *a, uint64_t deadline)
+/* Ticks of the preemption timer from @now to the TSC value @deadline. */
+static inline uint64_t ticks_to(const struct vcpu_arch_state *a, uint64_t now, uint64_t deadline)
 {
-	uint64_t now = rdtsc();
-
 	return deadline > now ? (deadline - now) >> a->preemption_rate : 0;
 }
 
 /*
  * Program the preemption timer for the earliest of the guest's deadline
  * and the profile's own period (SDM Vol. 3C 26.5.1: it counts down at
- * the TSC rate divided by 2^rate).
+ * the TSC rate divided by 2^rate).  One TSC read for all of them.
  */
 void vmx_program_preemption_timer(struct vcpu *vcpu)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 	uint64_t ticks = PROFILE_PREEMPTION_TIMER_VALUE ? PROFILE_PREEMPTION_TIMER_VALUE
 							 : UINT32_MAX;
+	uint64_t now;
 
 	if (!a->preemption_timer_on) {
 		if (!a->preemption_timer_borrowable)
@@ -59,33 +58,19 @@ void vmx_program_preemption_timer(struct vcpu *vcpu)
 		vcpu_ctls_setbit(vcpu, VMX_EXIT, VM_EXIT_SAVE_VMX_PREEMPTION_TIMER);
 		ticks = UINT32_MAX;
 	}
-	if (a->tsc_deadline) {
-		uint64_t now = rdtsc();
-		uint64_t left = a->tsc_deadline > now ? (a->tsc_deadline - now) >> a->preemption_rate : 0;
-
-		if (left < ticks)
-			ticks = left;
-	}
-	if (a->pit_deadline) {
-		uint64_t now = rdtsc();
-		uint64_t left = a->pit_deadline > now ? (a->pit_deadline - now) >> a->preemption_rate : 0;
-
-		if (left < ticks)
-			ticks = left;
-	}
+	now = rdtsc();
+	if (a->tsc_deadline && ticks_to(a, now, a->tsc_deadline) < ticks)
+		ticks = ticks_to(a, now, a->tsc_deadline);
+	if (a->pit_deadline && ticks_to(a, now, a->pit_deadline) < ticks)
+		ticks = ticks_to(a, now, a->pit_deadline);
 	/* The scheduler's next decision on a shared CPU (vcpu_switch.c); apic: virtual only. */
-	if (PROFILE_APIC_VIRTUAL && a->sched_deadline) {
-		uint64_t now = rdtsc();
-		uint64_t left = a->sched_deadline > now ? (a->sched_deadline - now) >> a->preemption_rate : 0;
-
-		if (left < ticks)
-			ticks = left;
-	}
+	if (PROFILE_APIC_VIRTUAL && a->sched_deadline && ticks_to(a, now, a->sched_deadline) < ticks)
+		ticks = ticks_to(a, now, a->sched_deadline);
 	/* Queued interrupts held back under a storm (events.c). */
-	if (a->storm_hold_until && ticks_to(a, a->storm_hold_until) < ticks)
-		ticks = ticks_to(a, a->storm_hold_until);
-	if (vmx_hv_deadline && ticks_to(a, vmx_hv_deadline) < ticks)
-		ticks = ticks_to(a, vmx_hv_deadline);
+	if (a->storm_hold_until && ticks_to(a, now, a->storm_hold_until) < ticks)
+		ticks = ticks_to(a, now, a->storm_hold_until);
+	if (vmx_hv_deadline && ticks_to(a, now, vmx_hv_deadline) < ticks)
+		ticks = ticks_to(a, now, vmx_hv_deadline);
 	if (ticks > UINT32_MAX)
 		ticks = UINT32_MAX;
 	vmcs_write(VMX_PREEMPTION_TIMER_VALUE, ticks);

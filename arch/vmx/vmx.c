@@ -200,6 +200,8 @@ static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
 	 * the first exit: the stats are zero until then.
 	 */
 	PROFILE_STATS_CLAIM_FAST_KEYS(&vcpu->stats);
+	/* The MSR write a tickless kernel makes per timer (exit_stats.h). */
+	exit_stats_table_claim(&vcpu->stats.msr_write, MSR_IA32_TSC_DEADLINE);
 	if (proc2 & SECONDARY_EXEC_PAUSE_LOOP_EXITING) {
 		VMCS_WRITES(ple, { PLE_GAP, PROFILE_PLE_GAP }, { PLE_WINDOW, PROFILE_PLE_WINDOW });
 		if (!vmcs_setup_write_all(vcpu->id, ple, ARRAY_SIZE(ple)))
