@@ -538,9 +538,11 @@ def test_measured_profile_accepted(write_profile, tmp_path):
 
 # --- fast handlers ---------------------------------------------------------------
 def test_cpuid_fast_handler_generated(fresh):
-    """vmexit-bench lists leaf 0: its dispatch calls handle_cpuid_fast(),
+    """vmexit-bench lists leaf 0 first: its dispatch calls handle_cpuid_fast(),
     which answers leaf 0 from the table filled by cpuid_answer() and sends
-    every other leaf to handle_cpuid(); default lists none."""
+    every other leaf to handle_cpuid(); default lists none.  The leaves
+    after the first are marked cold, so that GCC's tail merging leaves the
+    first its straight path."""
     d = read(fresh, "vmexit-bench", "exit_dispatch.c")
     assert "return handle_cpuid_fast(vcpu);" in d
     assert "return handle_cpuid(vcpu);" not in d
@@ -548,8 +550,9 @@ def test_cpuid_fast_handler_generated(fresh):
     assert "cpuid_answer(vcpu, 0x0, 0, &vcpu->cpuid_fast[0]);" in c
     # The compare is asm goto (a CMPL of the saved EAX in memory, no load first).
     assert '"i"(0x0), "m"(vcpu->regs.rax)' in c and ": leaf_0);" in c
-    assert ("\treturn handle_cpuid(vcpu);\nleaf_0:\n"
-            "\treturn cpuid_fast_reply(vcpu, &vcpu->cpuid_fast[0], 0x0);\n}") in c
+    assert ("\nleaf_0:\n"
+            "\treturn cpuid_fast_reply(vcpu, &vcpu->cpuid_fast[0], 0x0);\nleaf_1:\n"
+            "\t__attribute__((__cold__));\n") in c
     d = read(fresh, "default", "exit_dispatch.c")
     assert "handle_cpuid_fast" not in d
     c = read(fresh, "default", "cpuid_fast.c")
