@@ -478,7 +478,7 @@ static enum vmx_exit_action xapic_on_x2apic_write(struct vcpu *vcpu, unsigned in
 	return VMX_EXIT_RESUME;
 }
 
-bool vmx_xapic_read(struct vcpu *vcpu, unsigned int offset, unsigned int size, uint64_t *value)
+void vmx_xapic_read(struct vcpu *vcpu, unsigned int offset, unsigned int size, uint64_t *value)
 {
 	uint32_t v;
 
@@ -489,18 +489,22 @@ bool vmx_xapic_read(struct vcpu *vcpu, unsigned int offset, unsigned int size, u
 	 */
 	if (guest_apic_mode(vcpu) != APIC_MODE_XAPIC) {
 		*value = ~0ull;
-		return true;
+		return;
 	}
-	/* Within one 32-bit register (Bochs panics on more). */
-	if ((offset & 3) + size > 4)
-		return false;
+	/*
+	 * Bytes 4-15 of a register's slot read 0, as under apic: virtual
+	 * (vlapic_exits.c); the physical APIC is read at the register's own
+	 * offset only (apic_mode.h xapic_load_in_register()).
+	 */
+	if (!xapic_load_in_register(offset, size)) {
+		*value = 0;
+		return;
+	}
 	if (this_apic_x2apic())
 		v = xapic_on_x2apic_read(vcpu, offset & 0xff0);
 	else
-		v = *xapic_reg(offset & ~3u);
-	v >>= (offset & 3) * 8;
-	*value = size == 4 ? v : v & ((1u << (size * 8)) - 1);
-	return true;
+		v = *xapic_reg(offset & 0xff0);
+	*value = xapic_load_bytes(v, offset, size);
 }
 
 enum vmx_exit_action vmx_xapic_write(struct vcpu *vcpu, unsigned int offset, uint32_t value,

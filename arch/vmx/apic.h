@@ -36,8 +36,12 @@ uint32_t vmx_apic_lvt_checked(unsigned int reg, uint32_t value);
 /* A guest write to the xAPIC page at @offset that exited (ept_exits.c): emulate it. */
 enum vmx_exit_action vmx_xapic_write(struct vcpu *vcpu, unsigned int offset, uint32_t value,
 				     unsigned int size);
-/* A load from the xAPIC page while it is not mapped: the value, false if not emulated. */
-bool vmx_xapic_read(struct vcpu *vcpu, unsigned int offset, unsigned int size, uint64_t *value);
+/*
+ * A load from the xAPIC page that exited (not mapped, or the read of an
+ * emulated read-modify-write): its value.  Bytes 4-15 of a register's
+ * 16-byte slot read 0, and so does any access that reaches them.
+ */
+void vmx_xapic_read(struct vcpu *vcpu, unsigned int offset, unsigned int size, uint64_t *value);
 /* The guest's IA32_APIC_BASE changed modes: the page's mapping and the x2APIC MSRs' intercepts follow. */
 void vmx_apic_mode_changed(struct vcpu *vcpu);
 /* The guest-physical page of the xAPIC window (fixed: apic_base_write() refuses a move). */

@@ -123,10 +123,7 @@ static enum vmx_exit_action phys_access(struct vcpu *vcpu, uint64_t gpa, unsigne
 				     : vmx_vlapic_mmio_read(vcpu, offset, size, v);
 		if (write)
 			return vmx_xapic_write(vcpu, offset, (uint32_t)*v, size);
-		if (!vmx_xapic_read(vcpu, offset, size, v))
-			return vcpu_stop(vcpu, "%u-byte read of the local APIC page at %#llx: it spans "
-					 "two registers (RIP %#llx)", size, (unsigned long long)gpa,
-					 (unsigned long long)vmcs_read(GUEST_RIP));
+		vmx_xapic_read(vcpu, offset, size, v);
 		return VMX_EXIT_RESUME;
 	}
 	if (vmx_device_page(gpa))

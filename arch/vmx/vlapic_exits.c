@@ -23,6 +23,7 @@
  * The model keeps time in host TSC ticks; IA32_TSC_DEADLINE is converted
  * from and to the guest's TSC (the VMCS TSC offset) here.
  */
+#include "runtime/devices/apic_mode.h"
 #include "arch_bits.h"
 #include "runtime/host/compiler.h"
 #include "runtime/host/console.h"
@@ -233,20 +234,19 @@ enum vmx_exit_action vmx_vlapic_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t 
 /* --- the xAPIC page ------------------------------------------------------------ */
 
 /*
- * The registers are 32 bits wide (SDM 11.4.1).  A narrower load within
- * one reads its bytes, as the physical APIC's page does (apic.c) and
- * Bochs's APIC; anything else reads 0.  Only 32-bit stores write.
+ * The registers are 32 bits wide at 16-byte boundaries (SDM 11.4.1).  A
+ * narrower load within one's first 4 bytes reads its bytes; one that
+ * reaches bytes 4-15 of the slot reads 0, as the passthrough page's
+ * emulated loads do (apic.c vmx_xapic_read()).  Only 32-bit stores write.
  */
 enum vmx_exit_action vmx_vlapic_mmio_read(struct vcpu *vcpu, unsigned int offset, unsigned int size,
 					  uint64_t *v)
 {
 	uint32_t value = 0;
 
-	if ((offset & 3) + size <= 4) {
-		vlapic_mmio_read(&vcpu->arch->vlapic, offset & ~3u, rdtsc(), &value);
-		value >>= 8 * (offset & 3);
-		if (size < 4)
-			value &= (1u << (8 * size)) - 1;
+	if (xapic_load_in_register(offset, size)) {
+		vlapic_mmio_read(&vcpu->arch->vlapic, offset & 0xff0, rdtsc(), &value);
+		value = xapic_load_bytes(value, offset, size);
 	}
 	*v = value;
 	vmx_vlapic_sync(vcpu);

@@ -57,6 +57,26 @@ struct xapic_on_x2apic {
 /* The xAPIC register at page offset @offset (16-byte aligned, < 0x1000). */
 struct xapic_on_x2apic xapic_on_x2apic_reg(unsigned int offset);
 
+/*
+ * A load of @size bytes at @offset in the xAPIC page.  The registers are
+ * 32 bits at 16-byte boundaries (SDM Vol. 3A 11.4.1); bytes 4-15 of each
+ * slot hold none.  A load within a register's first 4 bytes reads its
+ * bytes: the register to read is @offset & 0xff0, never a guest's own
+ * offset (Bochs's APIC panics on any other).  A load that reaches bytes
+ * 4-15 reads 0 whole, as KVM's kvm_lapic_reg_read() answers it.
+ */
+static inline bool xapic_load_in_register(unsigned int offset, unsigned int size)
+{
+	return (offset & 0xf) + size <= 4;
+}
+
+/* The @size bytes at @offset of the register holding @value (xapic_load_in_register()). */
+static inline uint32_t xapic_load_bytes(uint32_t value, unsigned int offset, unsigned int size)
+{
+	value >>= 8 * (offset & 3);
+	return size >= 4 ? value : value & ((1u << (8 * size)) - 1);
+}
+
 /* x2APIC ICR bits that are reserved (SDM Vol. 3A 11.12.9): WRMSR setting one is #GP. */
 #define X2APIC_ICR_RESERVED	0xfff33000ull
 

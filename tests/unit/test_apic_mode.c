@@ -223,6 +223,31 @@ static void test_apr(void **state)
 	assert_int_equal(xapic_apr(0x10, 0x61, 0x81), 0x80);
 }
 
+/* Loads of the xAPIC page: 32-bit registers at 16-byte boundaries (SDM Vol. 3A 11.4.1). */
+static void test_xapic_loads(void **state)
+{
+	(void)state;
+	/* Within a register's first 4 bytes: its bytes, at any width. */
+	assert_true(xapic_load_in_register(0x80, 4));
+	assert_true(xapic_load_in_register(0x81, 1));
+	assert_true(xapic_load_in_register(0x82, 2));
+	assert_true(xapic_load_in_register(0x83, 1));
+	assert_true(xapic_load_in_register(0xff0, 4));
+	assert_int_equal(xapic_load_bytes(0x12345678, 0x80, 4), 0x12345678);
+	assert_int_equal(xapic_load_bytes(0x12345678, 0x81, 1), 0x56);
+	assert_int_equal(xapic_load_bytes(0x12345678, 0x82, 2), 0x1234);
+	assert_int_equal(xapic_load_bytes(0x12345678, 0x23, 1), 0x12);
+	/* Bytes 4-15 of a slot, or a load reaching them: not the register (reads 0). */
+	for (unsigned int size = 1; size <= 4; size *= 2)
+		for (unsigned int off = 4; off < 16; off += size) {
+			assert_false(xapic_load_in_register(0x80 + off, size));
+			assert_false(xapic_load_in_register(0x20 + off, size));
+		}
+	assert_false(xapic_load_in_register(0x83, 2));
+	assert_false(xapic_load_in_register(0x82, 4));
+	assert_false(xapic_load_in_register(0x80, 8));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_icr_fast_path_decode),
 		cmocka_unit_test(test_ldr_dfr_values),
 		cmocka_unit_test(test_apr),
+		cmocka_unit_test(test_xapic_loads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
