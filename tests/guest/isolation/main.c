@@ -494,6 +494,7 @@ static const struct attack attacks[] = {
 	{ "lvt", attack_lvt, false },
 	{ "hpet", attack_hpet, false },
 	{ "unclaimed", attack_unclaimed, false },
+	{ "apic-unaligned", attack_apic_unaligned, false },
 	{ "mmio-unemulated", attack_mmio_unemulated, true },
 	{ "ioapic-byte", attack_ioapic_byte, true },
 	{ "apic-stack", attack_apic_stack, true },

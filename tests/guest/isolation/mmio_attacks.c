@@ -24,6 +24,13 @@
  *     memory the guest is not granted (the VGA window, the VBE linear
  *     framebuffer) is such an address under exitplan: written, it still
  *     reads all ones;
+ *   - apic-unaligned: XADD of 0 (a load and a store of the same value,
+ *     so the load is the hypervisor's to answer: the store exits) of 1,
+ *     2 and 4 bytes at xAPIC page offsets that are no register's: bytes
+ *     4-15 of a 16-byte slot (0x84, 0x88, 0x8c, 0x24, ...) read 0 (SDM
+ *     Vol. 3A 11.4.1), and the guest runs on.  Exitplan reads the
+ *     physical APIC only at a register's own offset; Bochs's APIC panics
+ *     on these, so the checks are exitplan's only (skipped bare);
  *   - apic-stack (fatal): the stack in the local APIC page (mapped
  *     read-only, so a push exits), then INT3: the exception's delivery
  *     pushes onto the page.  The access is the delivery's, not the
@@ -236,6 +243,71 @@ void attack_lvt(void)
 	}
 	lvt_write(XAPIC_REG_LVT_THERMAL, saved_thermal);
 	lvt_write(XAPIC_REG_LVT_PERF, saved_perf);
+}
+
+/* XADD of 0 at @addr: the value loaded (the store writes it back unchanged). */
+static uint32_t xadd_zero(uint32_t addr, unsigned int size)
+{
+	void *p = phys_ptr(addr);
+
+	if (size == 1) {
+		uint8_t v = 0;
+
+		asm volatile("xaddb %0, %1" : "+q"(v), "+m"(*(volatile uint8_t *)p) : : "memory");
+		return v;
+	}
+	if (size == 2) {
+		uint16_t v = 0;
+
+		asm volatile("xaddw %0, %1" : "+r"(v), "+m"(*(volatile uint16_t *)p) : : "memory");
+		return v;
+	}
+	uint32_t v = 0;
+
+	asm volatile("xaddl %0, %1" : "+r"(v), "+m"(*(volatile uint32_t *)p) : : "memory");
+	return v;
+}
+
+void attack_apic_unaligned(void)
+{
+	/* Bytes 4-15 of TPR's slot (TPR set non-zero below) and of ID's, and a load reaching them. */
+	static const struct {
+		unsigned int offset, size;
+	} loads[] = {
+		{ 0x84, 4 }, { 0x88, 4 }, { 0x8c, 4 }, { 0x84, 1 }, { 0x86, 2 }, { 0x8f, 1 },
+		{ 0x24, 4 }, { 0x28, 2 }, { 0x2d, 1 }, { 0x82, 4 }, { 0x83, 2 },
+	};
+	uint64_t apic_base = rdmsr(MSR_IA32_APIC_BASE);
+	uint32_t base = (uint32_t)(apic_base & APIC_BASE_ADDR_MASK), saved_tpr, v;
+	unsigned int bad = 0, bad_offset = 0, bad_size = 0;
+	uint32_t bad_value = 0;
+
+	announce("apic-unaligned", "XADD loads of xAPIC page bytes no register holds");
+	if (!exitplan_detected()) {
+		/* Bochs's APIC panics on these offsets: only exitplan answers them. */
+		skip("apic-unaligned-reads-zero", "not under exitplan: bare Bochs panics there");
+		return;
+	}
+	if (apic_base & APIC_BASE_EXTD) {
+		skip("apic-unaligned-reads-zero", "the APIC is in x2APIC mode: no xAPIC page");
+		return;
+	}
+	saved_tpr = *mmio32(base + XAPIC_REG_TPR);
+	*mmio32(base + XAPIC_REG_TPR) = 0x20;	/* below every vector in use, but not 0 */
+	for (unsigned int i = 0; i < sizeof(loads) / sizeof(loads[0]); i++) {
+		v = xadd_zero(base + loads[i].offset, loads[i].size);
+		if (v && !bad++) {
+			bad_offset = loads[i].offset;
+			bad_size = loads[i].size;
+			bad_value = v;
+		}
+	}
+	v = *mmio32(base + XAPIC_REG_TPR);
+	*mmio32(base + XAPIC_REG_TPR) = saved_tpr;
+	check("apic-unaligned-reads-zero", !bad, "%u load(s) read non-zero, the first %u byte(s) at "
+	      "%#x: %#x", bad, bad_size, bad_offset, bad_value);
+	/* The stores of the XADDs (none at a register's offset with 4 bytes) changed nothing. */
+	check("apic-unaligned-tpr-kept", (v & 0xff) == 0x20, "TPR reads %#x after the loads", v);
 }
 
 /* The HPET's base from the ACPI HPET table, or the usual one. */

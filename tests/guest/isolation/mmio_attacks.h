@@ -13,6 +13,8 @@ void attack_ioapic(void);
 void attack_lvt(void);
 void attack_hpet(void);
 void attack_unclaimed(void);
+/* XADD loads of xAPIC page bytes no register holds: they read 0 (exitplan only). */
+void attack_apic_unaligned(void);
 
 /* Fatal: a byte write to IOREGSEL, which the 82093AA leaves undefined. */
 void attack_mmio_unemulated(void);
