@@ -9,7 +9,9 @@ Under `apic: passthrough` and `apic: intercept-icr` the physical APIC
 stays in x2APIC mode once the guest has put it there (Bochs 2.7's APIC
 dies otherwise), and the second xAPIC mode is emulated on its MSRs: the
 xAPIC page is then not mapped, and its reads exit as EPT violations
-too.  Under `apic: virtual` the model does it all.
+too (so bytes 4-15 of a register's slot, loaded plainly there, read 0
+from exitplan: apic-mode-xapic-again-unaligned-zero).  Under
+`apic: virtual` the model does it all.
 
 The SMP guest with `apic-cycle` on 2 vCPUs: every CPU's APIC goes
 xAPIC -> x2APIC -> disabled -> xAPIC before its setup, then every IPI
@@ -32,7 +34,8 @@ CHECKS = [
     "apic-mode-disabled-to-x2apic-gp", "apic-mode-disabled-to-invalid-gp",
     "apic-mode-relocate-gp", "apic-mode-disabled-to-xapic", "apic-mode-xapic-again-id", "apic-mode-xapic-again-version",
     "apic-mode-xapic-again-x2apic-msr-gp", "apic-mode-xapic-again-ldr-dfr",
-    "apic-mode-xapic-again-tpr", "apic-mode-xapic-again-self-ipi",
+    "apic-mode-xapic-again-tpr", "apic-mode-xapic-again-unaligned-zero",
+    "apic-mode-xapic-again-self-ipi",
     "apic-mode-xapic-again-physical-ipi", "apic-mode-xapic-again-logical-ipi",
     "apic-mode-x2apic-again", "apic-mode-x2apic-again-self-ipi",
 ]
