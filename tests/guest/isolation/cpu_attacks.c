@@ -78,6 +78,8 @@ static void storm_irq(struct trap_frame *frame)
  * storm_ticks=N: the loop runs for N TSC ticks instead, and the guest
  * prints how many times it went round: its progress under the storm, to
  * compare with bare Bochs's (issue 24: at least half of it).
+ * storm_div=N: the timer's divide value (1, 2, 4 ... 128; default 1), for
+ * periods up to 128 times the count.
  */
 #define STORM_LOOPS	500
 #define STORM_COUNT	50
@@ -88,21 +90,36 @@ static void storm_irq(struct trap_frame *frame)
  */
 #define STORM_COUNT_TCG	100000
 
+/* The divide configuration register for a divide by @div (SDM 11.5.4: bits 0, 1 and 3). */
+static uint32_t storm_dcr(uint32_t div)
+{
+	uint32_t x = 0;
+
+	if (div <= 1)
+		return APIC_TIMER_DIV_1;
+	while ((2u << x) < div)
+		x++;
+	return ((x & 4) << 1) | (x & 3);
+}
+
 void attack_interrupt_storm(void)
 {
 	uint32_t count = cmdline_u32("storm_count",
 				     qemu_tcg_detected() ? STORM_COUNT_TCG : STORM_COUNT);
+	uint32_t div = cmdline_u32("storm_div", 1);
 	uint32_t ticks = cmdline_u32("storm_ticks", 0);
 	volatile uint32_t loops = 0;
 	uint32_t irqs;
 	uint64_t end;
 
-	printf("isolation: attacking interrupt-storm (periodic APIC timer, initial count %u)\n",
-	       (unsigned int)count);
+	if (div < 1 || div > 128 || (div & (div - 1)))
+		div = 1;	/* a power of two up to 128, or the default */
+	printf("isolation: attacking interrupt-storm (periodic APIC timer, initial count %u, "
+	       "divide by %u)\n", (unsigned int)count, (unsigned int)div);
 	apic_init();
 	irq_register(STORM_VECTOR, storm_irq);
 	storm_irqs = 0;
-	apic_write(XAPIC_REG_TIMER_DIV_CONF, APIC_TIMER_DIV_1);
+	apic_write(XAPIC_REG_TIMER_DIV_CONF, storm_dcr(div));
 	apic_write(XAPIC_REG_LVT_TIMER, APIC_LVT_TIMER_MODE_PERIODIC | STORM_VECTOR);
 	apic_write(XAPIC_REG_TIMER_INIT_COUNT, count);
 	end = rdtsc() + ticks;
