@@ -12,30 +12,35 @@
  *
  * Interrupts that arrive while one is queued coalesce in the virtual IRR
  * (one bit per vector), as in the APIC's own IRR.  And an interrupt storm
- * (a periodic APIC timer with a tiny count) cannot starve the guest: the
- * time an exit takes is time the APIC counts too, so the next interrupt
- * is always already pending when the last handler returns.  When a
- * periodic local APIC timer's vector is to be injected where it was
- * injected last (same RIP: the guest may have run nothing but its
- * handler since), the guest first gets time of its own.  If the timer has already requested
- * it again (vmx_storm_recurs()), as many TSC ticks as the round since the
- * last injection took (the exits and the guest's handler; at most
- * VMX_STORM_HOLD_MAX_TICKS), the queued interrupts held back meanwhile on
- * the VMX-preemption timer, so that a storm costs the guest at most half
- * of its time, however dear an exit is.  (The APIC has the vector in
- * service meanwhile: the timer's next requests wait in its IRR and make
- * no exit.)  Otherwise -- no timer, a longer round, a source not yet
- * firing again -- one instruction: an entry in the STI shadow with
- * interrupt-window exiting, the same delay STI itself gives.  A timer's
- * moment is the APIC's to choose: hardware could have delivered it
- * later too.  Only the timer's: any other vector (a self-IPI sent with
- * IF=0, a second one pending behind the first, an IPI, a device's) is
- * taken at the first instruction boundary where the guest can take it,
- * as hardware takes it (SDM Vol. 3A 6.8.3, 11.8.4): a loop that sends
- * itself an IPI and takes it in `sti; nop` comes back to the same RIP
- * every time, and delaying it past the next instruction (a CLI) would
- * hold it back until the guest sets IF again.  (Periodic: a one-shot or
- * a deadline is re-armed by the guest, an instruction of its own.)
+ * cannot starve the guest (vmx_storm_defer()).  A storm's source is a
+ * periodic timer: the local APIC's (passthrough, or the virtual one of
+ * apic: virtual) or the 8254 through the 8259 -- the sources that
+ * interrupt again by themselves however little the guest ran (a one-shot
+ * or a deadline is re-armed by the guest, an instruction of its own).
+ * Each of its interrupts costs the guest a round of exits (the external-
+ * interrupt exit, the injection, the handler, its EOI): about 1100 TSC
+ * ticks under the default profile on Bochs, where bare hardware spends
+ * only the handler.  When the source's period is shorter than
+ * VMX_STORM_ROUNDS rounds, its interrupts go in at most once in that many
+ * rounds: the ones due meanwhile coalesce in the IRR (the timer's vector
+ * stays in service in the physical APIC, or requested in the virtual
+ * APIC's or the 8259's IRR, and makes no exit), held back on the
+ * VMX-preemption timer, so that a storm costs the guest at most half of
+ * its progress, however dear an exit is.  The round is measured where
+ * the vector is to go in where it went in last (the guest ran nothing
+ * but its handler since).  A slower timer is never held: it fires on
+ * time.  Without the preemption timer to end a hold, or for a slow timer
+ * landing where it did last (a `jmp .` loop), the guest gets one
+ * instruction first: an entry in the STI shadow with interrupt-window
+ * exiting, the same delay STI itself gives.  A timer's moment is the
+ * source's to choose: hardware could have delivered it later too.  Only
+ * the timer's: any other vector (a self-IPI sent with IF=0, a second one
+ * pending behind the first, an IPI, a device's) is taken at the first
+ * instruction boundary where the guest can take it, as hardware takes it
+ * (SDM Vol. 3A 6.8.3, 11.8.4): a loop that sends itself an IPI and takes
+ * it in `sti; nop` comes back to the same RIP every time, and delaying it
+ * past the next instruction (a CLI) would hold it back until the guest
+ * sets IF again.
  */
 #include "arch_bits.h"
 #include "runtime/host/compiler.h"
@@ -56,13 +61,24 @@
 #include "arch/vmx/preemption_timer.h"
 
 /*
- * The longest hold: a round of an interrupt storm (exits, injection, the
- * guest's handler and EOI) takes about 1100 ticks under the default
- * profile.  A longer round is taken for no storm (a timer interrupting a
- * `jmp .` loop also lands where the last one did): it gets the one
- * instruction, and its next interrupt is not held back.
+ * A round of an interrupt storm (the exits, the injection, the guest's
+ * handler and EOI) takes about 1100 ticks under the default profile on
+ * Bochs.  A round is measured whenever the timer's vector is to go in
+ * where it went in last (the guest ran nothing but its handler since);
+ * until one is, VMX_STORM_ROUND_TICKS stands for it.  A longer "round"
+ * than VMX_STORM_ROUND_MAX_TICKS is no round (a timer interrupting a
+ * `jmp .` loop also lands where the last one did) and is not taken as one.
  */
-#define VMX_STORM_HOLD_MAX_TICKS	5000
+#define VMX_STORM_ROUND_TICKS		1200
+#define VMX_STORM_ROUND_MAX_TICKS	5000
+/*
+ * A storm's interrupts go in at most once in VMX_STORM_ROUNDS rounds: the
+ * guest keeps two rounds in three (less the exit that ends a hold), at
+ * least half of what it makes on bare hardware, where each interrupt
+ * costs it only its handler.  A periodic timer slower than that is no
+ * storm and is never held.
+ */
+#define VMX_STORM_ROUNDS		4
 
 void vmx_inject_exception(struct vcpu *vcpu, unsigned int vector, bool has_error,
 			  uint32_t error_code)
@@ -111,85 +127,111 @@ static int irr_highest(const struct vcpu_arch_state *a)
 }
 
 /*
- * @vector is the local APIC timer's in periodic mode: the one source that
- * interrupts again by itself however little the guest ran (a one-shot or
- * a deadline is re-armed by the guest, an instruction of its own).  Not
- * the timer's vector alone: a guest may share it with its IPIs
- * (kvm-unit-tests' vmexit does).  The virtual APIC injects on its own
- * (vlapic_exits.c): this path has only the 8259s' vectors there.
+ * The period in TSC ticks of the local APIC timer if @vector is its
+ * vector and it is periodic, else 0: the one source that interrupts again
+ * by itself however little the guest ran (a one-shot or a deadline is
+ * re-armed by the guest, an instruction of its own).  Not the timer's
+ * vector alone: a guest may share it with its IPIs (kvm-unit-tests'
+ * vmexit does).  The timer counts at the TSC's rate (cpuid.c's leaf 15H)
+ * divided by its divide configuration (SDM Vol. 3A 11.5.4).  The virtual
+ * APIC injects on its own (vlapic_exits.c): this path has only the
+ * 8259s' vectors there.
  */
-static bool storm_source(int vector)
+static uint64_t storm_period(int vector)
 {
-	uint32_t lvt;
+	uint32_t lvt, dcr, x;
 
 	if (PROFILE_APIC_VIRTUAL)
-		return false;
+		return 0;
 	lvt = phys_apic_read(XAPIC_REG_LVT_TIMER);
-	return (lvt & (APIC_LVT_MASKED | APIC_LVT_TIMER_MODE_MASK)) == APIC_LVT_TIMER_MODE_PERIODIC &&
-	       vector == (int)(lvt & APIC_LVT_VECTOR_MASK);
+	if ((lvt & (APIC_LVT_MASKED | APIC_LVT_TIMER_MODE_MASK)) != APIC_LVT_TIMER_MODE_PERIODIC ||
+	    vector != (int)(lvt & APIC_LVT_VECTOR_MASK))
+		return 0;
+	dcr = phys_apic_read(XAPIC_REG_TIMER_DIV_CONF);
+	x = ((dcr >> 1) & 4) | (dcr & 3);	/* divide by 2^(x+1); 7: by 1 */
+	return (uint64_t)phys_apic_read(XAPIC_REG_TIMER_INIT_COUNT) << ((x + 1) & 7);
 }
 
 /*
- * A storm to hold back (the file comment): the vector about to go in is
- * requested again already -- its source fires faster than an injection
- * takes, as a periodic APIC timer with a tiny count does -- and the round
- * since the last injection was short.  Not an IPI or a device interrupt
- * that merely lands where the last one did (a guest waiting in a tight
- * loop): the APIC has not latched it again, and it gets the one
- * instruction.  Asked only of a storm_source() vector.
+ * Hold the storm's @vector back (the file comment) until the round's
+ * share of the guest's time is over; false when the VMX-preemption timer,
+ * which ends the hold, is not there to borrow.
  */
-static bool vmx_storm_recurs(const struct vcpu_arch_state *a, uint64_t round, int vector)
+static bool vmx_storm_hold(struct vcpu *vcpu, uint64_t until)
 {
-	return round <= VMX_STORM_HOLD_MAX_TICKS &&
-	       (a->preemption_timer_on || a->preemption_timer_borrowable) &&
-	       vmx_apic_irr_pending_edge((uint8_t)vector);
+	struct vcpu_arch_state *a = vcpu->arch;
+
+	if (!a->preemption_timer_on && !a->preemption_timer_borrowable)
+		return false;
+	a->storm_hold_until = until;
+	a->storm_steps++;
+	vmx_set_intr_window(vcpu, false);
+	vmx_program_preemption_timer(vcpu);
+	return true;
 }
 
 /* events.h says what; the storm rule is the file comment's. */
+bool vmx_storm_defer(struct vcpu *vcpu, uint64_t period)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+	uint64_t rip = vmcs_read(GUEST_RIP), now = rdtsc();
+
+	/* Held: the preemption timer's exit at the hold's end injects it (handle_preemption_timer()). */
+	if (a->storm_hold_until) {
+		if (now < a->storm_hold_until)
+			return true;
+		a->storm_hold_until = 0;
+	}
+	if (period) {
+		uint64_t round = a->storm_round ? a->storm_round : VMX_STORM_ROUND_TICKS;
+		bool same_rip = a->last_inject_valid && rip == a->last_inject_rip && !a->inject_stepped &&
+				vmcs_read32(GUEST_ACTIVITY_STATE) == GUEST_ACTIVITY_ACTIVE;
+
+		/* The guest ran only its handler since: what a round costs. */
+		if (same_rip && a->storm_last_tsc && now - a->storm_last_tsc <= VMX_STORM_ROUND_MAX_TICKS)
+			round = a->storm_round = now - a->storm_last_tsc;
+		if (period < VMX_STORM_ROUNDS * round && a->storm_last_tsc &&
+		    now - a->storm_last_tsc < VMX_STORM_ROUNDS * round) {
+			a->inject_stepped = true;
+			if (vmx_storm_hold(vcpu, a->storm_last_tsc + VMX_STORM_ROUNDS * round))
+				return true;
+		}
+		if (same_rip) {
+			/* No hold: one instruction first (the STI shadow needs RFLAGS.IF, which is set). */
+			a->inject_stepped = true;
+			a->storm_steps++;
+			vmcs_write(GUEST_INTERRUPTIBILITY_INFO,
+				   vmcs_read32(GUEST_INTERRUPTIBILITY_INFO) | GUEST_INTR_STATE_STI);
+			vmx_set_intr_window(vcpu, true);
+			return true;
+		}
+		a->storm_last_tsc = now;
+	}
+	a->inject_stepped = false;
+	a->last_inject_rip = rip;
+	a->last_inject_tsc = now;
+	a->last_inject_valid = true;
+	return false;
+}
+
 bool vmx_inject_pending(struct vcpu *vcpu, int fresh)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
-	uint64_t rip;
 	int vector;
 
 	if (!a->irq_pending)
 		return false;
-	/* Held: the preemption timer's exit at the hold's end injects it (handle_preemption_timer()). */
-	if (a->storm_hold_until) {
-		if (rdtsc() < a->storm_hold_until)
-			return false;
-		a->storm_hold_until = 0;
-	}
+	if (a->storm_hold_until && rdtsc() < a->storm_hold_until)
+		return false;
 	if (!vmx_guest_interruptible() ||
 	    (vmcs_read32(VM_ENTRY_INTR_INFO_FIELD) & INTR_INFO_VALID)) {
 		vmx_set_intr_window(vcpu, true);
 		return false;
 	}
-	rip = vmcs_read(GUEST_RIP);
 	vector = irr_highest(a);
-	if (a->last_inject_valid && rip == a->last_inject_rip && !a->inject_stepped &&
-	    vmcs_read32(GUEST_ACTIVITY_STATE) == GUEST_ACTIVITY_ACTIVE && storm_source(vector)) {
-		uint64_t now = rdtsc(), round = now - a->last_inject_tsc;
-
-		a->inject_stepped = true;
-		a->storm_steps++;
-		if (vmx_storm_recurs(a, round, vector)) {
-			/* As long as the round took: the guest's own time. */
-			a->storm_hold_until = now + round;
-			vmx_set_intr_window(vcpu, false);
-			vmx_program_preemption_timer(vcpu);
-			return false;
-		}
-		/* One instruction first (the STI shadow needs RFLAGS.IF, which is set). */
-		vmcs_write(GUEST_INTERRUPTIBILITY_INFO,
-			   vmcs_read32(GUEST_INTERRUPTIBILITY_INFO) | GUEST_INTR_STATE_STI);
-		vmx_set_intr_window(vcpu, true);
+	if (vmx_storm_defer(vcpu, vector == a->pit_storm_vector && a->pit_storm_period ?
+				  a->pit_storm_period : storm_period(vector)))
 		return false;
-	}
-	a->inject_stepped = false;
-	a->last_inject_rip = rip;
-	a->last_inject_tsc = rdtsc();
-	a->last_inject_valid = true;
 	vmcs_write(VM_ENTRY_INTR_INFO_FIELD,
 		   INTR_INFO_VALID | INTR_INFO_TYPE_EXT_INTR | (uint32_t)vector);
 	/* An interrupt wakes a halted guest (Bochs may have left it in HLT). */

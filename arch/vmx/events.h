@@ -26,6 +26,13 @@ void vmx_inject_exception(struct vcpu *vcpu, unsigned int vector, bool has_error
  * -1.
  */
 bool vmx_inject_pending(struct vcpu *vcpu, int fresh);
+/*
+ * The interrupt-storm rule (events.c) for an external interrupt about to
+ * be injected, its source a periodic timer of @period TSC ticks (0: any
+ * other source).  True: held back for now (the VMX-preemption timer or
+ * the interrupt window brings it back); false: inject it now.
+ */
+bool vmx_storm_defer(struct vcpu *vcpu, uint64_t period);
 bool vmx_guest_interruptible(void);
 
 /* Inject the highest queued interrupt if possible (after HLT, interrupt window). */

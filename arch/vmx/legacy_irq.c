@@ -85,7 +85,7 @@ void vmx_legacy_irq_update(struct vcpu *vcpu)
 	bool mine = extint == vcpu->id, intr, take, rose, routed;
 	uint32_t low = 0, high = 0;
 	uint8_t vector = 0;
-	uint64_t now = rdtsc(), next, pin_next;
+	uint64_t now = rdtsc(), next, pin_next = 0;
 	struct vcpu *clock;
 
 	/*
@@ -104,8 +104,16 @@ void vmx_legacy_irq_update(struct vcpu *vcpu)
 		if (pin_next && (!next || pin_next < next))
 			next = pin_next;
 	}
-	if (intr && take)
+	if (intr && take) {
 		vector = platform_legacy_inta(a->platform);
+		/* The INTA took IR0's request: the next one is due again. */
+		next = platform_legacy_next(a->platform, now);
+		if (routed && pin_next && (!next || pin_next < next))
+			next = pin_next;
+		/* A storm's source if the 8254 runs faster than an exit round (events.c). */
+		a->pit_storm_vector = vector;
+		a->pit_storm_period = platform_pit_period(a->platform, vector);
+	}
 	spin_unlock(&vm->platform_lock);
 
 	if (rose && routed)

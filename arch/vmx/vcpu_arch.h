@@ -65,12 +65,18 @@ struct vcpu_arch_state {
 	/*
 	 * Interrupt storms (events.c): where and when (host TSC) the last
 	 * interrupt was injected, whether the guest has since been given time
-	 * of its own (a hold or an STI-shadow step), until when the queued
-	 * interrupts are held back (host TSC, 0: not held), and how many
-	 * such steps were needed.
+	 * of its own (a hold or an STI-shadow step), when the periodic APIC
+	 * timer's vector last went in, what a round of its delivery costs
+	 * (ticks; 0: not measured yet), until when the queued interrupts are
+	 * held back (host TSC, 0: not held), and how many such steps were
+	 * needed.
 	 */
 	uint64_t last_inject_rip, last_inject_tsc;
 	bool last_inject_valid, inject_stepped;
+	uint64_t storm_last_tsc, storm_round;
+	/* The 8259 vector of the 8254's last INTA and its period, ticks (0: not periodic). */
+	uint64_t pit_storm_period;
+	uint8_t pit_storm_vector;
 	uint64_t storm_hold_until;
 	uint64_t storm_steps;
 

@@ -85,6 +85,8 @@ void vmx_vlapic_sync(struct vcpu *vcpu)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 	struct vlapic *l = &a->vlapic;
+	/* One held back under a storm waits for the preemption timer, not the window (events.c). */
+	bool legacy = a->legacy_int_waiting || (a->irq_pending && !a->storm_hold_until);
 	uint64_t next;
 	int vector;
 
@@ -92,11 +94,22 @@ void vmx_vlapic_sync(struct vcpu *vcpu)
 	vector = vlapic_pending_vector(l);
 	if (vector < 0) {
 		/* The 8259s' INT or vector may wait for the window too (legacy_irq.c). */
-		vmx_set_intr_window(vcpu, a->legacy_int_waiting || a->irq_pending);
+		vmx_set_intr_window(vcpu, legacy);
 	} else if ((vmcs_read32(VM_ENTRY_INTR_INFO_FIELD) & INTR_INFO_VALID) ||
 		   !vmx_guest_interruptible()) {
 		/* The interrupt-window exit comes back here when the guest can take it. */
 		vmx_set_intr_window(vcpu, true);
+	} else if (vmx_storm_defer(vcpu, vlapic_timer_period(l, vector))) {
+		/*
+		 * A storm's interrupt held back (events.c): pending in the IRR,
+		 * where the timer's expiries meanwhile coalesce with it, so the
+		 * model has nothing to do before the hold ends.
+		 */
+		if (a->storm_hold_until) {
+			a->tsc_deadline = a->storm_hold_until;
+			vmx_program_preemption_timer(vcpu);
+			return;
+		}
 	} else {
 		vmcs_write(VM_ENTRY_INTR_INFO_FIELD,
 			   INTR_INFO_VALID | INTR_INFO_TYPE_EXT_INTR | (uint32_t)vector);
@@ -104,7 +117,7 @@ void vmx_vlapic_sync(struct vcpu *vcpu)
 		vmcs_write(GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_ACTIVE);
 		vlapic_ack(l, (uint8_t)vector);
 		/* The next one waits for this one's EOI (an exit) or a higher class (an exit too). */
-		vmx_set_intr_window(vcpu, a->legacy_int_waiting || a->irq_pending);
+		vmx_set_intr_window(vcpu, legacy);
 	}
 	/* The model's next deadline, in host TSC ticks, for vmx_program_preemption_timer(). */
 	next = vlapic_timer_next(l);
@@ -150,6 +163,8 @@ enum vmx_exit_action vmx_vlapic_hlt(struct vcpu *vcpu)
 	struct vlapic *l = &vcpu->arch->vlapic;
 	bool idle;
 
+	/* A storm's hold ends (events.c): the guest has nothing of its own left to run. */
+	vcpu->arch->storm_hold_until = 0;
 	vlapic_timer_update(l, rdtsc());
 	/* The 8259s' INT waiting for its LINT0 ends the HLT too (legacy_irq.c). */
 	idle = vlapic_pending_vector(l) < 0 && !vcpu->arch->legacy_int_waiting &&

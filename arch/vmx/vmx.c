@@ -615,7 +615,7 @@ bool vmx_setup_guest_startup(struct vcpu *vcpu, uint8_t vector)
 	vcpu->regs = (struct guest_regs){ .rdx = eax };
 	a->irr[0] = a->irr[1] = a->irr[2] = a->irr[3] = 0;
 	a->irq_pending = false;
-	a->storm_hold_until = 0;
+	a->storm_hold_until = a->storm_last_tsc = 0;
 	a->last_inject_valid = false;
 	a->xapic_icr_high = 0;
 	a->halted_at_stop = false;

@@ -82,9 +82,30 @@ static void pit_irq0_catch_up(struct platform_state *p, uint64_t now)
 bool platform_legacy_int(struct platform_state *p, uint64_t now_tsc, uint64_t *next_tsc)
 {
 	pit_irq0_catch_up(p, tsc_to_pit(p, now_tsc));
-	/* A request due while IR0 is open. */
-	*next_tsc = !(p->pic.chip[0].imr & 1) ? platform_pit_next_irq0(p, now_tsc) : 0;
+	*next_tsc = platform_legacy_next(p, now_tsc);
 	return vpic_has_interrupt(&p->pic);
+}
+
+uint64_t platform_legacy_next(const struct platform_state *p, uint64_t now_tsc)
+{
+	/*
+	 * A request due while IR0 is open and not requested already: one
+	 * in the IRR takes every edge until its INTA (they coalesce), so
+	 * nothing is due before then.  Waking at each edge would leave the
+	 * guest nothing when the 8254's period is shorter than an exit.
+	 */
+	if (p->pic.chip[0].imr & 1 || p->pic.chip[0].irr & 1)
+		return 0;
+	return platform_pit_next_irq0(p, now_tsc);
+}
+
+uint64_t platform_pit_period(const struct platform_state *p, uint8_t vector)
+{
+	const struct vpit_channel *c = &p->pit.ch[0];
+
+	if (vector != p->pic.chip[0].vector_base || !c->counting || (c->mode != 2 && c->mode != 3))
+		return 0;
+	return (uint64_t)c->reload * p->tsc_hz / VPIT_HZ;
 }
 
 uint64_t platform_pit_next_irq0(const struct platform_state *p, uint64_t now_tsc)

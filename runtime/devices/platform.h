@@ -259,6 +259,14 @@ static inline bool platform_legacy_port(uint16_t port, unsigned int size)
  */
 bool platform_legacy_int(struct platform_state *p, uint64_t now_tsc, uint64_t *next_tsc);
 uint8_t platform_legacy_inta(struct platform_state *p);
+/* *next_tsc of platform_legacy_int() as the 8259s stand now (after an INTA, say). */
+uint64_t platform_legacy_next(const struct platform_state *p, uint64_t now_tsc);
+/*
+ * Channel 0's period in TSC ticks if it runs periodically (mode 2 or 3)
+ * and @vector is the master's IR0 vector, else 0: an interrupt storm's
+ * source (arch/vmx/events.c).
+ */
+uint64_t platform_pit_period(const struct platform_state *p, uint8_t vector);
 
 /*
  * The TSC of channel 0's next IR0 request whatever the 8259's mask (0

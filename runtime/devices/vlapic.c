@@ -57,6 +57,11 @@ static void vec_clear(uint32_t *r, unsigned int v)
 	r[v / 32] &= ~(1u << (v % 32));
 }
 
+static bool vec_test(const uint32_t *r, unsigned int v)
+{
+	return r[v / 32] & (1u << (v % 32));
+}
+
 /* The highest vector set, or -1. */
 static int vec_highest(const uint32_t *r)
 {
@@ -321,6 +326,16 @@ void vlapic_timer_update(struct vlapic *l, uint64_t now)
 	l->timer_running = false;
 }
 
+uint64_t vlapic_timer_period(const struct vlapic *l, int vector)
+{
+	uint32_t lvt = l->lvt[VLAPIC_LVT_TIMER];
+
+	if ((lvt & (APIC_LVT_MASKED | APIC_LVT_TIMER_MODE_MASK)) != APIC_LVT_TIMER_MODE_PERIODIC ||
+	    vector != (int)(lvt & APIC_LVT_VECTOR_MASK) || !l->timer_running)
+		return 0;
+	return (uint64_t)l->timer_initial * timer_divide(l);
+}
+
 uint64_t vlapic_timer_next(const struct vlapic *l)
 {
 	/* A masked timer still counts, but nothing needs to happen when it expires. */
@@ -328,6 +343,17 @@ uint64_t vlapic_timer_next(const struct vlapic *l)
 		return VLAPIC_NO_DEADLINE;
 	if (timer_mode(l) == APIC_LVT_TIMER_MODE_TSC_DEADLINE)
 		return l->tsc_deadline ? l->tsc_deadline : VLAPIC_NO_DEADLINE;
+	/*
+	 * A periodic timer whose interrupt is still requested in the IRR:
+	 * its expiries meanwhile coalesce with it (the IRR holds one), so
+	 * nothing happens before that one is accepted, and the count is
+	 * worked out when read (timer_current()).  Waking at every expiry
+	 * would leave a guest nothing when the period is shorter than an
+	 * exit: each entry would find the next one already past.
+	 */
+	if (timer_mode(l) == APIC_LVT_TIMER_MODE_PERIODIC &&
+	    vec_test(l->irr, l->lvt[VLAPIC_LVT_TIMER] & APIC_LVT_VECTOR_MASK))
+		return VLAPIC_NO_DEADLINE;
 	return l->timer_running ? timer_expiry(l) : VLAPIC_NO_DEADLINE;
 }
 

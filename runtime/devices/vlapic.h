@@ -151,6 +151,11 @@ void vlapic_ack(struct vlapic *l, uint8_t vector);
 
 /* Fire what expired by @now (IRR set per the LVT timer), reload a periodic timer. */
 void vlapic_timer_update(struct vlapic *l, uint64_t now);
+/*
+ * The timer's period in TSC ticks if it is periodic, unmasked, running
+ * and @vector is its vector (an interrupt storm's source, events.c), else 0.
+ */
+uint64_t vlapic_timer_period(const struct vlapic *l, int vector);
 /* When the timer next fires, in TSC ticks, or VLAPIC_NO_DEADLINE. */
 uint64_t vlapic_timer_next(const struct vlapic *l);
 

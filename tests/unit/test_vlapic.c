@@ -362,18 +362,28 @@ static void test_timer_periodic(void **state)
 	wr(XAPIC_REG_LVT_TIMER, 0x50 | APIC_LVT_TIMER_MODE_PERIODIC, 0);
 	wr(XAPIC_REG_TIMER_INIT_COUNT, 50, 0);		/* period 100 ticks */
 	assert_int_equal(vlapic_timer_next(&lapic), 100);
+	assert_int_equal(vlapic_timer_period(&lapic, 0x50), 100);	/* a storm's source (events.c) */
+	assert_int_equal(vlapic_timer_period(&lapic, 0x51), 0);
 	vlapic_timer_update(&lapic, 100);
 	assert_int_equal(vlapic_pending_vector(&lapic), 0x50);
-	assert_int_equal(vlapic_timer_next(&lapic), 200);
+	/*
+	 * Requested in the IRR: the next expiries coalesce with it, nothing is
+	 * due before it is taken (else an exit at every period: a storm's
+	 * live-lock when the period is shorter than an exit).
+	 */
+	assert_int_equal(vlapic_timer_next(&lapic), VLAPIC_NO_DEADLINE);
 	assert_int_equal(rd(XAPIC_REG_TIMER_CUR_COUNT, 120), 40);
 	vlapic_ack(&lapic, 0x50);
+	assert_int_equal(vlapic_timer_next(&lapic), 200);
 	wr(XAPIC_REG_EOI, 0, 150);
 	/* Late by several periods: one interrupt, the next expiry on the period grid. */
 	vlapic_timer_update(&lapic, 530);
 	assert_int_equal(vlapic_pending_vector(&lapic), 0x50);
+	assert_int_equal(vlapic_timer_next(&lapic), VLAPIC_NO_DEADLINE);
+	/* Taken late: the one due meanwhile (500) coalesced; the grid goes on at 600. */
+	vlapic_ack(&lapic, 0x50);
 	assert_int_equal(vlapic_timer_next(&lapic), 600);
 	/* Masked it counts on but asks for nothing; unmasked, it is back on the grid. */
-	vlapic_ack(&lapic, 0x50);
 	wr(XAPIC_REG_EOI, 0, 540);
 	wr(XAPIC_REG_LVT_TIMER, APIC_LVT_MASKED | 0x50 | APIC_LVT_TIMER_MODE_PERIODIC, 540);
 	assert_int_equal(vlapic_timer_next(&lapic), VLAPIC_NO_DEADLINE);

@@ -17,6 +17,7 @@
 #include "x86.h"
 
 #define STORM_VECTOR		0x41
+#define STORM_PIT_VECTOR	0x30	/* ICW2 of the master 8259 under storm_pit=1 */
 
 /*
  * reserved-xcr0: XSETBV of the values the CPU refuses -- one half of the
@@ -67,6 +68,37 @@ static void storm_irq(struct trap_frame *frame)
 	apic_eoi();
 }
 
+static void storm_pit_irq(struct trap_frame *frame)
+{
+	(void)frame;
+	storm_irqs++;
+	outb(0x20, 0x20);	/* non-specific EOI to the master */
+}
+
+/*
+ * The 8259s initialised (master at STORM_PIT_VECTOR, only IR0 unmasked)
+ * and the 8254's channel 0 in mode 2 (rate generator) at @divisor, or
+ * with @divisor 0 the 8259s masked again.
+ */
+static void storm_pit(uint32_t divisor)
+{
+	static const uint8_t init[][2] = {
+		{ 0x20, 0x11 }, { 0x21, STORM_PIT_VECTOR }, { 0x21, 0x04 }, { 0x21, 0x01 },
+		{ 0xa0, 0x11 }, { 0xa1, 0x28 }, { 0xa1, 0x02 }, { 0xa1, 0x01 },
+		{ 0x21, 0xfe }, { 0xa1, 0xff },
+	};
+
+	if (!divisor) {
+		outb(0x21, 0xff);
+		return;
+	}
+	for (unsigned int i = 0; i < sizeof(init) / sizeof(init[0]); i++)
+		outb(init[i][0], init[i][1]);
+	outb(0x43, 0x34);	/* channel 0, LSB then MSB, mode 2 */
+	outb(0x40, divisor & 0xff);
+	outb(0x40, (divisor >> 8) & 0xff);
+}
+
 /*
  * interrupt-storm: the local APIC timer periodic with a tiny initial
  * count (storm_count=N, default 50: on bare Bochs an interrupt every few
@@ -79,7 +111,9 @@ static void storm_irq(struct trap_frame *frame)
  * prints how many times it went round: its progress under the storm, to
  * compare with bare Bochs's (issue 24: at least half of it).
  * storm_div=N: the timer's divide value (1, 2, 4 ... 128; default 1), for
- * periods up to 128 times the count.
+ * periods up to 128 times the count.  storm_pit=1: the storm comes from
+ * the 8254 through the 8259 instead, storm_count its divisor (one count
+ * is 1/1193182 s: at Bochs's 10 MHz TSC about 8.4 ticks).
  */
 #define STORM_LOOPS	500
 #define STORM_COUNT	50
@@ -107,6 +141,7 @@ void attack_interrupt_storm(void)
 	uint32_t count = cmdline_u32("storm_count",
 				     qemu_tcg_detected() ? STORM_COUNT_TCG : STORM_COUNT);
 	uint32_t div = cmdline_u32("storm_div", 1);
+	bool pit = cmdline_u32("storm_pit", 0);
 	uint32_t ticks = cmdline_u32("storm_ticks", 0);
 	volatile uint32_t loops = 0;
 	uint32_t irqs;
@@ -114,14 +149,23 @@ void attack_interrupt_storm(void)
 
 	if (div < 1 || div > 128 || (div & (div - 1)))
 		div = 1;	/* a power of two up to 128, or the default */
-	printf("isolation: attacking interrupt-storm (periodic APIC timer, initial count %u, "
-	       "divide by %u)\n", (unsigned int)count, (unsigned int)div);
-	apic_init();
-	irq_register(STORM_VECTOR, storm_irq);
+	if (pit)
+		printf("isolation: attacking interrupt-storm (the 8254 through the 8259, divisor "
+		       "%u)\n", (unsigned int)count);
+	else
+		printf("isolation: attacking interrupt-storm (periodic APIC timer, initial count "
+		       "%u, divide by %u)\n", (unsigned int)count, (unsigned int)div);
 	storm_irqs = 0;
-	apic_write(XAPIC_REG_TIMER_DIV_CONF, storm_dcr(div));
-	apic_write(XAPIC_REG_LVT_TIMER, APIC_LVT_TIMER_MODE_PERIODIC | STORM_VECTOR);
-	apic_write(XAPIC_REG_TIMER_INIT_COUNT, count);
+	if (pit) {
+		irq_register(STORM_PIT_VECTOR, storm_pit_irq);
+		storm_pit(count ? count : 1);
+	} else {
+		apic_init();
+		irq_register(STORM_VECTOR, storm_irq);
+		apic_write(XAPIC_REG_TIMER_DIV_CONF, storm_dcr(div));
+		apic_write(XAPIC_REG_LVT_TIMER, APIC_LVT_TIMER_MODE_PERIODIC | STORM_VECTOR);
+		apic_write(XAPIC_REG_TIMER_INIT_COUNT, count);
+	}
 	end = rdtsc() + ticks;
 	sti();
 	if (ticks) {
@@ -132,8 +176,12 @@ void attack_interrupt_storm(void)
 			loops++;
 	}
 	cli();
-	apic_write(XAPIC_REG_LVT_TIMER, APIC_LVT_MASKED | STORM_VECTOR);
-	apic_write(XAPIC_REG_TIMER_INIT_COUNT, 0);
+	if (pit) {
+		storm_pit(0);
+	} else {
+		apic_write(XAPIC_REG_LVT_TIMER, APIC_LVT_MASKED | STORM_VECTOR);
+		apic_write(XAPIC_REG_TIMER_INIT_COUNT, 0);
+	}
 	irqs = storm_irqs;
 	if (ticks) {
 		printf("isolation: interrupt-storm: %u loops in %u ticks under %u interrupts\n",
