@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The 32-bit task-state segment (SDM Vol. 3A 8.2.1, Figure 8-2): what the
- * hypervisor's task-switch emulation (runtime/vcpu/task_switch.c) reads and
- * writes, and what the handlers guest's task checks build.
+ * The 32-bit and 16-bit task-state segments (SDM Vol. 3A 8.2.1, Figure
+ * 8-2; 8.6, Figure 8-11): what the hypervisor's task-switch emulation
+ * (runtime/vcpu/task_switch.c) reads and writes, and what the handlers
+ * guest's task checks build.
  */
 #ifndef EXITPLAN_TSS_H
 #define EXITPLAN_TSS_H
@@ -28,5 +29,21 @@ struct tss32 {
 } __attribute__((packed));
 
 _Static_assert(sizeof(struct tss32) == 104, "the 32-bit TSS is 104 bytes");
+
+/*
+ * The 16-bit (286) TSS: no CR3, no FS or GS, no T flag, no I/O map base,
+ * the low halves of the registers only.
+ */
+struct tss16 {
+	uint16_t prev_task_link;
+	uint16_t sp0, ss0, sp1, ss1, sp2, ss2;
+	uint16_t ip;
+	uint16_t flags;
+	uint16_t gpr[8];		/* AX, CX, DX, BX, SP, BP, SI, DI */
+	uint16_t sreg[4];		/* ES, CS, SS, DS */
+	uint16_t ldt_selector;
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct tss16) == 44, "the 16-bit TSS is 44 bytes (limit 2BH)");
 
 #endif /* EXITPLAN_TSS_H */

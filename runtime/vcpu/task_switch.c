@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The hardware task switch, emulated for a TASK_SWITCH exit: a 32-bit
- * TSS in protected mode, in the order of SDM Vol. 3A 8.3 "Task
- * Switching" with the checks of its Table 8-2.  Pure: the guest's state
+ * The hardware task switch, emulated for a TASK_SWITCH exit: to and from
+ * a 32-bit or a 16-bit TSS in protected mode, in the order of SDM Vol. 3A
+ * 8.3 "Task Switching" with the checks of its Table 8-2.  Pure: the guest's state
  * is a struct ts_cpu, its memory the callbacks of struct ts_mem
  * (task_switch.h); task_switch_vmcs.c is the VMCS side.
  *
@@ -13,9 +13,18 @@
  * as any task's.  A switch from virtual-8086 mode (an interrupt through a
  * task gate) saves the old task's state as any other.
  *
- * Not emulated (the guest is stopped with a report): 16-bit TSSs, and
- * guest memory the hypervisor cannot reach (where the CPU would raise
- * #PF, the guest is stopped).
+ * A 16-bit TSS (Vol. 3A 8.6) holds IP, FLAGS, AX to DI, ES, CS, SS, DS,
+ * the LDT selector and the back link: a switch from it saves those, a
+ * switch to it loads them and leaves CR3 as it is.  The SDM leaves the
+ * upper halves of the registers undefined after a switch to a 16-bit TSS;
+ * they are loaded as Bochs loads them (cpu/tasking.cc), the reference the
+ * guest tests run against: EIP and EFLAGS zero-extended (so never VM),
+ * the general registers with 0xffff in bits 31:16, FS and GS null.  An
+ * error code delivered through a gate to a 16-bit TSS is pushed as a word.
+ *
+ * Not emulated (the guest is stopped with a report): guest memory the
+ * hypervisor cannot reach (where the CPU would raise #PF, the guest is
+ * stopped).
  */
 #include <stddef.h>
 
@@ -206,17 +215,22 @@ static bool load_sreg(struct ts_cpu *cpu, const struct ts_mem *mem, enum ts_sreg
 	return true;
 }
 
-/* The error code of an exception delivered through the task gate, on the new task's stack. */
+/*
+ * The error code of an exception delivered through the task gate, on the
+ * new task's stack: a dword for a 32-bit TSS, a word for a 16-bit one.
+ */
 static bool push_error_code(struct ts_cpu *cpu, const struct ts_mem *mem, uint32_t error_code,
-			    struct ts_result *res)
+			    bool word, struct ts_result *res)
 {
 	const struct ts_segment *ss = &cpu->sreg[TS_SS];
 	bool big = ss->ar & VMX_AR_DB;	/* SS.B: ESP, else SP */
-	uint32_t esp = big ? cpu->gpr[4] - 4
-			   : (cpu->gpr[4] & 0xffff0000u) | ((cpu->gpr[4] - 4) & 0xffffu);
+	unsigned int len = word ? 2 : 4;
+	uint32_t esp = big ? cpu->gpr[4] - len
+			   : (cpu->gpr[4] & 0xffff0000u) | ((cpu->gpr[4] - len) & 0xffffu);
 
+	/* Little-endian: the low word of error_code is its first two bytes. */
 	if (!mem->write(mem->ctx, (uint32_t)(ss->base + (big ? esp : esp & 0xffffu)),
-			&error_code, sizeof(error_code))) {
+			&error_code, len)) {
 		stop(res, "the new task's stack is not writable for the error code");
 		return false;
 	}
@@ -257,6 +271,60 @@ static bool set_busy(const struct ts_mem *mem, uint64_t la, uint64_t desc, bool 
 	return mem->write(mem->ctx, la, &desc, sizeof(desc));
 }
 
+/*
+ * The new task's state from its TSS at @base, in the 32-bit layout: a
+ * 16-bit TSS's words zero-extended (EIP, EFLAGS), with 0xffff above them
+ * (the general registers, as Bochs loads them), FS, GS and T zero, CR3
+ * unused.
+ */
+static bool read_new_tss(const struct ts_mem *mem, uint64_t base, bool tss16, struct tss32 *t)
+{
+	struct tss16 t16;
+
+	if (!tss16)
+		return mem->read(mem->ctx, base, t, sizeof(*t));
+	if (!mem->read(mem->ctx, base, &t16, sizeof(t16)))
+		return false;
+	*t = (struct tss32){ .prev_task_link = t16.prev_task_link, .eip = t16.ip,
+			     .eflags = t16.flags, .ldt_selector = t16.ldt_selector };
+	for (unsigned int i = 0; i < 8; i++)
+		t->gpr[i] = 0xffff0000u | t16.gpr[i];
+	for (unsigned int i = 0; i < 4; i++)
+		t->sreg[i][0] = t16.sreg[i];	/* ES, CS, SS, DS; FS and GS null */
+	return true;
+}
+
+/*
+ * Save the old task's dynamic state in its TSS at @base: EIP to GS in a
+ * 32-bit TSS, IP to DS (the low halves) in a 16-bit one (Vol. 3A 8.2.1,
+ * 8.6).  The static fields are not written.
+ */
+static bool save_old_tss(const struct ts_cpu *cpu, const struct ts_mem *mem, uint64_t base,
+			 bool tss16, uint32_t eflags)
+{
+	struct tss32 t32;
+	struct tss16 t16;
+
+	if (tss16) {
+		t16.ip = (uint16_t)cpu->eip;
+		t16.flags = (uint16_t)eflags;
+		for (unsigned int i = 0; i < 8; i++)
+			t16.gpr[i] = (uint16_t)cpu->gpr[i];
+		for (unsigned int i = 0; i < 4; i++)
+			t16.sreg[i] = cpu->sreg[i].selector;
+		return mem->write(mem->ctx, base + offsetof(struct tss16, ip), &t16.ip,
+				  offsetof(struct tss16, ldt_selector) - offsetof(struct tss16, ip));
+	}
+	t32.eip = cpu->eip;
+	t32.eflags = eflags;
+	for (unsigned int i = 0; i < 8; i++)
+		t32.gpr[i] = cpu->gpr[i];
+	for (unsigned int i = 0; i < TS_NR_SREGS; i++)
+		t32.sreg[i][0] = cpu->sreg[i].selector;
+	return mem->write(mem->ctx, base + offsetof(struct tss32, eip), &t32.eip,
+			  offsetof(struct tss32, ldt_selector) - offsetof(struct tss32, eip));
+}
+
 static void do_task_switch(struct ts_cpu *cpu, const struct ts_mem *mem, uint16_t selector,
 			   enum ts_source source, const struct ts_event *event,
 			   struct ts_result *res)
@@ -271,6 +339,7 @@ static void do_task_switch(struct ts_cpu *cpu, const struct ts_mem *mem, uint16_
 	struct tss32 old_tss, new_tss;
 	uint64_t new_base;
 	uint32_t eflags;
+	bool new16, old16;
 
 	res->outcome = TS_DONE;
 	res->committed = false;
@@ -323,19 +392,19 @@ static void do_task_switch(struct ts_cpu *cpu, const struct ts_mem *mem, uint16_
 		fault(res, X86_EXC_TS, SEL_ERR(selector, ext));
 		return;
 	}
-	if (type == X86_DESC_TYPE_TSS16_AVAIL || type == X86_DESC_TYPE_TSS16_BUSY) {
-		stop(res, "a task switch to a 16-bit TSS is not emulated");
-		return;
-	}
-	if ((cpu->tr.ar & VMX_AR_TYPE_MASK) != VMX_AR_TYPE_TSS_BUSY) {
-		stop(res, "a task switch from a 16-bit TSS is not emulated");
+	new16 = type == X86_DESC_TYPE_TSS16_AVAIL || type == X86_DESC_TYPE_TSS16_BUSY;
+	/* VM entry let TR hold a busy TSS only: 16-bit (type 3) or 32-bit (type 11). */
+	old16 = (cpu->tr.ar & VMX_AR_TYPE_MASK) == VMX_AR_TYPE_TSS16_BUSY;
+	if (!old16 && (cpu->tr.ar & VMX_AR_TYPE_MASK) != VMX_AR_TYPE_TSS_BUSY) {
+		stop(res, "TR does not hold a busy TSS");
 		return;
 	}
 
 	/* Both TSSs and the old one's descriptor must be reachable before anything is written. */
 	new_base = ts_desc_base(new_desc);
-	if (!mem->read(mem->ctx, cpu->tr.base, &old_tss, sizeof(old_tss)) ||
-	    !mem->read(mem->ctx, new_base, &new_tss, sizeof(new_tss))) {
+	if (!mem->read(mem->ctx, cpu->tr.base, &old_tss,
+		       old16 ? sizeof(struct tss16) : sizeof(struct tss32)) ||
+	    !read_new_tss(mem, new_base, new16, &new_tss)) {
 		stop(res, "a TSS of the task switch is not readable");
 		return;
 	}
@@ -354,19 +423,14 @@ static void do_task_switch(struct ts_cpu *cpu, const struct ts_mem *mem, uint16_
 	eflags = cpu->eflags;
 	if (iret)
 		eflags &= ~(uint32_t)X86_RFLAGS_NT;
-	old_tss.eip = cpu->eip;
-	old_tss.eflags = eflags;
-	for (unsigned int i = 0; i < 8; i++)
-		old_tss.gpr[i] = cpu->gpr[i];
-	for (unsigned int i = 0; i < TS_NR_SREGS; i++)
-		old_tss.sreg[i][0] = cpu->sreg[i].selector;
-	/* Only the dynamic fields, EIP to GS, are written (Vol. 3A 8.2.1). */
-	if (!mem->write(mem->ctx, cpu->tr.base + __builtin_offsetof(struct tss32, eip), &old_tss.eip,
-			__builtin_offsetof(struct tss32, ldt_selector) - __builtin_offsetof(struct tss32, eip))) {
+	if (!save_old_tss(cpu, mem, cpu->tr.base, old16, eflags)) {
 		stop(res, "the old TSS is not writable");
 		return;
 	}
-	/* CALL and events nest: the new task links back to the old one and has NT set. */
+	/*
+	 * CALL and events nest: the new task links back to the old one (at
+	 * offset 0 in both formats) and has NT set.
+	 */
 	if (nested) {
 		new_tss.prev_task_link = cpu->tr.selector;
 		new_tss.eflags |= X86_RFLAGS_NT;
@@ -394,11 +458,13 @@ static void do_task_switch(struct ts_cpu *cpu, const struct ts_mem *mem, uint16_
 	 * had, then the descriptors one by one: a fault leaves the rest as
 	 * they are, as on the processor.
 	 */
-	if (!mem->set_cr3(mem->ctx, new_tss.cr3)) {
-		stop(res, "the new task's CR3 does not point at guest memory (its PDPTEs)");
-		return;
+	if (!new16) {	/* a 16-bit TSS has no CR3: the old task's paging stays */
+		if (!mem->set_cr3(mem->ctx, new_tss.cr3)) {
+			stop(res, "the new task's CR3 does not point at guest memory (its PDPTEs)");
+			return;
+		}
+		cpu->cr3 = new_tss.cr3;
 	}
-	cpu->cr3 = new_tss.cr3;
 	cpu->eip = new_tss.eip;
 	cpu->eflags = new_tss.eflags | (uint32_t)X86_RFLAGS_FIXED;
 	for (unsigned int i = 0; i < 8; i++)
@@ -418,7 +484,7 @@ static void do_task_switch(struct ts_cpu *cpu, const struct ts_mem *mem, uint16_
 			cpu->sreg[i].ar = VM86_SEG_AR;
 		}
 		if (gate && event->has_error_code)
-			push_error_code(cpu, mem, event->error_code, res);
+			push_error_code(cpu, mem, event->error_code, false, res);
 		return;
 	}
 	cpl = cpu->sreg[TS_CS].selector & SEL_RPL_MASK;
@@ -431,7 +497,7 @@ static void do_task_switch(struct ts_cpu *cpu, const struct ts_mem *mem, uint16_
 	    !load_sreg(cpu, mem, TS_GS, cpl, ext, res))
 		return;
 	if (gate && event->has_error_code)
-		push_error_code(cpu, mem, event->error_code, res);
+		push_error_code(cpu, mem, event->error_code, new16, res);
 }
 
 void task_switch(struct ts_cpu *cpu, const struct ts_mem *mem, uint16_t selector,

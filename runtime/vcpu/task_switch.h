@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Hardware task switches to a 32-bit TSS in protected mode, emulated for
+ * Hardware task switches between 32-bit and 16-bit TSSs in protected
+ * mode (and to and from virtual-8086 mode), emulated for
  * the TASK_SWITCH exit (SDM Vol. 3A 8.3 "Task Switching"; Vol. 3C 27.4.2,
  * 28.2.1 Table 28-2).  task_switch() is pure: it works on a copy of the
  * guest's state and reaches guest memory only through the callbacks of
@@ -14,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lib/tss.h"	/* struct tss32, shared with the handlers guest */
+#include "lib/tss.h"	/* struct tss32, tss16, shared with the handlers guest */
 
 /* The segment registers in the TSS's order. */
 enum ts_sreg { TS_ES, TS_CS, TS_SS, TS_DS, TS_FS, TS_GS, TS_NR_SREGS };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * runtime/vcpu/task_switch.c: the hardware task switch to a 32-bit TSS, on a
+ * runtime/vcpu/task_switch.c: the hardware task switch to a 32-bit or 16-bit TSS, on a
  * flat fake guest memory (linear == offset into mem[]).  A GDT with two
  * TSSs (tasks A and B), flat code and data segments and an LDT; task A is
  * running.  Expected values are the SDM's steps (Vol. 3A 8.3) and the
@@ -33,8 +33,13 @@
 #define SEL_LDT		0x38
 #define SEL_DATA_NP	0x40	/* not present */
 #define SEL_CODE_XO	0x48	/* execute-only code */
-#define SEL_TSS16	0x50
-#define GDT_LIMIT	0x57
+#define SEL_TSS16	0x50	/* 16-bit TSS C, available */
+#define SEL_TSS16_D	0x58	/* 16-bit TSS D, available */
+#define SEL_DATA16	0x60	/* a 16-bit (B clear) data segment at 0x6000 */
+#define GDT_LIMIT	0x67
+#define TSS_C_BASE	0x5000u
+#define TSS_D_BASE	0x5100u
+#define DATA16_BASE	0x6000u
 
 struct fake_mem {
 	uint8_t mem[MEM_SIZE];
@@ -122,7 +127,9 @@ static int setup(void **state)
 	gdt_set(SEL_LDT, make_desc(0x4000, 0xf, 0x2, false, 0, true, false, false));
 	gdt_set(SEL_DATA_NP, make_desc(0, 0xfffff, 0x3, true, 0, false, true, true));
 	gdt_set(SEL_CODE_XO, make_desc(0, 0xfffff, 0x9, true, 0, true, true, true));
-	gdt_set(SEL_TSS16, make_desc(0x5000, 0x2b, 0x1, false, 0, true, false, false));
+	gdt_set(SEL_TSS16, make_desc(TSS_C_BASE, 0x2b, 0x1, false, 0, true, false, false));
+	gdt_set(SEL_TSS16_D, make_desc(TSS_D_BASE, 0x2b, 0x1, false, 0, true, false, false));
+	gdt_set(SEL_DATA16, make_desc(DATA16_BASE, 0xffff, 0x3, true, 0, true, false, false));
 	/* LDT entry 1 (selector 0x0c): a flat data segment. */
 	{
 		uint64_t d = make_desc(0, 0xfffff, 0x3, true, 0, true, true, true);
@@ -442,8 +449,8 @@ static void test_new_tss_descriptor_faults(void **state)
 	(void)state;
 	/* TI set, or past the GDT limit: #GP, #TS for IRET. */
 	expect_early_fault(SEL_TSS_B | 4, TS_SOURCE_JMP, NULL, X86_EXC_GP, SEL_TSS_B | 4);
-	expect_early_fault(0x60, TS_SOURCE_CALL, NULL, X86_EXC_GP, 0x60);
-	expect_early_fault(0x60, TS_SOURCE_IRET, NULL, X86_EXC_TS, 0x60);
+	expect_early_fault(0x68, TS_SOURCE_CALL, NULL, X86_EXC_GP, 0x68);
+	expect_early_fault(0x68, TS_SOURCE_IRET, NULL, X86_EXC_TS, 0x68);
 	/* Not an available TSS (busy for JMP), not a busy one for IRET. */
 	expect_early_fault(SEL_TSS_A, TS_SOURCE_JMP, NULL, X86_EXC_GP, SEL_TSS_A);
 	expect_early_fault(SEL_CODE0, TS_SOURCE_CALL, NULL, X86_EXC_GP, SEL_CODE0);
@@ -507,8 +514,6 @@ static void expect_stop(uint16_t sel, enum ts_source src)
 static void test_not_emulated(void **state)
 {
 	(void)state;
-	expect_stop(SEL_TSS16, TS_SOURCE_JMP);
-	setup(NULL);
 	fm.fail_reads = true;
 	expect_stop(SEL_TSS_B, TS_SOURCE_JMP);
 	setup(NULL);
@@ -621,6 +626,316 @@ static void test_descriptor_fields(void **state)
 	assert_int_equal(ts_desc_to_ar(d), 0x89);
 }
 
+/*
+ * 16-bit TSSs (Vol. 3A 8.6, Figure 8-11): IP, FLAGS, AX-DI, ES, CS, SS,
+ * DS, the LDT selector and the back link; no CR3, FS, GS or T flag.  On
+ * a load the upper halves are Bochs's (cpu/tasking.cc): EIP and EFLAGS
+ * zero-extended, the general registers 0xffff above, FS and GS null.
+ */
+static struct tss16 *tss16_at(uint32_t base)
+{
+	return (struct tss16 *)(fm.mem + base);
+}
+
+/* A 16-bit task's start state: IP 0x1000 + tag, registers tag + i, 16-bit stack. */
+static void tss16_init(uint32_t base, uint16_t tag)
+{
+	struct tss16 *t = tss16_at(base);
+
+	memset(t, 0, sizeof(*t));
+	t->ip = 0x1000 + tag;
+	t->flags = X86_RFLAGS_FIXED | X86_RFLAGS_CF | X86_RFLAGS_IF;
+	for (unsigned int i = 0; i < 8; i++)
+		t->gpr[i] = tag + i;
+	t->gpr[4] = 0x800;	/* SP */
+	t->sreg[TS_ES] = SEL_DATA0;
+	t->sreg[TS_CS] = SEL_CODE0;
+	t->sreg[TS_SS] = SEL_DATA16;
+	t->sreg[TS_DS] = SEL_DATA0;
+	/* The bytes past the 16-bit TSS's end: never written. */
+	memset(fm.mem + base + sizeof(*t), 0xee, 0x40);
+}
+
+/* Make the running task the 16-bit task C (TR = TSS C, busy). */
+static void run_in_tss16_c(void)
+{
+	gdt_set(SEL_TSS16, gdt_get(SEL_TSS16) | X86_DESC_TSS_BUSY);
+	gdt_set(SEL_TSS_A, gdt_get(SEL_TSS_A) & ~X86_DESC_TSS_BUSY);
+	cpu.tr = (struct ts_segment){ SEL_TSS16, TSS_C_BASE, 0x2b, 0x83 };
+	cpu.eflags = X86_RFLAGS_FIXED | X86_RFLAGS_ZF | X86_RFLAGS_AC | X86_RFLAGS_IF;
+	cpu.sreg[TS_SS] = (struct ts_segment){ SEL_DATA16, DATA16_BASE, 0xffff, 0x93 };
+	for (unsigned int i = 0; i < 8; i++)
+		cpu.gpr[i] = 0xabcd0000u + 0x100 + i;
+}
+
+/* The 16-bit task at @base was saved from run_in_tss16_c()'s state: low halves only. */
+static void check_tss16_saved(uint32_t base, uint16_t flags)
+{
+	const struct tss16 *t = tss16_at(base);
+
+	assert_int_equal(t->ip, 0x3456);	/* cpu.eip 0x123456 */
+	assert_int_equal(t->flags, flags);
+	for (unsigned int i = 0; i < 8; i++)
+		assert_int_equal(t->gpr[i], 0x100 + i);
+	assert_int_equal(t->sreg[TS_ES], SEL_DATA0);
+	assert_int_equal(t->sreg[TS_CS], SEL_CODE0);
+	assert_int_equal(t->sreg[TS_SS], SEL_DATA16);
+	assert_int_equal(t->sreg[TS_DS], SEL_DATA0);
+	/* The LDT selector and the stacks are static; nothing past the TSS is touched. */
+	assert_int_equal(t->ldt_selector, 0);
+	assert_int_equal(t->sp0, 0);
+	for (unsigned int i = 0; i < 0x40; i++)
+		assert_int_equal(fm.mem[base + sizeof(*t) + i], 0xee);
+}
+
+/* The 16-bit task at @sel/@base started with tss16_init(@tag)'s state. */
+static void check_new_task16(uint16_t sel, uint32_t base, uint16_t tag)
+{
+	assert_int_equal(cpu.tr.selector, sel);
+	assert_int_equal(cpu.tr.base, base);
+	assert_int_equal(cpu.tr.limit, 0x2b);
+	assert_int_equal(cpu.tr.ar, 0x83);	/* present, 16-bit busy TSS */
+	assert_true(cpu.cr0 & X86_CR0_TS);
+	assert_int_equal(cpu.dr7, X86_DR7_INIT | 0xaa);
+	/* No CR3 in a 16-bit TSS: paging stays the old task's. */
+	assert_int_equal(fm.cr3_loads, 0);
+	assert_int_equal(cpu.cr3, 0xa000);
+	assert_int_equal(cpu.eip, 0x1000u + tag);
+	for (unsigned int i = 0; i < 8; i++)
+		assert_int_equal(cpu.gpr[i], 0xffff0000u | (i == 4 ? 0x800u : tag + i));
+	assert_int_equal(cpu.sreg[TS_CS].selector, SEL_CODE0);
+	assert_int_equal(cpu.sreg[TS_CS].ar, 0xc09b);
+	assert_int_equal(cpu.sreg[TS_SS].selector, SEL_DATA16);
+	assert_int_equal(cpu.sreg[TS_SS].base, DATA16_BASE);
+	assert_int_equal(cpu.sreg[TS_SS].ar, 0x93);
+	assert_int_equal(cpu.sreg[TS_DS].selector, SEL_DATA0);
+	for (unsigned int i = TS_FS; i <= TS_GS; i++) {
+		assert_int_equal(cpu.sreg[i].selector, 0);
+		assert_true(cpu.sreg[i].ar & VMX_AR_UNUSABLE);
+	}
+	assert_true(cpu.ldtr.ar & VMX_AR_UNUSABLE);
+}
+
+static void test_tss16_jmp_16_to_16(void **state)
+{
+	struct ts_result res;
+
+	(void)state;
+	tss16_init(TSS_C_BASE, 0x10);
+	tss16_init(TSS_D_BASE, 0x20);
+	run_in_tss16_c();
+	task_switch(&cpu, &mem, SEL_TSS16_D, TS_SOURCE_JMP, NULL, &res);
+	assert_int_equal(res.outcome, TS_DONE);
+	assert_true(res.committed);
+	assert_false(res.debug_trap);
+	check_new_task16(SEL_TSS16_D, TSS_D_BASE, 0x20);
+	/* FLAGS zero-extended: AC (bit 18) of the old task is gone, no NT. */
+	assert_int_equal(cpu.eflags, X86_RFLAGS_FIXED | X86_RFLAGS_CF | X86_RFLAGS_IF);
+	check_tss16_saved(TSS_C_BASE, X86_RFLAGS_FIXED | X86_RFLAGS_ZF | X86_RFLAGS_IF);
+	assert_false(gdt_get(SEL_TSS16) & X86_DESC_TSS_BUSY);
+	assert_true(gdt_get(SEL_TSS16_D) & X86_DESC_TSS_BUSY);
+	assert_int_equal(tss16_at(TSS_D_BASE)->prev_task_link, 0);
+}
+
+/* CALL from 16-bit C to 16-bit D and IRET back: the back link, NT, both busy. */
+static void test_tss16_call_iret_16_to_16(void **state)
+{
+	struct ts_result res;
+
+	(void)state;
+	tss16_init(TSS_C_BASE, 0x10);
+	tss16_init(TSS_D_BASE, 0x20);
+	run_in_tss16_c();
+	task_switch(&cpu, &mem, SEL_TSS16_D, TS_SOURCE_CALL, NULL, &res);
+	assert_int_equal(res.outcome, TS_DONE);
+	check_new_task16(SEL_TSS16_D, TSS_D_BASE, 0x20);
+	assert_int_equal(tss16_at(TSS_D_BASE)->prev_task_link, SEL_TSS16);
+	assert_true(cpu.eflags & X86_RFLAGS_NT);
+	assert_true(gdt_get(SEL_TSS16) & X86_DESC_TSS_BUSY);
+	assert_true(gdt_get(SEL_TSS16_D) & X86_DESC_TSS_BUSY);
+
+	cpu.eip = 0x2222;
+	task_switch(&cpu, &mem, SEL_TSS16, TS_SOURCE_IRET, NULL, &res);
+	assert_int_equal(res.outcome, TS_DONE);
+	/* D's FLAGS image without NT; D available; C's saved state back. */
+	assert_int_equal(tss16_at(TSS_D_BASE)->ip, 0x2222);
+	assert_false(tss16_at(TSS_D_BASE)->flags & X86_RFLAGS_NT);
+	assert_false(gdt_get(SEL_TSS16_D) & X86_DESC_TSS_BUSY);
+	assert_true(gdt_get(SEL_TSS16) & X86_DESC_TSS_BUSY);
+	assert_int_equal(cpu.tr.selector, SEL_TSS16);
+	assert_int_equal(cpu.eip, 0x3456);
+	assert_int_equal(cpu.eflags, X86_RFLAGS_FIXED | X86_RFLAGS_ZF | X86_RFLAGS_IF);
+	assert_int_equal(cpu.gpr[0], 0xffff0100);
+	assert_int_equal(fm.cr3_loads, 0);
+}
+
+/* CALL from 32-bit A to 16-bit C, IRET back to A: each TSS in its own format. */
+static void test_tss16_call_iret_32_to_16(void **state)
+{
+	uint32_t eflags = cpu.eflags;
+	struct ts_result res;
+
+	(void)state;
+	tss16_init(TSS_C_BASE, 0x10);
+	task_switch(&cpu, &mem, SEL_TSS16, TS_SOURCE_CALL, NULL, &res);
+	assert_int_equal(res.outcome, TS_DONE);
+	check_new_task16(SEL_TSS16, TSS_C_BASE, 0x10);
+	check_old_task_a_saved(eflags);
+	assert_int_equal(tss16_at(TSS_C_BASE)->prev_task_link, SEL_TSS_A);
+	assert_int_equal(cpu.eflags, X86_RFLAGS_FIXED | X86_RFLAGS_CF | X86_RFLAGS_IF | X86_RFLAGS_NT);
+	assert_true(gdt_get(SEL_TSS_A) & X86_DESC_TSS_BUSY);
+	assert_true(gdt_get(SEL_TSS16) & X86_DESC_TSS_BUSY);
+
+	tss_at(TSS_A_BASE)->cr3 = 0xa000;
+	cpu.eip = 0x3333;
+	cpu.gpr[0] = 0x12345678;
+	task_switch(&cpu, &mem, SEL_TSS_A, TS_SOURCE_IRET, NULL, &res);
+	assert_int_equal(res.outcome, TS_DONE);
+	assert_int_equal(tss16_at(TSS_C_BASE)->ip, 0x3333);
+	assert_int_equal(tss16_at(TSS_C_BASE)->gpr[0], 0x5678);
+	assert_int_equal(tss16_at(TSS_C_BASE)->flags, X86_RFLAGS_FIXED | X86_RFLAGS_CF | X86_RFLAGS_IF);
+	assert_false(gdt_get(SEL_TSS16) & X86_DESC_TSS_BUSY);
+	assert_int_equal(cpu.tr.selector, SEL_TSS_A);
+	assert_int_equal(cpu.tr.ar, 0x8b);
+	assert_int_equal(cpu.eip, 0x123456);
+	assert_int_equal(cpu.eflags, eflags);
+	assert_int_equal(cpu.gpr[0], 0x1000);
+	/* Back in a 32-bit task: its CR3 is loaded. */
+	assert_int_equal(fm.cr3_loads, 1);
+	assert_int_equal(cpu.cr3, 0xa000);
+}
+
+/* JMP from 16-bit C to 32-bit B: C saved in the 16-bit format, B loaded in full. */
+static void test_tss16_jmp_16_to_32(void **state)
+{
+	struct ts_result res;
+
+	(void)state;
+	tss16_init(TSS_C_BASE, 0x10);
+	run_in_tss16_c();
+	task_switch(&cpu, &mem, SEL_TSS_B, TS_SOURCE_JMP, NULL, &res);
+	assert_int_equal(res.outcome, TS_DONE);
+	check_new_task_b();
+	check_tss16_saved(TSS_C_BASE, X86_RFLAGS_FIXED | X86_RFLAGS_ZF | X86_RFLAGS_IF);
+	assert_false(gdt_get(SEL_TSS16) & X86_DESC_TSS_BUSY);
+	assert_true(gdt_get(SEL_TSS_B) & X86_DESC_TSS_BUSY);
+	assert_int_equal(cpu.eflags, X86_RFLAGS_FIXED | X86_RFLAGS_CF);
+}
+
+/*
+ * CALL from 16-bit C to 32-bit B links B back to C; B's IRET returns to
+ * C with the 16-bit load.
+ */
+static void test_tss16_call_iret_16_to_32(void **state)
+{
+	struct ts_result res;
+
+	(void)state;
+	tss16_init(TSS_C_BASE, 0x10);
+	run_in_tss16_c();
+	task_switch(&cpu, &mem, SEL_TSS_B, TS_SOURCE_CALL, NULL, &res);
+	assert_int_equal(res.outcome, TS_DONE);
+	assert_int_equal(tss_at(TSS_B_BASE)->prev_task_link, SEL_TSS16);
+	assert_true(cpu.eflags & X86_RFLAGS_NT);
+	assert_true(gdt_get(SEL_TSS16) & X86_DESC_TSS_BUSY);
+	task_switch(&cpu, &mem, SEL_TSS16, TS_SOURCE_IRET, NULL, &res);
+	assert_int_equal(res.outcome, TS_DONE);
+	assert_int_equal(cpu.tr.ar, 0x83);
+	assert_int_equal(cpu.eip, 0x3456);
+	assert_int_equal(cpu.eflags, X86_RFLAGS_FIXED | X86_RFLAGS_ZF | X86_RFLAGS_IF);
+	for (unsigned int i = 0; i < 8; i++)
+		assert_int_equal(cpu.gpr[i], 0xffff0000u + 0x100 + i);
+	/* CR3 stays B's: the 16-bit TSS has none. */
+	assert_int_equal(fm.cr3_loads, 1);
+	assert_int_equal(cpu.cr3, 0xb000);
+	assert_false(gdt_get(SEL_TSS_B) & X86_DESC_TSS_BUSY);
+}
+
+/*
+ * An exception through a task gate to a 16-bit TSS: the error code is a
+ * word, at SS.base + SP - 2 (SS.B clear), ESP's upper half kept.
+ */
+static void test_tss16_idt_gate_error_code(void **state)
+{
+	struct ts_event ev = { .vector = 13, .exception = true, .has_error_code = true,
+			       .error_code = 0x12345678 };
+	struct ts_result res;
+	uint32_t around;
+
+	(void)state;
+	tss16_init(TSS_C_BASE, 0x10);
+	memset(fm.mem + DATA16_BASE + 0x800 - 4, 0xcc, 8);
+	task_switch(&cpu, &mem, SEL_TSS16, TS_SOURCE_IDT_GATE, &ev, &res);
+	assert_int_equal(res.outcome, TS_DONE);
+	assert_int_equal(tss16_at(TSS_C_BASE)->prev_task_link, SEL_TSS_A);
+	assert_true(cpu.eflags & X86_RFLAGS_NT);
+	assert_int_equal(cpu.gpr[4], 0xffff07fe);
+	memcpy(&around, fm.mem + DATA16_BASE + 0x800 - 4, 4);
+	assert_int_equal(around, 0x5678cccc);	/* the word at SP - 2, nothing below it */
+	memcpy(&around, fm.mem + DATA16_BASE + 0x800, 4);
+	assert_int_equal(around, 0xcccccccc);
+}
+
+/* A 16-bit TSS's limit below 2BH: #TS(selector) before anything changes. */
+static void test_tss16_limit(void **state)
+{
+	struct ts_event ext = { .vector = 0x20, .external = true };
+
+	(void)state;
+	tss16_init(TSS_C_BASE, 0x10);
+	gdt_set(SEL_TSS16, make_desc(TSS_C_BASE, 0x2a, 0x1, false, 0, true, false, false));
+	expect_early_fault(SEL_TSS16, TS_SOURCE_JMP, NULL, X86_EXC_TS, SEL_TSS16);
+	expect_early_fault(SEL_TSS16, TS_SOURCE_IDT_GATE, &ext, X86_EXC_TS, SEL_TSS16 | 1);
+	/* Busy for JMP, available for IRET: #GP, #TS as for a 32-bit TSS. */
+	gdt_set(SEL_TSS16, make_desc(TSS_C_BASE, 0x2b, 0x3, false, 0, true, false, false));
+	expect_early_fault(SEL_TSS16, TS_SOURCE_JMP, NULL, X86_EXC_GP, SEL_TSS16);
+	expect_early_fault(SEL_TSS16_D, TS_SOURCE_IRET, NULL, X86_EXC_TS, SEL_TSS16_D);
+	/* Not present: #NP. */
+	gdt_set(SEL_TSS16_D, gdt_get(SEL_TSS16_D) & ~X86_DESC_P);
+	expect_early_fault(SEL_TSS16_D, TS_SOURCE_CALL, NULL, X86_EXC_NP, SEL_TSS16_D);
+}
+
+/* The new 16-bit task's segments are checked as a 32-bit task's, after the commit point. */
+static void test_tss16_segment_faults(void **state)
+{
+	struct ts_result res;
+
+	(void)state;
+	tss16_init(TSS_C_BASE, 0x10);
+	tss16_at(TSS_C_BASE)->sreg[TS_CS] = 0;
+	task_switch(&cpu, &mem, SEL_TSS16, TS_SOURCE_JMP, NULL, &res);
+	assert_int_equal(res.outcome, TS_FAULT);
+	assert_true(res.committed);
+	assert_int_equal(res.fault_vector, X86_EXC_TS);
+	assert_int_equal(res.error_code, 0);
+	assert_int_equal(cpu.tr.selector, SEL_TSS16);
+
+	setup(NULL);
+	tss16_init(TSS_C_BASE, 0x10);
+	tss16_at(TSS_C_BASE)->sreg[TS_SS] = SEL_DATA_NP;
+	task_switch(&cpu, &mem, SEL_TSS16, TS_SOURCE_JMP, NULL, &res);
+	assert_int_equal(res.outcome, TS_FAULT);
+	assert_int_equal(res.fault_vector, X86_EXC_SS);
+	assert_int_equal(res.error_code, SEL_DATA_NP);
+
+	setup(NULL);
+	tss16_init(TSS_C_BASE, 0x10);
+	tss16_at(TSS_C_BASE)->ldt_selector = SEL_DATA0;
+	task_switch(&cpu, &mem, SEL_TSS16, TS_SOURCE_JMP, NULL, &res);
+	assert_int_equal(res.outcome, TS_FAULT);
+	assert_int_equal(res.fault_vector, X86_EXC_TS);
+	assert_int_equal(res.error_code, SEL_DATA0);
+
+	setup(NULL);
+	tss16_init(TSS_C_BASE, 0x10);
+	tss16_at(TSS_C_BASE)->ldt_selector = SEL_LDT;
+	tss16_at(TSS_C_BASE)->sreg[TS_ES] = 0x0c;	/* from the new task's LDT */
+	task_switch(&cpu, &mem, SEL_TSS16, TS_SOURCE_JMP, NULL, &res);
+	assert_int_equal(res.outcome, TS_DONE);
+	assert_int_equal(cpu.ldtr.base, 0x4000);
+	assert_int_equal(cpu.sreg[TS_ES].selector, 0x0c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -637,6 +952,14 @@ int main(void)
 		cmocka_unit_test_setup(test_fault_in_exception_delivery, setup),
 		cmocka_unit_test_setup(test_segment_faults, setup),
 		cmocka_unit_test_setup(test_ldt_and_ring3, setup),
+		cmocka_unit_test_setup(test_tss16_jmp_16_to_16, setup),
+		cmocka_unit_test_setup(test_tss16_call_iret_16_to_16, setup),
+		cmocka_unit_test_setup(test_tss16_call_iret_32_to_16, setup),
+		cmocka_unit_test_setup(test_tss16_jmp_16_to_32, setup),
+		cmocka_unit_test_setup(test_tss16_call_iret_16_to_32, setup),
+		cmocka_unit_test_setup(test_tss16_idt_gate_error_code, setup),
+		cmocka_unit_test_setup(test_tss16_limit, setup),
+		cmocka_unit_test_setup(test_tss16_segment_faults, setup),
 		cmocka_unit_test(test_descriptor_fields),
 	};
 

@@ -23,7 +23,8 @@
 #   test_arch_checks        runtime/vcpu/arch_checks.c: XCR0, PAT, MTRR, CR8,
 #                           TSC-offset and segment checks
 #   test_task_switch        runtime/vcpu/task_switch.c: the hardware task switch
-#                           to a 32-bit TSS and its faults, on fake memory
+#                           to and from 32-bit and 16-bit TSSs and its faults,
+#                           on fake memory
 #   test_vm                 runtime/vm/vm.c: vCPU run states, INIT/STARTUP,
 #                           posted events, the ICR decode
 #   test_ioapic             runtime/devices/ioapic.c: the guest's I/O APIC, the
