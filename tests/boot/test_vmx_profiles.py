@@ -28,10 +28,12 @@ MODELS = ["corei7_skylake_x", "corei7_sandy_bridge_2600k", "corei7_haswell_4770"
 PROFILES = sorted(p.stem for p in (REPO / "profiles").glob("*.yaml"))
 GUEST_ARGS = "quick"
 # The handlers guest's task switches that succeed (tests/guest/handlers/
-# task_checks.c): each a TASK_SWITCH exit the hypervisor emulates.
+# task_checks.c), to and from 32-bit and 16-bit TSSs: each a TASK_SWITCH
+# exit the hypervisor emulates.
 TASK_CHECKS = ["task-jmp", "task-jmp-back", "task-call-gate", "task-iret", "task-int-gate",
                "task-exception-error-code", "task-ext-interrupt-gate", "task-nmi-gate",
-               "task-debug-trap", "task-vm86"]
+               "task-debug-trap", "task-vm86", "task16-jmp", "task16-call", "task16-iret",
+               "task16-exception-error-code"]
 
 
 def _yaml(path):

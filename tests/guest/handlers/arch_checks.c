@@ -475,7 +475,7 @@ static void check_string_io_paging(void)
 	      vector_name(out_np.vector), out_np.error_code, out_np.cr2);
 }
 
-/* ---- a task switch to a TSS whose limit is too small ---- */
+/* ---- a task switch to a TSS whose limit is too small (32-bit and 16-bit) ---- */
 
 #define SEL_TSS		(6 * 8)
 
@@ -496,9 +496,18 @@ static void check_task_switch(void)
 	asm volatile(ASM_TRY("1f") "ljmp *%0\n\t" "1:" : : "m"(target) : "memory");
 	fault_happened();
 	v = last_fault_vector();
-	asm volatile("lgdt %0" : : "m"(old));
 	check("arch-task-switch-ts", v == X86_EXC_TS && last_fault_error_code() == SEL_TSS,
 	      "JMP to a TSS with limit 0x20: %s, error code 0x%x", vector_name(v),
+	      last_fault_error_code());
+	/* An available 16-bit TSS (type 1, P) with limit 0x2a < 0x2b: #TS(selector) too. */
+	gdt[6] = data_desc((uint32_t)(uintptr_t)io_buf, 0x2a, 0x81, 0);
+	expect_fault(ANY_VECTOR);
+	asm volatile(ASM_TRY("1f") "ljmp *%0\n\t" "1:" : : "m"(target) : "memory");
+	fault_happened();
+	v = last_fault_vector();
+	asm volatile("lgdt %0" : : "m"(old));
+	check("arch-task-switch-ts16", v == X86_EXC_TS && last_fault_error_code() == SEL_TSS,
+	      "JMP to a 16-bit TSS with limit 0x2a: %s, error code 0x%x", vector_name(v),
 	      last_fault_error_code());
 }
 

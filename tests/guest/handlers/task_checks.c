@@ -8,7 +8,10 @@
  * (the IRET back unblocks NMIs), a TSS with its T flag set: #DB
  * with DR6.BT before the new task's first instruction, and a far JMP to
  * a TSS whose EFLAGS has VM set: a virtual-8086 task, which comes back
- * with INT n through a task gate.
+ * with INT n through a task gate.  And 16-bit TSSs (Vol. 3A 8.6): a JMP
+ * from the 32-bit main task to a 16-bit task, from it to another and back
+ * to the main task; a CALL to a 16-bit task and its IRET back; a #GP
+ * through a task gate to a 16-bit TSS, its error code a word.
  * Each new task records what it finds (its registers, EFLAGS,
  * CR0, the busy bits of both TSS descriptors, its back link) and returns;
  * the checks compare with SDM Vol. 3A 8.3.  They pass on bare Bochs
@@ -40,7 +43,13 @@
 #define SEL_TSS_H	0x60	/* T flag set */
 #define SEL_TSS_I	0x68	/* #DB through a task gate in the IDT */
 #define SEL_TSS_V	0x70	/* far JMP into virtual-8086 mode */
-#define GDT_ENTRIES	15
+#define SEL_TSS16_J	0x78	/* 16-bit: JMP from A; JMPs to M */
+#define SEL_TSS16_M	0x80	/* 16-bit: JMP from J; JMPs back to A */
+#define SEL_TSS16_K	0x88	/* 16-bit: CALL from A, IRET back */
+#define SEL_TSS16_L	0x90	/* 16-bit: #GP through a task gate in the IDT */
+#define SEL_CODE_T16	0x98	/* the 16-bit tasks' code, based at task16_base: IP fits in 16 bits */
+#define SEL_STACK16	0xa0	/* their stack: SS.B clear (SP), based at task16_stack */
+#define GDT_ENTRIES	21
 #define DR6_BT		(1u << 15)
 
 #define INT_VECTOR	0x41
@@ -66,6 +75,9 @@ struct task_seen {
 };
 
 struct tss32 tss_a, tss_b, tss_c, tss_d, tss_e, tss_f, tss_g, tss_h, tss_i, tss_v;
+struct tss16 tss16_j, tss16_m, tss16_k, tss16_l;
+/* What task M saw in FS and GS (a 16-bit TSS has neither: null). */
+volatile uint32_t t16_fs_gs;
 /* What task I (the #DB task) saw: DR6, its back link, how often it ran. */
 volatile uint32_t dbg_dr6, dbg_link, dbg_count;
 uint64_t task_gdt[GDT_ENTRIES] __attribute__((aligned(8)));
@@ -81,6 +93,11 @@ void task_f_entry(void);
 void task_g_entry(void);
 void task_h_entry(void);
 void task_i_entry(void);
+void task16_base(void);
+void task_j_entry(void);
+void task_m_entry(void);
+void task_k_entry(void);
+void task_l_entry(void);
 
 /*
  * Each task: record, then go back (JMP to A, or IRET to the task that
@@ -161,7 +178,42 @@ asm(".macro RECORD self, tss\n\t"
     /* Or the IRET back to H, a switch to a TSS with T set, traps again. */
     "movw $0, tss_h+100\n\t"
     "iretl\n\t"
-    "jmp task_i_entry\n\t");
+    "jmp task_i_entry\n\t"
+    /*
+     * The 16-bit tasks: 32-bit code in a segment based here (a 16-bit
+     * TSS holds IP only), data through the flat DS, SS 16-bit.
+     */
+    ".globl task16_base\n"
+    "task16_base:\n\t"
+    ".globl task_j_entry\n"
+    "task_j_entry:\n\t"
+    "RECORD 0x78, tss16_j\n\t"
+    "ljmp $0x80, $0\n\t"
+    "jmp task_j_entry\n\t"
+    ".globl task_m_entry\n"
+    "task_m_entry:\n\t"
+    "RECORD 0x80, tss16_m\n\t"
+    "movw %fs, %ax\n\t"
+    "shll $16, %eax\n\t"
+    "movw %gs, %ax\n\t"
+    "movl %eax, t16_fs_gs\n\t"
+    "ljmp $0x20, $0\n\t"
+    "jmp task_m_entry\n\t"
+    ".globl task_k_entry\n"
+    "task_k_entry:\n\t"
+    "RECORD 0x88, tss16_k\n\t"
+    "iretl\n\t"
+    "jmp task_k_entry\n\t"
+    ".globl task_l_entry\n"
+    "task_l_entry:\n\t"
+    "RECORD 0x90, tss16_l\n\t"
+    "popw %ax\n\t"			/* SS.B clear: from SS:SP, SP += 2 */
+    "movzwl %ax, %eax\n\t"
+    "movl %eax, seen+52\n\t"
+    "movl %esp, seen+56\n\t"
+    "movl $task_gp16_resume, tss_a+32\n\t"
+    "iretl\n\t"
+    "jmp task_l_entry\n\t");
 
 static uint64_t tss_desc(const struct tss32 *t)
 {
@@ -457,6 +509,156 @@ static void check_vm86_task(uint64_t *idt)
 	memcpy(low, saved, sizeof(saved));
 }
 
+/*
+ * ---- 16-bit TSSs ----
+ * On loading one the processor leaves the upper halves of the registers
+ * undefined (Vol. 3A 8.6); Bochs (cpu/tasking.cc), the reference, sets
+ * those of the general registers to 0xffff and zero-extends EIP and
+ * EFLAGS, and exitplan does the same: the checks expect those values.
+ */
+#define T16_STACK_SIZE	0x400u
+static uint8_t task16_stack[T16_STACK_SIZE] __attribute__((aligned(16)));
+
+/* A code or data segment descriptor; @flags: descriptor bits 55:52 (G, D/B, L, AVL). */
+static uint64_t seg_desc(uint32_t base, uint32_t limit, uint8_t access, uint8_t flags)
+{
+	return (limit & 0xffff) | ((uint64_t)(base & 0xffffff) << 16) | ((uint64_t)access << 40) |
+	       ((uint64_t)((limit >> 16) & 0xf) << 48) | ((uint64_t)flags << 52) |
+	       ((uint64_t)(base >> 24) << 56);
+}
+
+/* An available 16-bit TSS (type 1, present, DPL 0) with the minimum limit 2BH. */
+static uint64_t tss16_desc(const struct tss16 *t)
+{
+	return seg_desc((uint32_t)(uintptr_t)t, sizeof(*t) - 1, 0x81, 0);
+}
+
+static void tss16_init(struct tss16 *t, void (*entry)(void), uint16_t tag)
+{
+	memset(t, 0, sizeof(*t));
+	t->ip = (uint16_t)((uintptr_t)entry - (uintptr_t)task16_base);
+	t->flags = 0x2;
+	for (unsigned int i = 0; i < 8; i++)
+		t->gpr[i] = tag + i;
+	t->gpr[4] = T16_STACK_SIZE;
+	t->sreg[0] = SEL_DATA;		/* ES */
+	t->sreg[1] = SEL_CODE_T16;	/* CS */
+	t->sreg[2] = SEL_STACK16;	/* SS */
+	t->sreg[3] = SEL_DATA;		/* DS */
+}
+
+/* The task saw the registers its 16-bit TSS gave it, with 0xffff above. */
+static bool regs_from_tss16(const struct tss16 *t)
+{
+	for (unsigned int i = 0; i < 8; i++)
+		if (seen.gpr[i] != (0xffff0000u | t->gpr[i]))
+			return false;
+	return true;
+}
+
+/* A JMPs to 16-bit J, J to 16-bit M, M back to A. */
+static void check_tss16_jmp(void)
+{
+	uint32_t a = 0x16000001, b = 0x16000002, c = 0x16000003, d = 0x16000004;
+	struct tss16 j_start = tss16_j, m_start = tss16_m;
+	bool j_saved;
+
+	clear_seen();
+	t16_fs_gs = 0xdeadbeef;
+	asm volatile("ljmp $0x78, $0" : "+a"(a), "+b"(b), "+c"(c), "+d"(d)
+		     : : "esi", "edi", "memory", "cc");
+	asm volatile("clts" : : : "memory");
+	/* J's state saved in its 16-bit TSS: IP past its JMP, the low halves (AX its last load). */
+	j_saved = tss16_j.ip > j_start.ip && tss16_j.flags == 0x2 && tss16_j.gpr[4] == T16_STACK_SIZE &&
+		  tss16_j.gpr[1] == j_start.gpr[1] && tss16_j.gpr[7] == j_start.gpr[7] &&
+		  tss16_j.sreg[1] == SEL_CODE_T16 && tss16_j.sreg[2] == SEL_STACK16 &&
+		  tss16_j.prev_task_link == 0;
+	check("task16-jmp", seen.count == 2 && regs_from_tss16(&m_start) && seen.eflags == 0x2 &&
+	      (seen.cr0 & CR0_TS) && seen.link == 0 && t16_fs_gs == 0 &&
+	      !(seen.desc_a_hi & DESC_HI_BUSY) && (seen.desc_self_hi & DESC_HI_BUSY) &&
+	      !(desc_hi(SEL_TSS16_J) & DESC_HI_BUSY) && !(desc_hi(SEL_TSS16_M) & DESC_HI_BUSY) &&
+	      (desc_hi(SEL_TSS_A) & DESC_HI_BUSY) && j_saved &&
+	      a == 0x16000001 && b == 0x16000002 && c == 0x16000003 && d == 0x16000004,
+	      "J and M ran %u times; M saw registers %s, EFLAGS 0x%x, CR0 0x%x, link 0x%x, "
+	      "FS:GS 0x%x, TSS A %s; J's saved state %s (IP 0x%x, FLAGS 0x%x, SP 0x%x); "
+	      "back: EAX 0x%x, TSS J %s, M %s", seen.count,
+	      regs_from_tss16(&m_start) ? "as in its TSS" : "wrong", seen.eflags, seen.cr0,
+	      seen.link, t16_fs_gs, seen.desc_a_hi & DESC_HI_BUSY ? "busy" : "available",
+	      j_saved ? "right" : "wrong", tss16_j.ip, tss16_j.flags, tss16_j.gpr[4], a,
+	      desc_hi(SEL_TSS16_J) & DESC_HI_BUSY ? "busy" : "available",
+	      desc_hi(SEL_TSS16_M) & DESC_HI_BUSY ? "busy" : "available");
+}
+
+/* A CALLs 16-bit K (the back link, NT, both busy); K's IRET returns to A. */
+static void check_tss16_call_iret(void)
+{
+	uint32_t a = 0x16100001, s = 0x16100005, eflags;
+	struct tss16 k_start = tss16_k;
+
+	clear_seen();
+	asm volatile("lcall $0x88, $0" : "+a"(a), "+S"(s) : : "ebx", "ecx", "edx", "edi",
+		     "memory", "cc");
+	asm volatile("pushfl; popl %0" : "=r"(eflags));
+	asm volatile("clts" : : : "memory");
+	check("task16-call", seen.count == 1 && regs_from_tss16(&k_start) &&
+	      seen.eflags == (0x2 | EFLAGS_NT) && (seen.cr0 & CR0_TS) && seen.link == SEL_TSS_A &&
+	      (seen.desc_a_hi & DESC_HI_BUSY) && (seen.desc_self_hi & DESC_HI_BUSY),
+	      "task K ran %u times, registers %s, EFLAGS 0x%x, CR0 0x%x, link 0x%x, TSS A %s, "
+	      "TSS K %s", seen.count, regs_from_tss16(&k_start) ? "as in its TSS" : "wrong",
+	      seen.eflags, seen.cr0, seen.link,
+	      seen.desc_a_hi & DESC_HI_BUSY ? "busy" : "available",
+	      seen.desc_self_hi & DESC_HI_BUSY ? "busy" : "available");
+	check("task16-iret", a == 0x16100001 && s == 0x16100005 && !(eflags & EFLAGS_NT) &&
+	      !(desc_hi(SEL_TSS16_K) & DESC_HI_BUSY) && (desc_hi(SEL_TSS_A) & DESC_HI_BUSY) &&
+	      tss16_k.flags == 0x2 && tss16_k.ip > k_start.ip,
+	      "EAX 0x%x ESI 0x%x, EFLAGS 0x%x, TSS K %s, TSS A %s, K's saved FLAGS 0x%x IP 0x%x",
+	      a, s, eflags, desc_hi(SEL_TSS16_K) & DESC_HI_BUSY ? "busy" : "available",
+	      desc_hi(SEL_TSS_A) & DESC_HI_BUSY ? "busy" : "available", tss16_k.flags, tss16_k.ip);
+}
+
+/* #GP through a task gate to 16-bit L: the error code is a word at SS:SP - 2. */
+static __attribute__((noinline)) void check_tss16_exception_gate(uint64_t *idt)
+{
+	uint64_t old_gp = idt[13];
+
+	idt[13] = task_gate(SEL_TSS16_L);
+	clear_seen();
+	asm volatile("movw %%ax, %%fs\n\t"
+		     "task_gp16_resume:"
+		     : : "a"(GP_SELECTOR) : "ecx", "edx", "ebx", "esi", "edi", "memory", "cc");
+	asm volatile("clts" : : : "memory");
+	idt[13] = old_gp;
+	check("task16-exception-error-code", seen.count == 1 && seen.error_code == GP_SELECTOR &&
+	      seen.gpr[4] == (0xffff0000u | (T16_STACK_SIZE - 2)) &&
+	      seen.esp_after_pop == (0xffff0000u | T16_STACK_SIZE) &&
+	      seen.link == SEL_TSS_A && (seen.eflags & EFLAGS_NT) &&
+	      !(desc_hi(SEL_TSS16_L) & DESC_HI_BUSY),
+	      "task L ran %u times: error code 0x%x on its stack (want 0x%x), ESP 0x%x "
+	      "(want 0x%x), after the pop 0x%x, link 0x%x, EFLAGS 0x%x, TSS L %s", seen.count,
+	      seen.error_code, GP_SELECTOR, seen.gpr[4], 0xffff0000u | (T16_STACK_SIZE - 2),
+	      seen.esp_after_pop, seen.link, seen.eflags,
+	      desc_hi(SEL_TSS16_L) & DESC_HI_BUSY ? "busy" : "available");
+}
+
+static void check_tss16_tasks(uint64_t *idt)
+{
+	tss16_init(&tss16_j, task_j_entry, 0x1610);
+	tss16_init(&tss16_m, task_m_entry, 0x1620);
+	tss16_init(&tss16_k, task_k_entry, 0x1630);
+	tss16_init(&tss16_l, task_l_entry, 0x1640);
+	task_gdt[SEL_TSS16_J >> 3] = tss16_desc(&tss16_j);
+	task_gdt[SEL_TSS16_M >> 3] = tss16_desc(&tss16_m);
+	task_gdt[SEL_TSS16_K >> 3] = tss16_desc(&tss16_k);
+	task_gdt[SEL_TSS16_L >> 3] = tss16_desc(&tss16_l);
+	/* 32-bit code (D set), read/execute; a 16-bit (B clear) read/write stack. */
+	task_gdt[SEL_CODE_T16 >> 3] = seg_desc((uint32_t)(uintptr_t)task16_base, 0xffff, 0x9b, 0x4);
+	task_gdt[SEL_STACK16 >> 3] = seg_desc((uint32_t)(uintptr_t)task16_stack,
+					       T16_STACK_SIZE - 1, 0x93, 0);
+	check_tss16_jmp();
+	check_tss16_call_iret();
+	check_tss16_exception_gate(idt);
+}
+
 void check_tasks(void)
 {
 	struct { uint16_t limit; uint32_t base; } __attribute__((packed)) old_gdt, gdt, idtr;
@@ -520,6 +722,7 @@ void check_tasks(void)
 		check_nmi_gate();
 		check_debug_trap();
 		check_vm86_task(idt);
+		check_tss16_tasks(idt);
 	}
 
 	idt[INT_VECTOR] = old_int;
