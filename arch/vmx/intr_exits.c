@@ -11,6 +11,7 @@
 #include "exit_handlers.h"
 #include "arch/vmx/legacy_irq.h"
 #include "arch/vmx/mmio.h"
+#include "arch/vmx/nmi_root.h"
 #include "runtime/host/percpu.h"
 #include "runtime/host/traps.h"
 #include "arch/vmx/vcpu_arch.h"
@@ -89,6 +90,7 @@ enum vmx_exit_action handle_interrupt_window(struct vcpu *vcpu)
  */
 extern const char vmx_nmi_check[], vmx_nmi_check_end[];
 extern const char vmx_nmi_recheck[], vmx_nmi_recheck_end[];
+extern const char vmx_wait_window[], vmx_wait_window_end[];
 
 static bool rip_in(uint64_t rip, const char *first, const char *last)
 {
@@ -98,6 +100,8 @@ static bool rip_in(uint64_t rip, const char *first, const char *last)
 bool vmm_nmi_in_root(struct interrupt_frame *f)
 {
 	struct vcpu *vcpu;
+	enum vmx_root_wait wait;
+	uint32_t bit;
 	bool kick;
 
 	if (!percpu_bsp_ready)
@@ -105,20 +109,35 @@ bool vmm_nmi_in_root(struct interrupt_frame *f)
 	/*
 	 * Claimed first, whatever the CPU does: a flag left set would stop
 	 * every later kick to it (one in flight at most, apic.c).  A kick
-	 * that finds the vCPU waiting in root, or no vCPU, is spent too.
+	 * that finds no vCPU is spent too.
 	 */
 	kick = vmx_kick_nmi_claim(this_cpu_id());
 	if (!(vcpu = this_cpu()->vcpu) || !vcpu->arch || vcpu->arch->stop != VCPU_RUNNING)
 		return false;
-	/*
-	 * A vCPU waiting in root operation (vmx_run.c's vmx_wait_in_root()) is
-	 * woken by vmm_kick()'s NMI: the host's, not the guest's.  The guest's
-	 * ICR NMIs are emulated (apic.c); only an LVT entry of its own in NMI
-	 * mode could raise a physical one, and one that came here is dropped
-	 * (docs/THREAT-MODEL.md's known limits).
-	 */
-	if (READ_ONCE(vcpu->arch->waiting_in_root))
-		return false;
+	wait = READ_ONCE(vcpu->arch->waiting_in_root);
+	bit = vmx_nmi_in_root_bit(kick, wait);
+	if (wait != VMX_WAIT_NONE) {
+		/*
+		 * A vCPU waiting in root operation (vmx_run.c's
+		 * vmx_wait_in_root()): a kick, or the guest's own NMI (an LVT
+		 * entry of its own in NMI mode, under `apic: passthrough`),
+		 * ends the CPU's HLT and the waiter re-checks.  The guest's
+		 * ends a HLT wait as it ends HLT on hardware and is injected
+		 * at the next entry (vmx_wakeup_posted() sees ARRIVED); in
+		 * wait-for-SIPI, which blocks NMIs, it is dropped.  Landed
+		 * after the waiter's test of wait_woken: skip the HLT.  (Kicks
+		 * here are not counted in kicks_in_root: those are the ones
+		 * that made a running guest exit again.)
+		 */
+		if (bit) {
+			__atomic_or_fetch(&vcpu->nmi_pending, bit, __ATOMIC_RELAXED);
+			vcpu->arch->nmis_in_root++;
+		}
+		WRITE_ONCE(vcpu->arch->wait_woken, 1);
+		if (f->rip >= (uintptr_t)vmx_wait_window && f->rip < (uintptr_t)vmx_wait_window_end)
+			f->rip = (uintptr_t)vmx_wait_window_end;
+		return true;
+	}
 	if (kick) {
 		/*
 		 * A kick (apic.c) while the CPU handles an exit.  The stub's
@@ -134,7 +153,7 @@ bool vmm_nmi_in_root(struct interrupt_frame *f)
 		vcpu->arch->kicks_in_root++;
 		return true;
 	}
-	__atomic_or_fetch(&vcpu->nmi_pending, VCPU_NMI_ARRIVED, __ATOMIC_RELAXED);
+	__atomic_or_fetch(&vcpu->nmi_pending, bit, __ATOMIC_RELAXED);
 	/*
 	 * Between the stub's last test and VMRESUME (exit_entry.S): test
 	 * again, or the NMI would wait for the next exit.  Both tests are

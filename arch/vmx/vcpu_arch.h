@@ -160,8 +160,13 @@ struct vcpu_arch_state {
 	uint64_t dr[4], dr6;
 	uint64_t resident_msr[MSR_RESIDENT_COUNT];
 	uint32_t resident_msrs;
-	/* Halted in root operation, interrupts off: vmm_kick() sends an NMI. */
-	bool waiting_in_root;
+	/*
+	 * Halted in root operation, interrupts off (enum vmx_root_wait,
+	 * nmi_root.h; 0 when not): vmm_kick() sends an NMI.  wait_woken:
+	 * an NMI came since the waiter last looked (vmx_wait_in_root()).
+	 */
+	uint8_t waiting_in_root;
+	uint8_t wait_woken;
 
 	/* For the statistics document: the guest's name and arguments. */
 	char guest_name[64];

@@ -28,6 +28,7 @@
 #include "arch/vmx/vmx_setup.h"
 #include "arch/vmx/vmx_run.h"
 #include "arch/vmx/preemption_timer.h"
+#include "arch/vmx/nmi_root.h"
 #include "vmx_controls_bits.h"
 #include "runtime/host/console.h"
 #include "runtime/devices/pci.h"
@@ -56,18 +57,28 @@ static void vmx_hv_deadline_wake(unsigned int cpu)
 
 /*
  * Wait in root operation, interrupts off, until @ready(vcpu) or the
- * machine stops: halted, woken by vmm_kick()'s NMI (ap_park.c drops it),
- * or polling where halting is not safe.  Returns false when the machine
- * stops first.
+ * machine stops: halted, woken by vmm_kick()'s NMI or, in a HLT wait, by
+ * the guest's own NMI (vmm_nmi_in_root() queues it), or polling where
+ * halting is not safe.  Returns false when the machine stops first.
+ *
+ * An NMI that lands after ready() looked and before the HLT must not be
+ * slept through: the NMI handler sets wait_woken, tested just before the
+ * HLT, and one that lands between that test and the HLT has its return
+ * RIP moved past the HLT (vmx_wait_window .. vmx_wait_window_end).
+ * noinline: the window's labels exist once.
  */
-static bool vmx_wait_in_root(struct vcpu *vcpu, bool (*ready)(struct vcpu *))
+extern const char vmx_wait_window[], vmx_wait_window_end[];
+
+static noinline bool vmx_wait_in_root(struct vcpu *vcpu, bool (*ready)(struct vcpu *),
+				      enum vmx_root_wait why)
 {
 	bool ok;
 
-	WRITE_ONCE(vcpu->arch->waiting_in_root, true);
+	WRITE_ONCE(vcpu->arch->waiting_in_root, why);
 	/* Pairs with vmm_kick(): the event is posted before it reads the flag. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (;;) {
+		WRITE_ONCE(vcpu->arch->wait_woken, 0);
 		if (vm_stopping(vcpu->vm)) {
 			ok = false;
 			break;
@@ -76,9 +87,17 @@ static bool vmx_wait_in_root(struct vcpu *vcpu, bool (*ready)(struct vcpu *))
 			ok = true;
 			break;
 		}
-		asm volatile("cli; hlt" : : : "memory");
+		asm volatile("cli\n"
+			     ".globl vmx_wait_window\n"
+			     "vmx_wait_window:\n\t"
+			     "cmpb $0, %0\n\t"
+			     "jne vmx_wait_window_end\n\t"
+			     "hlt\n"
+			     ".globl vmx_wait_window_end\n"
+			     "vmx_wait_window_end:"
+			     : : "m"(vcpu->arch->wait_woken) : "memory", "cc");
 	}
-	WRITE_ONCE(vcpu->arch->waiting_in_root, false);
+	WRITE_ONCE(vcpu->arch->waiting_in_root, VMX_WAIT_NONE);
 	return ok;
 }
 
@@ -108,9 +127,11 @@ static void vmx_check_progress(struct vcpu *vcpu)
 	}
 }
 
+/* An NMI, INIT or stop posted, or the guest's own NMI taken while it waited. */
 static bool vmx_wakeup_posted(struct vcpu *vcpu)
 {
-	return vm_vcpu_wakeup_pending(vcpu->vv);
+	return vmx_hlt_wait_over(vm_vcpu_wakeup_pending(vcpu->vv),
+				 __atomic_load_n(&vcpu->nmi_pending, __ATOMIC_RELAXED));
 }
 
 /*
@@ -137,7 +158,7 @@ enum vmx_exit_action vmx_halt_interrupts_off(struct vcpu *vcpu)
 	/* Sharing its CPU, it gives it up instead of halting it (vcpu_switch.c). */
 	if (vcpu->arch->shared)
 		return vmx_sched_block(vcpu, VCPU_BLOCK_HLT_IRQS_OFF);
-	if (!vmx_wait_in_root(vcpu, vmx_wakeup_posted))
+	if (!vmx_wait_in_root(vcpu, vmx_wakeup_posted, VMX_WAIT_HLT))
 		vcpu->arch->halted_at_stop = true;	/* the machine stopped meanwhile */
 	vm_vcpu_set_halted(vcpu->vv, false);
 	return vmx_take_events(vcpu);
@@ -214,6 +235,14 @@ static enum vmx_turn vmx_vcpu_turn(struct vcpu *vcpu)
 		if (vm_vcpu_state(vcpu->vv) == VCPU_RUN_WAIT_FOR_SIPI) {
 			uint8_t vector;
 
+			/*
+			 * An NMI of its own taken in root before the INIT
+			 * (vmm_nmi_in_root()) is gone with it, as the posted
+			 * ones are (vm_vcpu_post_init()).
+			 */
+			__atomic_and_fetch(&vcpu->nmi_pending,
+					   ~(uint32_t)(VCPU_NMI_ARRIVED | VCPU_NMI_QUEUED),
+					   __ATOMIC_RELAXED);
 			vmx_check_progress(vcpu);
 			if (a->shared) {
 				struct vm_events ev;
@@ -231,7 +260,7 @@ static enum vmx_turn vmx_vcpu_turn(struct vcpu *vcpu)
 					return VMX_TURN_SWITCH;
 				}
 				a->block = VCPU_BLOCK_NONE;
-			} else if (!vmx_wait_in_root(vcpu, vmx_startup_posted) ||
+			} else if (!vmx_wait_in_root(vcpu, vmx_startup_posted, VMX_WAIT_SIPI) ||
 				   !vm_vcpu_take_startup(vcpu->vv, &vector)) {
 				break;
 			}

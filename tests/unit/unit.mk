@@ -59,6 +59,9 @@
 #                           on two threads at once
 #   test_x86_decode         runtime/vcpu/x86_decode.c: instruction bytes -> the
 #                           operation on MMIO; the ALU flags against the host's
+#   test_nmi_root           arch/vmx/nmi_root.h: an NMI in root operation kept
+#                           for a vCPU halted there, dropped in wait-for-SIPI,
+#                           a kick never taken for the guest's
 
 UNIT_OUT      := $(BUILD)/unit
 UNIT_SRC      := tests/unit
@@ -94,7 +97,7 @@ UNIT_LIB_O     = $(foreach f,$(UNIT_LIB_C),$(call UNIT_OBJ,common,$(f)))
 
 UNIT_RUNTIME_TESTS := test_format test_platform test_pci test_ept test_guest_loader test_arch_checks \
 		      test_task_switch test_vm test_ioapic test_sched test_linux_loader test_vpic test_vpit test_vrtc test_vlapic \
-		      test_acpi test_region test_apic_mode test_vmcs_init test_extable test_x86_decode
+		      test_acpi test_region test_apic_mode test_vmcs_init test_extable test_x86_decode test_nmi_root
 UNIT_PROGRAMS := $(UNIT_OUT)/test_engine $(UNIT_OUT)/test_policy \
 		 $(addprefix $(UNIT_OUT)/,$(UNIT_RUNTIME_TESTS)) \
 		 $(foreach p,$(PROFILES),$(addprefix $(UNIT_OUT)/$(p)/,test_controls test_dispatch test_msrs)) \
@@ -149,6 +152,7 @@ UNIT_SRCS_test_linux_loader  := runtime/loader/linux_loader.c runtime/loader/gue
 UNIT_SRCS_test_arch_checks   := runtime/vcpu/arch_checks.c
 UNIT_SRCS_test_task_switch   := runtime/vcpu/task_switch.c
 UNIT_SRCS_test_x86_decode    := runtime/vcpu/x86_decode.c
+UNIT_SRCS_test_nmi_root      :=
 UNIT_SRCS_test_vm            := runtime/vm/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
 # test_vm runs vm_any_vcpu_runnable() on a second thread against a held vCPU lock.
 $(UNIT_OUT)/test_vm: UNIT_LDLIBS += -pthread

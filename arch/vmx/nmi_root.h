@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What an NMI taken in VMX root operation on a vCPU's CPU means for that
+ * vCPU (intr_exits.c's vmm_nmi_in_root()), as pure functions for the
+ * unit tests (tests/unit/test_nmi_root.c).
+ */
+#ifndef EXITPLAN_NMI_ROOT_H
+#define EXITPLAN_NMI_ROOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/vmx/vcpu_asm.h"
+
+/* What a vCPU waits for in root operation (vmx_run.c's vmx_wait_in_root()). */
+enum vmx_root_wait {
+	VMX_WAIT_NONE,		/* not waiting: handling an exit or entering */
+	VMX_WAIT_HLT,		/* HLT with IF=0: an NMI ends it (SDM Vol. 2A, HLT) */
+	VMX_WAIT_SIPI,		/* wait-for-SIPI: it blocks NMIs (SDM Vol. 3C, "Activity State") */
+};
+
+/*
+ * The nmi_pending bit an NMI sets: VCPU_NMI_KICK for the host's kick
+ * (flagged by its sender, apic.c) to a vCPU handling an exit,
+ * VCPU_NMI_ARRIVED for the guest's own (unflagged) NMI, 0 for none.
+ * A kick to a waiting vCPU only ends its HLT: the waiter re-checks what
+ * it waits for.  The guest's NMI ends a HLT wait as it ends HLT on
+ * hardware, and is injected at the next entry; in wait-for-SIPI it is
+ * dropped, as an NMI IPI to such a vCPU is (runtime/vm/vm.c
+ * vm_vcpu_post_nmi(); "the wait-for-SIPI state blocks external
+ * interrupts, non-maskable interrupts (NMIs), INIT signals, and SMIs",
+ * SDM Vol. 3C, VM entries, "Activity State").
+ */
+static inline uint32_t vmx_nmi_in_root_bit(bool kick, enum vmx_root_wait wait)
+{
+	if (kick)
+		return wait == VMX_WAIT_NONE ? VCPU_NMI_KICK : 0;
+	return wait == VMX_WAIT_SIPI ? 0 : VCPU_NMI_ARRIVED;
+}
+
+/* A HLT wait with IF=0 ends on an NMI: one posted (@posted) or one taken in root. */
+static inline bool vmx_hlt_wait_over(bool posted, uint32_t nmi_pending)
+{
+	return posted || (nmi_pending & VCPU_NMI_ARRIVED);
+}
+
+#endif /* EXITPLAN_NMI_ROOT_H */
