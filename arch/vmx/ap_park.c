@@ -26,13 +26,11 @@
 static bool cpu_kickable[HV_MAX_CPUS];
 
 /*
- * An NMI in root operation on a vCPU's CPU while the vCPU waits there
- * (vmx_wait_in_root(), halted with interrupts off) is vmm_kick()'s: it
- * ends the HLT and the waiter re-checks its condition, so there is
- * nothing to do but return.  (While the vCPU runs, vmm_nmi_in_root()
- * has taken the NMI for the guest before this handler is asked.)
- * Anywhere else (no guest on the CPU) it goes to nmi_host(), which
- * reports it.
+ * An NMI in root operation on a vCPU's CPU, while the vCPU runs or
+ * waits there (vmx_wait_in_root(), halted with interrupts off), is taken
+ * by vmm_nmi_in_root() before this handler is asked: a kick, or the
+ * guest's own NMI, kept for it.  Here come those of a parked or idle
+ * CPU; anywhere else (no guest on the CPU) nmi_host() reports it.
  */
 /*
  * Per CPU, for vmx_idle_*(): halting idle (prepare .. done); an NMI came

@@ -185,7 +185,8 @@ void vmx_deliver_apic_irq(struct vcpu *vcpu, uint8_t vector)
 
 /*
  * A vCPU waiting in root operation, halted with interrupts off: only an
- * NMI (or INIT, which VMX root blocks) ends that HLT; ap_park.c drops it.
+ * NMI (or INIT, which VMX root blocks) ends that HLT; vmm_nmi_in_root()
+ * takes it (intr_exits.c), and the waiter re-checks.
  * Flagged like a kick: if the waiter is back in the guest by the time it
  * arrives, its NMI exit takes it for the host's, not the guest's.
  */
