@@ -189,13 +189,7 @@ _start:
 	.code64
 	.section .text, "ax"
 start64:
-	movl $GDT_KERNEL_DS, %eax
-	movl %eax, %ds
-	movl %eax, %es
-	movl %eax, %ss
-	xorl %eax, %eax
-	movl %eax, %fs
-	movl %eax, %gs
+	LOAD_KERNEL_DATA_SEGMENTS
 
 	/*
 	 * Move to the top of RAM (runtime/host/reloc.c): boot_relocate(magic,

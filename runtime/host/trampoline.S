@@ -86,13 +86,7 @@ trampoline_end:
 	.section .text
 	.globl ap_start64
 ap_start64:
-	movl $GDT_KERNEL_DS, %eax
-	movl %eax, %ds
-	movl %eax, %es
-	movl %eax, %ss
-	xorl %eax, %eax
-	movl %eax, %fs
-	movl %eax, %gs
+	LOAD_KERNEL_DATA_SEGMENTS
 
 	movl $1, %eax
 	lock xaddl %eax, ap_next_id(%rip)
