@@ -68,7 +68,7 @@ def test_ept_needs_nothing_of_the_vmcs_setup():
 
 
 def test_no_header_every_arch_vmx_file_includes():
-    """vmx.h, which every file included, is split by concern (arch/vmx/README.md)."""
+    """vmx.h, which every file included, is split by concern (docs/VMX.md)."""
     assert not os.path.exists(os.path.join(ROOT, "arch/vmx/vmx.h"))
     cs = [p for p in sources("arch/vmx") if p.endswith(".c")]
     counts = {}
