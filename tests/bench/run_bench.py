@@ -846,6 +846,20 @@ def analyse(runs: List[Run], mixes: List[exitmix.ExitMix], cpu: str,
                    intr_parts=split_intr_paths(by_label, build, elf_dir))
 
 
+def booted_elf(build: Path, v, lb: str, elf_dir: Optional[Path]) -> Path:
+    """The image run @lb booted: OUT/elf/LABEL.elf where this run kept it,
+    else the build's."""
+    if elf_dir is not None and (elf_dir / f"{lb}.elf").is_file():
+        return elf_dir / f"{lb}.elf"
+    return build / v.make_profile / "exitplan.elf"
+
+
+def run_uses_hooks(r: Run) -> bool:
+    """Whether @r's image took the hooks stub (exitpath.uses_hooks())."""
+    serial = r.serial.read_text(errors="replace") if r.serial and r.serial.is_file() else ""
+    return exitpath.uses_hooks(exitmix.load_yaml(r.variant.yaml_path), serial)
+
+
 def intr_paths(by_label: Dict[str, Dict[str, Run]]) -> Dict[str, Dict[str, intrpaths.PathMeasure]]:
     """label -> the bench run's interrupt paths, for every profile run
     (not the dispatch and timing variants)."""
@@ -875,14 +889,10 @@ def split_intr_paths(by_label: Dict[str, Dict[str, Run]], build: Optional[Path],
             continue
         costs = [(k, pm.ticks, pm.exits_per_trip()) for k, pm in b.output.paths.items()
                  if not pm.gap and pm.exits]
-        elf = build / b.variant.make_profile / "exitplan.elf"
-        if elf_dir is not None and (elf_dir / f"{lb}.elf").is_file():
-            elf = elf_dir / f"{lb}.elf"
+        elf = booted_elf(build, b.variant, lb, elf_dir)
         if not costs or not elf.is_file():
             continue
-        serial = b.serial.read_text(errors="replace") if b.serial and b.serial.is_file() else ""
-        hooks = exitpath.uses_hooks(exitmix.load_yaml(b.variant.yaml_path), serial)
-        sp = exitpath.splits_many(elf, hooks, costs, b.variant.chain, numbers)
+        sp = exitpath.splits_many(elf, run_uses_hooks(b), costs, b.variant.chain, numbers)
         if sp:
             out[lb] = {x.kind: x for x in sp}
     return out
@@ -905,13 +915,10 @@ def split_exit_paths(by_label: Dict[str, Dict[str, Run]], build: Optional[Path],
         if b is None or b.status != "ok" or b.variant.is_dispatch_variant:
             continue
         v = b.variant
-        elf = build / v.make_profile / "exitplan.elf"
-        if elf_dir is not None and (elf_dir / f"{lb}.elf").is_file():
-            elf = elf_dir / f"{lb}.elf"
+        elf = booted_elf(build, v, lb, elf_dir)
         if not elf.is_file() or v.chain is None:
             continue
-        serial = b.serial.read_text(errors="replace") if b.serial and b.serial.is_file() else ""
-        hooks = exitpath.uses_hooks(exitmix.load_yaml(v.yaml_path), serial)
+        hooks = run_uses_hooks(b)
         costs = []
         for reason, pattern in REASON_KINDS:
             if reason in dispatchcmp.HV_REASONS:
@@ -943,10 +950,7 @@ def count_dispatch_paths(comparisons, by_label, build: Optional[Path],
             v = next(iter(runs_.values())).variant if runs_ else None
             if v is None or v.chain is None:
                 continue
-            elf = build / v.make_profile / "exitplan.elf"
-            if elf_dir is not None and (elf_dir / f"{lb}.elf").is_file():
-                elf = elf_dir / f"{lb}.elf"         # the one that was booted
-            asm = dispatchcmp.disassemble(elf)
+            asm = dispatchcmp.disassemble(booted_elf(build, v, lb, elf_dir))
             pl = dispatchcmp.path_lengths(asm, v.chain, numbers) if asm else None
             if pl:
                 out[lb] = dispatchcmp.lengths_by_reason(pl, reasons)
