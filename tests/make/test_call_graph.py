@@ -108,6 +108,16 @@ def c_objects(objdir, folder):
     return objs
 
 
+def add_edges(edges, info):
+    """Into @edges ({from: {to: {symbol}}}): who needs what from whom among
+    @info's objects ({name: (defined, undefined)})."""
+    owner = {s: n for n, (d, _) in info.items() for s in d}
+    for n, (_, undefined) in info.items():
+        for s in undefined:
+            if owner.get(s, n) != n:
+                edges[n][owner[s]].add(s)
+
+
 def graph(dirs, folder):
     """{from: {to: {symbol, ...}}} over every profile, and the nodes."""
     edges = collections.defaultdict(lambda: collections.defaultdict(set))
@@ -115,11 +125,7 @@ def graph(dirs, folder):
     for objdir in dirs.values():
         info = {n: symbols(o) for n, o in c_objects(objdir, folder).items()}
         nodes |= set(info)
-        owner = {s: n for n, (d, _) in info.items() for s in d}
-        for n, (_, undefined) in info.items():
-            for s in undefined:
-                if owner.get(s, n) != n:
-                    edges[n][owner[s]].add(s)
+        add_edges(edges, info)
     return nodes, edges
 
 
@@ -278,12 +284,8 @@ def image_graph(objdir):
         if not any((REPO / f"{rel}{ext}").exists() for ext in (".c", ".S")):
             continue            # stale: its source moved or is gone
         info[rel] = symbols(o)
-    owner = {s: n for n, (d, _) in info.items() for s in d}
     edges = collections.defaultdict(lambda: collections.defaultdict(set))
-    for n, (_, undefined) in info.items():
-        for s in undefined:
-            if owner.get(s, n) != n:
-                edges[n][owner[s]].add(s)
+    add_edges(edges, info)
     return set(info), edges
 
 
