@@ -134,7 +134,7 @@ bool vmm_nmi_in_root(struct interrupt_frame *f)
 			vcpu->arch->nmis_in_root++;
 		}
 		WRITE_ONCE(vcpu->arch->wait_woken, 1);
-		if (f->rip >= (uintptr_t)vmx_wait_window && f->rip < (uintptr_t)vmx_wait_window_end)
+		if (rip_in(f->rip, vmx_wait_window, vmx_wait_window_end))
 			f->rip = (uintptr_t)vmx_wait_window_end;
 		return true;
 	}
