@@ -6,7 +6,7 @@
 /* ICR delivery-status polls before an IPI counts as lost. */
 #define LAPIC_ICR_SPIN_LIMIT	100000
 
-static volatile uint32_t *xapic;	/* MMIO base, identity-mapped (UC) */
+volatile uint32_t *lapic_xapic_regs;	/* MMIO base, identity-mapped (UC) */
 static bool x2apic;
 
 bool lapic_init(void)
@@ -18,11 +18,11 @@ bool lapic_init(void)
 	if (!(edx & CPUID_1_EDX_APIC))
 		return false;
 	base = rdmsr(MSR_IA32_APIC_BASE);
+	/* The boot page tables map the top of the first 4 GiB uncached. */
+	lapic_xapic_regs = (volatile uint32_t *)(uintptr_t)(base & APIC_BASE_ADDR_MASK);
 	if (!(base & APIC_BASE_EN))
 		return false;
 	x2apic = base & APIC_BASE_EXTD;
-	/* The boot page tables map the top of the first 4 GiB uncached. */
-	xapic = (volatile uint32_t *)(uintptr_t)(base & APIC_BASE_ADDR_MASK);
 	return true;
 }
 
@@ -33,12 +33,12 @@ bool lapic_x2apic_mode(void)
 
 static uint32_t xapic_read(unsigned int reg)
 {
-	return xapic[reg / 4];
+	return lapic_xapic_regs[reg / 4];
 }
 
 static void xapic_write(unsigned int reg, uint32_t v)
 {
-	xapic[reg / 4] = v;
+	lapic_xapic_regs[reg / 4] = v;
 }
 
 uint32_t lapic_id(void)

@@ -13,6 +13,13 @@
 /* Find this CPU's APIC and its mode.  False when there is none. */
 bool lapic_init(void);
 bool lapic_x2apic_mode(void);
+/*
+ * The xAPIC's registers, found by lapic_init() on the boot CPU: the same
+ * page on every CPU, and it never moves (no guest can relocate it,
+ * arch/vmx/msr.c apic_base_write()), so it is set once, before any CPU
+ * runs a guest.
+ */
+extern volatile uint32_t *lapic_xapic_regs;
 uint32_t lapic_id(void);
 
 /*

@@ -2,8 +2,9 @@
 /*
  * The physical local APIC of this CPU, in whichever mode the guest left
  * it (under `apic: passthrough` the guest switches it between xAPIC and
- * x2APIC): IA32_APIC_BASE is read at each access, unlike runtime/host/lapic.c,
- * which fixes the mode at boot for the host's own IPIs.  One definition
+ * x2APIC): the mode is read from IA32_APIC_BASE at each access, unlike
+ * runtime/host/lapic.c, which fixes it at boot for the host's own IPIs.
+ * The xAPIC page is lapic.c's: it never moves.  One definition
  * for msr.c (IA32_APIC_BASE, the TSC-deadline LVT) and apic.c (EOI, IRR).
  */
 #ifndef EXITPLAN_VMX_PHYS_APIC_H
@@ -15,7 +16,7 @@
 #include "arch_bits.h"
 #include "runtime/host/cpu.h"
 #include "msr_index.h"
-#include "runtime/host/page_alloc.h"
+#include "runtime/host/lapic.h"
 
 static inline bool phys_apic_x2apic_mode(void)
 {
@@ -27,7 +28,7 @@ static inline uint32_t phys_apic_read(unsigned int reg)
 {
 	if (phys_apic_x2apic_mode())
 		return (uint32_t)rdmsr(MSR_IA32_X2APIC_FIRST + (reg >> 4));
-	return *(volatile uint32_t *)phys_to_virt((rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_ADDR_MASK) + reg);
+	return lapic_xapic_regs[reg / 4];
 }
 
 static inline void phys_apic_write(unsigned int reg, uint32_t v)
@@ -35,7 +36,7 @@ static inline void phys_apic_write(unsigned int reg, uint32_t v)
 	if (phys_apic_x2apic_mode())
 		wrmsr(MSR_IA32_X2APIC_FIRST + (reg >> 4), v);
 	else
-		*(volatile uint32_t *)phys_to_virt((rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_ADDR_MASK) + reg) = v;
+		lapic_xapic_regs[reg / 4] = v;
 }
 
 /* One bit of the IRR, ISR or TMR (@reg the first of its eight registers). */
