@@ -216,6 +216,12 @@ static bool in_guest(const struct vm_vcpu *v)
 	return v->state == VCPU_RUN_RUNNING || v->state == VCPU_RUN_HALTED;
 }
 
+/* vm_vcpu.posted follows pending, under the vCPU's lock. */
+static void set_posted(struct vm_vcpu *v, bool posted)
+{
+	__atomic_store_n(&v->posted, posted, __ATOMIC_RELAXED);
+}
+
 bool vm_vcpu_post_fixed(struct vm_vcpu *v, uint8_t vector)
 {
 	bool ok;
@@ -225,6 +231,8 @@ bool vm_vcpu_post_fixed(struct vm_vcpu *v, uint8_t vector)
 	ok = in_guest(v);
 	if (ok)
 		v->pending.irr[vector / 64] |= 1ull << (vector % 64);
+	if (ok)
+		set_posted(v, true);
 	spin_unlock(&v->lock);
 	return ok;
 }
@@ -237,6 +245,8 @@ bool vm_vcpu_post_nmi(struct vm_vcpu *v)
 	ok = in_guest(v);
 	if (ok)
 		v->pending.nmi = true;
+	if (ok)
+		set_posted(v, true);
 	spin_unlock(&v->lock);
 	return ok;
 }
@@ -257,6 +267,7 @@ bool vm_vcpu_post_init(struct vm_vcpu *v)
 		bool was_running = in_guest(v);
 
 		v->pending = (struct vm_events){ .init = was_running };
+		set_posted(v, was_running);
 		v->state = VCPU_RUN_WAIT_FOR_SIPI;
 		v->sipi = false;
 		ok = was_running;
@@ -288,6 +299,8 @@ bool vm_vcpu_post_legacy(struct vm_vcpu *v)
 	ok = in_guest(v);
 	if (ok)
 		v->pending.legacy = true;
+	if (ok)
+		set_posted(v, true);
 	spin_unlock(&v->lock);
 	return ok;
 }
@@ -304,9 +317,13 @@ static bool events_any(const struct vm_events *e)
 
 bool vm_vcpu_take_events(struct vm_vcpu *v, struct vm_events *out)
 {
+	/* Every exit of a timer looks (the watchdog, arch/vmx/apic.c): mostly nothing. */
+	if (!vm_vcpu_events_posted(v))
+		return false;
 	spin_lock(&v->lock);
 	*out = v->pending;
 	v->pending = (struct vm_events){ 0 };
+	set_posted(v, false);
 	spin_unlock(&v->lock);
 	return events_any(out);
 }
@@ -323,6 +340,7 @@ bool vm_vcpu_take_startup(struct vm_vcpu *v, uint8_t *vector)
 		v->state = VCPU_RUN_RUNNING;
 		/* Whatever was posted while it waited was not for this run. */
 		v->pending = (struct vm_events){ 0 };
+		set_posted(v, false);
 	}
 	spin_unlock(&v->lock);
 	return ok;
@@ -370,6 +388,7 @@ bool vm_stop(struct vm *vm, unsigned int id)
 			continue;
 		spin_lock(&v->lock);
 		v->pending.stop = true;
+		set_posted(v, true);
 		kick = v->state != VCPU_RUN_STOPPED;
 		spin_unlock(&v->lock);
 		/* In the guest or waiting in the hypervisor, it must look now. */
@@ -417,6 +436,7 @@ void vm_vcpu_set_stopped(struct vm_vcpu *v, bool halted)
 	v->state_at_stop = halted ? VCPU_RUN_HALTED : v->state;
 	v->state = VCPU_RUN_STOPPED;
 	v->pending = (struct vm_events){ 0 };
+	set_posted(v, false);
 	spin_unlock(&v->lock);
 }
 

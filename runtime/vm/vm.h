@@ -62,6 +62,11 @@ struct vm_vcpu {
 	enum vcpu_run_state state;
 	/* Posted, not yet taken by the vCPU itself. */
 	struct vm_events pending;
+	/*
+	 * pending holds something: written under the lock with it, read
+	 * without for a look (vm_vcpu_events_posted()).
+	 */
+	bool posted;
 	bool sipi;		/* a STARTUP arrived in wait-for-SIPI ... */
 	uint8_t sipi_vector;	/* ... with this vector: start at vector << 12 */
 	/*
@@ -178,7 +183,20 @@ bool vm_vcpu_post_startup(struct vm_vcpu *v, uint8_t vector);
 /* vm_events.legacy: false for a vCPU not in the guest (it has no interrupts to take). */
 bool vm_vcpu_post_legacy(struct vm_vcpu *v);
 
-/* Called by the vCPU itself: take (and clear) what was posted.  False when nothing was. */
+/*
+ * Was anything posted?  A look without the lock, for the vCPU itself: a
+ * post that lands just after it is not lost, its poster kicks the vCPU
+ * after posting.
+ */
+static inline bool vm_vcpu_events_posted(const struct vm_vcpu *v)
+{
+	return __atomic_load_n(&v->posted, __ATOMIC_RELAXED);
+}
+
+/*
+ * Called by the vCPU itself: take (and clear) what was posted.  False
+ * when nothing was, @out then untouched: the lock is not taken for a look.
+ */
 bool vm_vcpu_take_events(struct vm_vcpu *v, struct vm_events *out);
 
 /*

@@ -323,6 +323,48 @@ static void test_fixed_and_nmi_to_running(void **state)
 	assert_false(vm_vcpu_take_events(&vm.vcpu[0], &ev));
 }
 
+/* The look without the lock says what vm_vcpu_events_pending() says, after every change. */
+static void test_posted_follows_pending(void **state)
+{
+	struct vm_vcpu *v = &vm.vcpu[0];
+	struct vm_events ev;
+	uint8_t vector;
+
+	(void)state;
+	assert_false(vm_vcpu_events_posted(v));
+	assert_true(vm_vcpu_post_fixed(v, 0x40));
+	assert_true(vm_vcpu_events_posted(v));
+	assert_true(vm_vcpu_take_events(v, &ev));
+	assert_false(vm_vcpu_events_posted(v));
+	assert_true(vm_vcpu_post_nmi(v));
+	assert_true(vm_vcpu_events_posted(v));
+	assert_true(vm_vcpu_take_events(v, &ev));
+	assert_true(vm_vcpu_post_legacy(v));
+	assert_true(vm_vcpu_events_posted(v));
+	assert_true(vm_vcpu_take_events(v, &ev));
+	assert_false(vm_vcpu_events_posted(v));
+	/* INIT to a running vCPU is posted; taken, a STARTUP is no event. */
+	assert_true(vm_vcpu_post_init(v));
+	assert_true(vm_vcpu_events_posted(v));
+	assert_true(vm_vcpu_take_events(v, &ev));
+	assert_false(vm_vcpu_post_init(v));
+	assert_false(vm_vcpu_events_posted(v));
+	assert_true(vm_vcpu_post_startup(v, 0x08));
+	assert_true(vm_vcpu_take_startup(v, &vector));
+	assert_false(vm_vcpu_events_posted(v));
+	/* Refused posts leave nothing behind (vCPU 1 waits for SIPI). */
+	assert_false(vm_vcpu_post_fixed(&vm.vcpu[1], 0x40));
+	assert_false(vm_vcpu_post_nmi(&vm.vcpu[1]));
+	assert_false(vm_vcpu_events_posted(&vm.vcpu[1]));
+	/* A stop is posted to the others; a stopped vCPU has nothing. */
+	assert_true(vm_vcpu_post_fixed(v, 0x41));
+	assert_true(vm_stop(&vm, 1));
+	assert_true(vm_vcpu_events_posted(v));
+	vm_vcpu_set_stopped(v, false);
+	assert_false(vm_vcpu_events_posted(v));
+	assert_false(vm_vcpu_events_pending(v));
+}
+
 static void test_smi_dropped(void **state)
 {
 	struct icr_request smi = vm_icr_decode(&vm, 0, xapic_icr(0, APIC_ICR_DELIVERY_MODE_SMI |
@@ -455,6 +497,7 @@ int main(void)
 		cmocka_unit_test_setup(test_init_while_running, setup),
 		cmocka_unit_test_setup(test_broadcast_init_sipi_sipi, setup),
 		cmocka_unit_test_setup(test_fixed_and_nmi_to_running, setup),
+		cmocka_unit_test_setup(test_posted_follows_pending, setup),
 		cmocka_unit_test_setup(test_smi_dropped, setup),
 		cmocka_unit_test_setup(test_halted_and_progress, setup),
 		cmocka_unit_test_setup(test_runnable_reads_state_and_startup_together, setup),
