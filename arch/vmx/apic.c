@@ -183,6 +183,15 @@ void vmx_deliver_apic_irq(struct vcpu *vcpu, uint8_t vector)
 		vmx_deliver_irq(vcpu, vector);
 }
 
+/* The same for the emulated TSC deadline's vector: a one-shot (events.c). */
+void vmx_deliver_apic_oneshot_irq(struct vcpu *vcpu, uint8_t vector)
+{
+	if (PROFILE_INTERRUPTS_DIRECT)
+		send_ipi(0, APIC_ICR_SHORTHAND_SELF | APIC_ICR_DELIVERY_MODE_FIXED | vector);
+	else
+		vmx_deliver_oneshot_irq(vcpu, vector);
+}
+
 /*
  * A vCPU waiting in root operation, halted with interrupts off: only an
  * NMI (or INIT, which VMX root blocks) ends that HLT; vmm_nmi_in_root()
@@ -239,7 +248,7 @@ enum vmx_exit_action vmx_take_events(struct vcpu *vcpu)
 	struct vcpu_arch_state *a = vcpu->arch;
 	struct vm_events ev;
 
-	if (!vm_vcpu_take_events(vcpu->vv, &ev))
+	if (!vm_vcpu_events_posted(vcpu->vv) || !vm_vcpu_take_events(vcpu->vv, &ev))
 		return VMX_EXIT_RESUME;
 	if (ev.stop) {
 		if (a->stop == VCPU_RUNNING)

@@ -64,6 +64,8 @@ bool vmx_kick_nmi_claim(unsigned int cpu);
 void vmx_nmi_unblock(void);
 /* A fixed interrupt from the hypervisor for the guest's APIC: a self IPI or an injection. */
 void vmx_deliver_apic_irq(struct vcpu *vcpu, uint8_t vector);
+/* The same for the emulated TSC deadline's vector: a one-shot, never a storm's (events.c). */
+void vmx_deliver_apic_oneshot_irq(struct vcpu *vcpu, uint8_t vector);
 /* A vCPU deaf to its stop: a physical INIT to its CPU (the watchdog's last resort). */
 void vmx_kick_init(unsigned int cpu);
 /* The emulated TSC deadline fired with an illegal vector: flag it in the guest's APIC's ESR. */

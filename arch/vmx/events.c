@@ -170,8 +170,8 @@ static bool vmx_storm_hold(struct vcpu *vcpu, uint64_t until)
 	return true;
 }
 
-/* events.h says what; the storm rule is the file comment's. */
-bool vmx_storm_defer(struct vcpu *vcpu, uint64_t period)
+/* vmx_storm_defer(), inline where events.c injects. */
+static inline bool storm_defer(struct vcpu *vcpu, uint64_t period)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 	uint64_t rip = vmcs_read(GUEST_RIP), now = rdtsc();
@@ -214,9 +214,20 @@ bool vmx_storm_defer(struct vcpu *vcpu, uint64_t period)
 	return false;
 }
 
-bool vmx_inject_pending(struct vcpu *vcpu, int fresh)
+/* events.h says what; the storm rule is the file comment's. */
+bool vmx_storm_defer(struct vcpu *vcpu, uint64_t period)
+{
+	return storm_defer(vcpu, period);
+}
+
+/*
+ * vmx_inject_pending(), and with @alone vmx_inject_alone(): @fresh is the
+ * one vector queued, so it is the highest and none is left after it.
+ */
+static inline bool inject_pending(struct vcpu *vcpu, int fresh, bool alone, bool oneshot)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
+	uint64_t period;
 	int vector;
 
 	if (!a->irq_pending)
@@ -228,16 +239,19 @@ bool vmx_inject_pending(struct vcpu *vcpu, int fresh)
 		vmx_set_intr_window(vcpu, true);
 		return false;
 	}
-	vector = irr_highest(a);
-	if (vmx_storm_defer(vcpu, vector == a->pit_storm_vector && a->pit_storm_period ?
-				  a->pit_storm_period : storm_period(vector)))
+	vector = alone ? fresh : irr_highest(a);
+	if (vector == a->pit_storm_vector && a->pit_storm_period)
+		period = a->pit_storm_period;
+	else
+		period = oneshot ? 0 : storm_period(vector);
+	if (storm_defer(vcpu, period))
 		return false;
 	vmcs_write(VM_ENTRY_INTR_INFO_FIELD,
 		   INTR_INFO_VALID | INTR_INFO_TYPE_EXT_INTR | (uint32_t)vector);
 	/* An interrupt wakes a halted guest (Bochs may have left it in HLT). */
 	vmcs_write(GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_ACTIVE);
 	a->irr[vector / 64] &= ~(1ull << (vector % 64));
-	a->irq_pending = irr_highest(a) >= 0;
+	a->irq_pending = !alone && (a->irr[0] | a->irr[1] | a->irr[2] | a->irr[3]);
 	/*
 	 * Acknowledge-on-exit moved the vector to the APIC's ISR when it
 	 * arrived, so its IRR could latch it again meanwhile; on the CPU the
@@ -254,6 +268,17 @@ bool vmx_inject_pending(struct vcpu *vcpu, int fresh)
 	/* More queued: the window exit after this one's delivery injects the next. */
 	vmx_set_intr_window(vcpu, a->irq_pending);
 	return true;
+}
+
+bool vmx_inject_pending(struct vcpu *vcpu, int fresh)
+{
+	return inject_pending(vcpu, fresh, false, false);
+}
+
+bool vmx_inject_alone(struct vcpu *vcpu, uint8_t vector, bool oneshot)
+{
+	return oneshot ? inject_pending(vcpu, vector, true, true) :
+			 inject_pending(vcpu, vector, true, false);
 }
 
 /* --- NMIs ---------------------------------------------------------------- */

@@ -27,6 +27,13 @@ void vmx_inject_exception(struct vcpu *vcpu, unsigned int vector, bool has_error
  */
 bool vmx_inject_pending(struct vcpu *vcpu, int fresh);
 /*
+ * The same for @vector just queued where none was (irq_pending was
+ * clear): it is the highest without a look.  @oneshot: its source
+ * interrupts only when re-armed (the TSC deadline), never a storm's, so
+ * the LVT timer is not read for its period.
+ */
+bool vmx_inject_alone(struct vcpu *vcpu, uint8_t vector, bool oneshot);
+/*
  * The interrupt-storm rule (events.c) for an external interrupt about to
  * be injected, its source a periodic timer of @period TSC ticks (0: any
  * other source).  True: held back for now (the VMX-preemption timer or
@@ -41,6 +48,21 @@ static inline bool vmx_try_inject_pending(struct vcpu *vcpu)
 	return vmx_inject_pending(vcpu, -1);
 }
 
+/* vmx_deliver_irq() and vmx_deliver_oneshot_irq(). */
+static inline void vmx_queue_irq(struct vcpu *vcpu, uint8_t vector, bool oneshot)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+	uint64_t bit = 1ull << (vector % 64);
+	bool alone = !a->irq_pending, queued = a->irr[vector / 64] & bit;
+
+	a->irr[vector / 64] |= bit;
+	a->irq_pending = true;
+	if (alone)
+		vmx_inject_alone(vcpu, vector, oneshot);
+	else
+		vmx_inject_pending(vcpu, queued ? -1 : vector);
+}
+
 /*
  * Queue @vector; inject the highest queued one now if the guest can take
  * it, else open a window.  Inline: the external-interrupt exit
@@ -48,12 +70,13 @@ static inline bool vmx_try_inject_pending(struct vcpu *vcpu)
  */
 static inline void vmx_deliver_irq(struct vcpu *vcpu, uint8_t vector)
 {
-	struct vcpu_arch_state *a = vcpu->arch;
-	bool queued = a->irr[vector / 64] & (1ull << (vector % 64));
+	vmx_queue_irq(vcpu, vector, false);
+}
 
-	a->irr[vector / 64] |= 1ull << (vector % 64);
-	a->irq_pending = true;
-	vmx_inject_pending(vcpu, queued ? -1 : vector);
+/* The same for a one-shot source's @vector (vmx_inject_alone()). */
+static inline void vmx_deliver_oneshot_irq(struct vcpu *vcpu, uint8_t vector)
+{
+	vmx_queue_irq(vcpu, vector, true);
 }
 
 /*

@@ -181,7 +181,7 @@ enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 		a->tsc_deadline = 0;
 		if (!(lvt & APIC_LVT_MASKED) && lvt_tsc_deadline_mode(lvt)) {
 			if (vector >= APIC_VECTOR_MIN_LEGAL)
-				vmx_deliver_apic_irq(vcpu, vector);
+				vmx_deliver_apic_oneshot_irq(vcpu, vector);
 			else
 				vmx_apic_flag_illegal_vector(vector);
 		}
@@ -200,8 +200,11 @@ enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu)
 	/*
 	 * The watchdog: events posted to this vCPU whose kick its APIC did not
 	 * accept (disabled, or TPR 15) are taken here, at the latest one timer
-	 * period late; a stop among them ends the vCPU (apic.c).
+	 * period late; a stop among them ends the vCPU (apic.c).  Mostly
+	 * there is none: the look is inline.
 	 */
+	if (!vm_vcpu_events_posted(vcpu->vv))
+		return VMX_EXIT_RESUME;
 	return vmx_take_events(vcpu);
 }
 
@@ -687,10 +690,52 @@ gp:
 	return VMX_EXIT_RESUME;
 }
 
-enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
+/*
+ * The TSC deadline, the MSR write a tickless kernel makes per timer: none
+ * of handle_msr_write()'s checks concern it (not an x2APIC MSR), and its
+ * statistics slot is its home one, claimed at vCPU setup, so a constant
+ * key counts it with a compare.  A function of its own, so that the
+ * other MSRs' stack frame is not built for it.
+ */
+static enum vmx_exit_action tsc_deadline_exit(struct vcpu *vcpu)
 {
 	struct guest_regs *r = &vcpu->regs;
-	uint32_t msr = (uint32_t)r->rcx;
+
+	if (VCPU_STATS_COUNTING)
+		exit_stats_table_count(&vcpu->stats.msr_write, MSR_IA32_TSC_DEADLINE);
+	if (!tsc_deadline_write(vcpu, ((r->rdx & 0xffffffffull) << 32) | (r->rax & 0xffffffffull))) {
+		vmx_inject_gp(vcpu);
+		return VMX_EXIT_RESUME;
+	}
+	vmx_skip_instruction();
+	return VMX_EXIT_RESUME;
+}
+
+/*
+ * The EOI, the x2APIC write every interrupt handler makes, with the guest's
+ * APIC in x2APIC mode: on the guest's own APIC, the physical one here
+ * (apic: virtual is vlapic_exits.c's), straight away rather than through
+ * the MSR chain and the fault-catching WRMSR.  Only 0 is an EOI; anything
+ * else #GPs, as the APIC itself would make it (SDM Vol. 3A 11.12.1).
+ */
+static enum vmx_exit_action x2apic_eoi_exit(struct vcpu *vcpu)
+{
+	struct guest_regs *r = &vcpu->regs;
+
+	if (VCPU_STATS_COUNTING)
+		vcpu->stats.msr_write_x2apic[MSR_IA32_X2APIC_EOI - MSR_IA32_X2APIC_FIRST]++;
+	if ((uint32_t)r->rax || (uint32_t)r->rdx) {
+		vmx_inject_gp(vcpu);
+		return VMX_EXIT_RESUME;
+	}
+	wrmsr(MSR_IA32_X2APIC_EOI, 0);
+	vmx_skip_instruction();
+	return VMX_EXIT_RESUME;
+}
+
+static __attribute__((__noinline__)) enum vmx_exit_action msr_write(struct vcpu *vcpu, uint32_t msr)
+{
+	struct guest_regs *r = &vcpu->regs;
 	uint64_t v = ((r->rdx & 0xffffffffull) << 32) | (r->rax & 0xffffffffull);
 	const struct msr_answer_range *allow;
 	int slot;
@@ -705,31 +750,6 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 	if (msr_is_x2apic(msr) && !(vcpu->arch->apic_base & APIC_BASE_EXTD)) {
 		vmx_inject_gp(vcpu);
 		return VMX_EXIT_RESUME;
-	}
-	/*
-	 * The EOI, the x2APIC write every interrupt handler makes: on the
-	 * guest's own APIC, the physical one here (apic: virtual answered
-	 * above), straight away rather than through the MSR chain and the
-	 * fault-catching WRMSR.  Only 0 is an EOI; anything else #GPs, as the
-	 * APIC itself would make it (SDM Vol. 3A 11.12.1).
-	 */
-	if (msr == MSR_IA32_X2APIC_EOI && phys_apic_x2apic_mode()) {
-		if (v) {
-			vmx_inject_gp(vcpu);
-			return VMX_EXIT_RESUME;
-		}
-		wrmsr(MSR_IA32_X2APIC_EOI, 0);
-		vmx_skip_instruction();
-		return VMX_EXIT_RESUME;
-	}
-	/*
-	 * The TSC deadline, the MSR write a tickless kernel makes per timer
-	 * (not an x2APIC MSR: none of the checks below concern it), before
-	 * the x2APIC checks and the chain.
-	 */
-	if (msr == MSR_IA32_TSC_DEADLINE) {
-		ok = tsc_deadline_write(vcpu, v);
-		goto done;
 	}
 	if (msr == MSR_IA32_X2APIC_ICR) {
 		/*
@@ -779,13 +799,25 @@ enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
 		ok = vmcs_msr_write(allow, v);
 	else
 		ok = vmx_msr_access_safe(msr, &v, true);
-done:
 	if (!ok) {
 		vmx_inject_gp(vcpu);
 		return VMX_EXIT_RESUME;
 	}
 	vmx_skip_instruction();
 	return VMX_EXIT_RESUME;
+}
+
+enum vmx_exit_action handle_msr_write(struct vcpu *vcpu)
+{
+	uint32_t msr = (uint32_t)vcpu->regs.rcx;
+
+	/* The two every timer interrupt costs, first; the virtual APIC's are vlapic_exits.c's. */
+	if (!PROFILE_APIC_VIRTUAL && msr == MSR_IA32_TSC_DEADLINE)
+		return tsc_deadline_exit(vcpu);
+	if (!PROFILE_APIC_VIRTUAL && msr == MSR_IA32_X2APIC_EOI &&
+	    (vcpu->arch->apic_base & APIC_BASE_EXTD) && phys_apic_x2apic_mode())
+		return x2apic_eoi_exit(vcpu);
+	return msr_write(vcpu, msr);
 }
 
 /* Initial guest-visible MSR state. */

@@ -115,6 +115,12 @@ void vmx_deliver_apic_irq(struct vcpu *vcpu, uint8_t vector)
 	(void)vector;
 }
 
+void vmx_deliver_apic_oneshot_irq(struct vcpu *vcpu, uint8_t vector)
+{
+	(void)vcpu;
+	(void)vector;
+}
+
 void vmx_legacy_irq_update(struct vcpu *vcpu)
 {
 	(void)vcpu;
