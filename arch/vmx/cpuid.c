@@ -67,7 +67,7 @@ void cpuid_set_tsc_hz(uint64_t hz)
 	cpuid_tsc_leaves[1] = (struct cpuid_regs){ .eax = mhz, .ebx = mhz, .ecx = mhz, .edx = 0 };
 }
 
-static inline __attribute__((always_inline))
+static __always_inline
 struct cpuid_result __cpuid_answer(struct vcpu *vcpu, uint32_t leaf, const uint64_t *ecx)
 {
 	uint64_t a, b, c, d;

@@ -171,7 +171,7 @@ static bool vmx_storm_hold(struct vcpu *vcpu, uint64_t until)
 }
 
 /* vmx_storm_defer(), inline where events.c injects. */
-static inline bool storm_defer(struct vcpu *vcpu, uint64_t period)
+static __always_inline bool storm_defer(struct vcpu *vcpu, uint64_t period)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 	uint64_t rip = vmcs_read(GUEST_RIP), now = rdtsc();
@@ -224,7 +224,7 @@ bool vmx_storm_defer(struct vcpu *vcpu, uint64_t period)
  * vmx_inject_pending(), and with @alone vmx_inject_alone(): @fresh is the
  * one vector queued, so it is the highest and none is left after it.
  */
-static inline bool inject_pending(struct vcpu *vcpu, int fresh, bool alone, bool oneshot)
+static __always_inline bool inject_pending(struct vcpu *vcpu, int fresh, bool alone, bool oneshot)
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 	uint64_t period;

@@ -52,7 +52,7 @@ static inline enum platform_io_result io_platform_write(struct vcpu *vcpu, uint1
 }
 
 /* Always inline: OUT is half of the common I/O exits, and a call costs it five instructions. */
-static __attribute__((__always_inline__)) inline enum vmx_exit_action
+static __always_inline enum vmx_exit_action
 io_write(struct vcpu *vcpu, uint16_t port, unsigned int size, uint32_t value)
 {
 	int status;

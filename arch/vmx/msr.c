@@ -733,7 +733,7 @@ static enum vmx_exit_action x2apic_eoi_exit(struct vcpu *vcpu)
 	return VMX_EXIT_RESUME;
 }
 
-static __attribute__((__noinline__)) enum vmx_exit_action msr_write(struct vcpu *vcpu, uint32_t msr)
+static noinline enum vmx_exit_action msr_write(struct vcpu *vcpu, uint32_t msr)
 {
 	struct guest_regs *r = &vcpu->regs;
 	uint64_t v = ((r->rdx & 0xffffffffull) << 32) | (r->rax & 0xffffffffull);

@@ -13,6 +13,9 @@
 #define __weak			__attribute__((weak))
 #define __used			__attribute__((used))
 #define noinline		__attribute__((__noinline__))	/* as in Linux */
+#ifndef __always_inline	/* the host's C library has it too (unit tests) */
+#define __always_inline		inline __attribute__((__always_inline__))	/* as in Linux */
+#endif
 #define __section(s)		__attribute__((section(s)))
 
 #define likely(x)		__builtin_expect(!!(x), 1)
