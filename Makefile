@@ -41,7 +41,7 @@ pytest_workers = $(if $(shell $(PYTHON) -c 'import xdist' 2>/dev/null && echo y)
 
 .PHONY: all help deps-build deps-run deps-test deps-bench gen check-gen diff explain \
 	build iso run test check test-quick check-clone test-make check-spec test-gen test-unit \
-	test-boot bench fuzz clean picture
+	test-boot bench fuzz clean picture trace-path
 
 all: build
 
@@ -81,6 +81,7 @@ help:
 	@echo '  picture         docs/exit-path.svg, the README'"'"'s picture, from docs/exit-path.dot (graphviz)'
 	@echo '  bench           exit costs of every profile on Bochs (long; docs/BENCH.md)'
 	@echo '  bench-host      the host microbenchmark of the generated dispatch alone'
+	@echo '  trace-path      KIND=k: one round trip of the bench guest, instruction by instruction'
 	@echo '  fuzz            the fuzz guest (random exiting instructions, seeded): exitplan must survive every seed'
 	@echo '  clean           remove build/'
 	@echo '  deps-build, deps-run, deps-test, deps-bench   install the Debian packages each needs'

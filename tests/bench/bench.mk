@@ -7,6 +7,9 @@
 #                      build/bench/host.md (also on stdout) and host.csv
 #   make test-bench    pass/fail, no timing: the report format from a recorded
 #                      guest output, and the host microbenchmark builds and runs
+#   make trace-path KIND=k   one round trip of the bench guest's kind k under
+#                      PROFILE, instruction by instruction, named by function
+#                      (tests/bench/trace_path.py; Bochs's debugger)
 #
 #   BENCH_PASSES=15        passes of the host microbenchmark (the best counts)
 #   BENCH_ARGS=...         extra arguments for run_bench.py (--profiles, --jobs ...)
@@ -51,7 +54,7 @@ BENCH_COMMON_O := $(addprefix $(BENCH_HOST_OUT)/obj/,main.o handlers.o bench_dat
 BENCH_VARIANT_O := $(foreach p,$(PROFILES),$(foreach k,plain retpoline,\
 	$(BENCH_HOST_OUT)/obj/$(p)-$(k)/exit_dispatch.o $(BENCH_HOST_OUT)/obj/$(p)-$(k)/variant.o))
 
-.PHONY: bench bench-host bench-host-build test-bench FORCE
+.PHONY: bench bench-host bench-host-build test-bench trace-path FORCE
 
 # The report is printed even when a run failed (it says which); make
 # fails afterwards with run_bench.py's status.
@@ -73,7 +76,12 @@ bench-host: $(BENCH_HOST_BIN)
 # No timing: only formats, and that the microbenchmark runs (--smoke).
 test-bench: deps-test
 	$(call msg,TEST,$(BENCH_SRC))EXITPLAN_BUILD=$(BUILD) $(PYTHON) -m pytest -q -rs -p no:cacheprovider $(BENCH_SRC)/test_bench_format.py $(BENCH_SRC)/test_exitpath.py $(BENCH_SRC)/test_workloads.py $(BENCH_SRC)/test_overcommit.py \
-		$(BENCH_SRC)/test_linux_bench.py
+		$(BENCH_SRC)/test_linux_bench.py $(BENCH_SRC)/test_intrpaths.py $(BENCH_SRC)/test_trace_path.py
+
+KIND ?=
+trace-path: deps-bench
+	$(if $(KIND),,$(error trace-path: KIND=a bench guest kind, e.g. KIND=intr-tsc-deadline-fire))
+	$(Q)EXITPLAN_BUILD=$(BUILD) $(PYTHON) $(BENCH_SRC)/trace_path.py --profile $(PROFILE) --kind $(KIND) --cpu $(CPU)
 
 $(BENCH_HOST_BIN): $(BENCH_COMMON_O) $(BENCH_VARIANT_O)
 	$(call msg,HOSTLD,$@)$(BENCH_CC) $(BENCH_LDFLAGS) -o $@ $^

@@ -12,6 +12,10 @@
 # output is also copied to this script's stdout as it arrives.  Port 0xE9
 # is the hypervisor's alone (the guest cannot write it): its verdict is
 # read from there (e9filter.py takes Bochs's own lines out).
+# For tests/bench/trace_path.py only: RUN_BOCHS_RC=FILE gives the built-in
+# debugger FILE's commands instead of "continue, quit", and
+# RUN_BOCHS_MAGIC_BREAK=1 stops it at `xchg %bx,%bx`, which any guest may
+# execute: never for a test.
 set -uo pipefail
 
 if [ $# -lt 3 ] || [ $# -gt 5 ]; then
@@ -38,10 +42,15 @@ trap 'rm -rf "$work"' EXIT
 rm -f "$serial" "$log" "$out"
 sed -e "s|@CPU@|$cpu|" -e "s|@NCPU@|$ncpu|" -e "s|@MEGS@|$megs|" -e "s|@HOST_MEGS@|$host_megs|" \
     -e "s|@ISO@|$iso|" -e "s|@SERIAL@|$serial|" -e "s|@LOG@|$log|" \
+    -e "s|@MAGIC_BREAK@|${RUN_BOCHS_MAGIC_BREAK:-0}|" \
     "$here/bochsrc.in" > "$work/bochsrc"
 # The built-in debugger stops at the first instruction: continue, and
 # quit when the simulation ends (bochsrc.in disables the magic breakpoint).
-printf 'c\nquit\n' > "$work/rc"
+if [ -n "${RUN_BOCHS_RC:-}" ]; then
+	cp "$RUN_BOCHS_RC" "$work/rc"
+else
+	printf 'c\nquit\n' > "$work/rc"
+fi
 
 cd "$work"
 if [ "${RUN_BOCHS_STREAM:-0}" = 1 ]; then

@@ -25,6 +25,14 @@ static inline uint64_t tsc_ordered(void)
 int32_t bench_stats_read(uint32_t reason);
 
 /*
+ * `trace=KIND` (tests/bench/trace_path.py): Bochs's magic breakpoint,
+ * `xchg %bx,%bx`, just before KIND's timed round trips, so that its
+ * debugger traces the first of them instruction by instruction.  Only
+ * an emulator with magic breaks on stops there; elsewhere it is an XCHG.
+ */
+void bench_trace_mark(const char *kind);
+
+/*
  * The interrupt paths, after the exit kinds and the APIC timer's HLT:
  * self-IPIs, EOIs, the TSC deadline, a device interrupt (the 8254 through
  * the 8259s), x2APIC last (no way back to xAPIC mode on Bochs).

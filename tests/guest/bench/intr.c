@@ -162,6 +162,7 @@ static void bench_path(const char *kind, path_timer timer, bool gap)
 
 	timer(warmup);
 	exits_snapshot(exits_before);
+	bench_trace_mark(kind);
 	total = timer(iters);
 	report(kind, total, iters, gap);
 }

@@ -15,7 +15,7 @@
  * in 64-bit mode; a one-way trip, and one that needs the hypervisor to
  * follow the guest into IA-32e mode, so it is asked for explicitly),
  * ipi-other (two CPUs: only the IPI to the other CPU, intr.c), nointr
- * (no interrupt paths).  The interrupt paths (intr.c) come after the
+ * (no interrupt paths), trace=KIND (bench.h: bench_trace_mark()).  The interrupt paths (intr.c) come after the
  * exit kinds, before CR8; they leave the APIC in x2APIC mode where the
  * CPU has it, which only a disable could undo (and that kills Bochs
  * 2.7's APIC), so lm64-mmio-or, an OR into the xAPIC page, skips after
@@ -28,6 +28,7 @@
 #include "fw_cfg.h"
 #include "hypercall.h"
 #include "idt.h"
+#include "string.h"
 #include "longmode.h"
 #include "test.h"
 #include "vmx_exit_reasons.h"	/* generated from spec/exit_reasons.yaml */
@@ -114,6 +115,7 @@ static void bench_with(const char *kind, uint64_t (*timer)(uint32_t n),
 	timer(warmup);
 	if (counted)
 		before = exits_of(reason, reason2);
+	bench_trace_mark(kind);
 	total = timer(iters);
 	if (counted) {
 		exits = exits_of(reason, reason2) - before;
@@ -142,6 +144,14 @@ static void bench_with(const char *kind, uint64_t (*timer)(uint32_t n),
 		      exits, vmx_exit_reason_name((uint32_t)reason), iters);
 	else
 		check(name, exited, "%llu ticks per round trip: no exit", per);
+}
+
+void bench_trace_mark(const char *kind)
+{
+	char want[48];
+
+	if (cmdline_value("trace", want, sizeof(want)) && !strcmp(want, kind))
+		asm volatile("xchg %%bx, %%bx" : : : "memory");
 }
 
 static op_fn current_op;
