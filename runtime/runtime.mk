@@ -144,8 +144,8 @@ $(HV_OBJDIR)/%.o: %.S $(HV_INCDIR)/asm-offsets.h $(HV_FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(call msg,AS,$*.o)$(HV_CC) $(HV_CPPFLAGS) $(HV_ASFLAGS) -c -o $@ $<
 
-$(HV_OBJDIR)/runtime/host/main.o: $(HV_INCDIR)/version.h
-$(HV_OBJDIR)/runtime/host/main.o: HV_CPPFLAGS += -include $(HV_INCDIR)/version.h
+$(HV_OBJDIR)/runtime/init/main.o: $(HV_INCDIR)/version.h
+$(HV_OBJDIR)/runtime/init/main.o: HV_CPPFLAGS += -include $(HV_INCDIR)/version.h
 
 -include $(HV_OBJS:.o=.d) $(HV_OBJDIR)/runtime/host/asm-offsets.d
 

@@ -56,7 +56,7 @@ MAX_PARALLEL = int(os.environ.get("EXITPLAN_BOOT_JOBS", str(os.cpu_count() or 2)
 EMULATOR_SLOTS = MAX_PARALLEL
 LOCK_DIR = BUILD / "boot-locks"
 
-# The last line of every complete run (runtime/host/main.c), and a panic, read
+# The last line of every complete run (runtime/init/main.c), and a panic, read
 # from the hypervisor's channel only (BootResult.hv).
 EXIT_STATUS_RE = re.compile(r"^exitplan: exit status (-?\d+)$", re.M)
 PANIC_RE = re.compile(r"^exitplan: PANIC: .*$", re.M)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The hypervisor's C entry, called by boot.S in 64-bit mode on the boot
- * CPU's stack with interrupts off.
+ * CPU's stack with interrupts off: the host first, then the VMM above
+ * it.  Here, above both, so that runtime/host calls nothing up.
  */
 #include <stdint.h>
 

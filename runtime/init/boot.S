@@ -237,25 +237,3 @@ msg_no_long_mode:
 	.asciz "exitplan: PANIC: this CPU has no long mode (CPUID.80000001H:EDX.LM = 0)\r\n"
 msg_shutdown:
 	.asciz "Shutdown"
-
-	.section .bss
-	.balign PAGE_SIZE
-	.globl boot_pml4, boot_pdpt, boot_pd
-boot_pml4:
-	.skip PAGE_SIZE
-boot_pdpt:
-	.skip PAGE_SIZE
-boot_pd:				/* 4 page directories: [0, 4 GiB) */
-	.skip 4 * PAGE_SIZE
-
-	/*
-	 * The boot CPU's main stack, which struct percpu records, below it a
-	 * guard page that paging_protect_image() unmaps.
-	 */
-	.balign PAGE_SIZE
-	.globl boot_stack_guard, boot_stack_bottom, boot_stack_top
-boot_stack_guard:
-	.skip PAGE_SIZE
-boot_stack_bottom:
-	.skip HV_STACK_SIZE
-boot_stack_top:
