@@ -3,7 +3,8 @@
  * The interrupt exits, above the device models they hand interrupts to
  * (apic.c, ioapic_exits.c, legacy_irq.c, vlapic_exits.c), which inject
  * through events.c below them: the external-interrupt exit, the
- * interrupt-window exit, and the NMIs that arrive in VMX root operation.
+ * interrupt-window exit.  The NMIs that arrive in VMX root operation
+ * are nmi_root.c's.
  */
 #include "arch/vmx/apic.h"
 #include "runtime/host/compiler.h"
@@ -81,88 +82,4 @@ enum vmx_exit_action handle_interrupt_window(struct vcpu *vcpu)
 	if (!vmx_try_inject_pending(vcpu) && !vcpu->arch->irq_pending)
 		vmx_set_intr_window(vcpu, false);
 	return VMX_EXIT_RESUME;
-}
-
-/*
- * NMIs in root operation.  The exit stub tests vcpu->nmi_pending twice
- * before VMRESUME (exit_entry.S); an NMI between those tests and the
- * VMRESUME sends the stub back to them.
- */
-extern const char vmx_nmi_check[], vmx_nmi_check_end[];
-extern const char vmx_nmi_recheck[], vmx_nmi_recheck_end[];
-extern const char vmx_wait_window[], vmx_wait_window_end[];
-
-static bool rip_in(uint64_t rip, const char *first, const char *last)
-{
-	return rip >= (uintptr_t)first && rip <= (uintptr_t)last;
-}
-
-bool vmm_nmi_in_root(struct interrupt_frame *f)
-{
-	struct vcpu *vcpu;
-	enum vmx_root_wait wait;
-	uint32_t bit;
-	bool kick;
-
-	if (!percpu_bsp_ready)
-		return false;
-	/*
-	 * Claimed first, whatever the CPU does: a flag left set would stop
-	 * every later kick to it (one in flight at most, apic.c).  A kick
-	 * that finds no vCPU is spent too.
-	 */
-	kick = vmx_kick_nmi_claim(this_cpu_id());
-	if (!(vcpu = this_cpu()->vcpu) || !vcpu->arch || vcpu->arch->stop != VCPU_RUNNING)
-		return false;
-	wait = READ_ONCE(vcpu->arch->waiting_in_root);
-	bit = vmx_nmi_in_root_bit(kick, wait);
-	if (wait != VMX_WAIT_NONE) {
-		/*
-		 * A vCPU waiting in root operation (vmx_run.c's
-		 * vmx_wait_in_root()): a kick, or the guest's own NMI (an LVT
-		 * entry of its own in NMI mode, under `apic: passthrough`),
-		 * ends the CPU's HLT and the waiter re-checks.  The guest's
-		 * ends a HLT wait as it ends HLT on hardware and is injected
-		 * at the next entry (vmx_wakeup_posted() sees ARRIVED); in
-		 * wait-for-SIPI, which blocks NMIs, it is dropped.  Landed
-		 * after the waiter's test of wait_woken: skip the HLT.  (Kicks
-		 * here are not counted in kicks_in_root: those are the ones
-		 * that made a running guest exit again.)
-		 */
-		if (bit) {
-			__atomic_or_fetch(&vcpu->nmi_pending, bit, __ATOMIC_RELAXED);
-			vcpu->arch->nmis_in_root++;
-		}
-		WRITE_ONCE(vcpu->arch->wait_woken, 1);
-		if (rip_in(f->rip, vmx_wait_window, vmx_wait_window_end))
-			f->rip = (uintptr_t)vmx_wait_window_end;
-		return true;
-	}
-	if (kick) {
-		/*
-		 * A kick (apic.c) while the CPU handles an exit.  The stub's
-		 * test before VMRESUME sees the KICK bit and makes the guest
-		 * exit again at once (vmx_deliver_pending_nmi()), where its
-		 * events are taken; back to the first test, which tests every
-		 * bit (the second tests ARRIVED only).
-		 */
-		__atomic_or_fetch(&vcpu->nmi_pending, VCPU_NMI_KICK, __ATOMIC_RELAXED);
-		if (rip_in(f->rip, vmx_nmi_check, vmx_nmi_check_end) ||
-		    rip_in(f->rip, vmx_nmi_recheck, vmx_nmi_recheck_end))
-			f->rip = (uintptr_t)vmx_nmi_check;
-		vcpu->arch->kicks_in_root++;
-		return true;
-	}
-	__atomic_or_fetch(&vcpu->nmi_pending, bit, __ATOMIC_RELAXED);
-	/*
-	 * Between the stub's last test and VMRESUME (exit_entry.S): test
-	 * again, or the NMI would wait for the next exit.  Both tests are
-	 * a CMP or TEST and a jump: nothing to undo.
-	 */
-	if (rip_in(f->rip, vmx_nmi_check, vmx_nmi_check_end))
-		f->rip = (uintptr_t)vmx_nmi_check;
-	else if (rip_in(f->rip, vmx_nmi_recheck, vmx_nmi_recheck_end))
-		f->rip = (uintptr_t)vmx_nmi_recheck;
-	vcpu->arch->nmis_in_root++;
-	return true;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What an NMI taken in VMX root operation on a vCPU's CPU means for that
- * vCPU (intr_exits.c's vmm_nmi_in_root()), as pure functions for the
- * unit tests (tests/unit/test_nmi_root.c).
+ * vCPU (nmi_root.c's vmm_nmi_in_root()), as pure functions for the
+ * unit tests (tests/unit/test_nmi_root.c), and nmi_root.c's interface.
  */
 #ifndef EXITPLAN_NMI_ROOT_H
 #define EXITPLAN_NMI_ROOT_H
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include "arch/vmx/vcpu_asm.h"
 
-/* What a vCPU waits for in root operation (vmx_run.c's vmx_wait_in_root()). */
+/* What a vCPU waits for in root operation (vmx_wait_in_root()). */
 enum vmx_root_wait {
 	VMX_WAIT_NONE,		/* not waiting: handling an exit or entering */
 	VMX_WAIT_HLT,		/* HLT with IF=0: an NMI ends it (SDM Vol. 2A, HLT) */
@@ -42,5 +42,23 @@ static inline bool vmx_hlt_wait_over(bool posted, uint32_t nmi_pending)
 {
 	return posted || (nmi_pending & VCPU_NMI_ARRIVED);
 }
+
+struct interrupt_frame;
+struct vcpu;
+
+/*
+ * Wait in root operation, interrupts off, until @ready(vcpu) or the
+ * machine stops (false): halted until an NMI, or polling where halting
+ * is not safe.  vmx_run.c's run loop, for STARTUP and HLT with IF=0.
+ */
+bool vmx_wait_in_root(struct vcpu *vcpu, bool (*ready)(struct vcpu *), enum vmx_root_wait why);
+
+/*
+ * An NMI in the hypervisor: true when it is the guest's (a vCPU runs on
+ * this CPU) and has been queued for it; @frame may be changed to re-run
+ * the exit stub's last check before VM entry.  The host's NMI owner
+ * (runtime/host/traps.h traps_set_nmi_owner()), registered by vmm_run().
+ */
+bool vmm_nmi_in_root(struct interrupt_frame *frame);
 
 #endif /* EXITPLAN_NMI_ROOT_H */

@@ -55,52 +55,6 @@ static void vmx_hv_deadline_wake(unsigned int cpu)
 	}
 }
 
-/*
- * Wait in root operation, interrupts off, until @ready(vcpu) or the
- * machine stops: halted, woken by vmm_kick()'s NMI or, in a HLT wait, by
- * the guest's own NMI (vmm_nmi_in_root() queues it), or polling where
- * halting is not safe.  Returns false when the machine stops first.
- *
- * An NMI that lands after ready() looked and before the HLT must not be
- * slept through: the NMI handler sets wait_woken, tested just before the
- * HLT, and one that lands between that test and the HLT has its return
- * RIP moved past the HLT (vmx_wait_window .. vmx_wait_window_end).
- * noinline: the window's labels exist once.
- */
-extern const char vmx_wait_window[], vmx_wait_window_end[];
-
-static noinline bool vmx_wait_in_root(struct vcpu *vcpu, bool (*ready)(struct vcpu *),
-				      enum vmx_root_wait why)
-{
-	bool ok;
-
-	WRITE_ONCE(vcpu->arch->waiting_in_root, why);
-	/* Pairs with vmm_kick(): the event is posted before it reads the flag. */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	for (;;) {
-		WRITE_ONCE(vcpu->arch->wait_woken, 0);
-		if (vm_stopping(vcpu->vm)) {
-			ok = false;
-			break;
-		}
-		if (ready(vcpu)) {
-			ok = true;
-			break;
-		}
-		asm volatile("cli\n"
-			     ".globl vmx_wait_window\n"
-			     "vmx_wait_window:\n\t"
-			     "cmpb $0, %0\n\t"
-			     "jne vmx_wait_window_end\n\t"
-			     "hlt\n"
-			     ".globl vmx_wait_window_end\n"
-			     "vmx_wait_window_end:"
-			     : : "m"(vcpu->arch->wait_woken) : "memory", "cc");
-	}
-	WRITE_ONCE(vcpu->arch->waiting_in_root, VMX_WAIT_NONE);
-	return ok;
-}
-
 static bool vmx_startup_posted(struct vcpu *vcpu)
 {
 	return READ_ONCE(vcpu->vv->sipi);
@@ -752,6 +706,11 @@ int vmm_run(const struct boot_info *bi)
 	struct vcpu *cause;
 	struct vmx_cpu *vcs[HV_MAX_CPUS];
 
+	/*
+	 * The host's NMIs are asked of the VMM first, from before any CPU can
+	 * take one meant for a vCPU (none exists yet) to the end.
+	 */
+	traps_set_nmi_owner(vmm_nmi_in_root);
 	vc = vmx_alloc_pages((sizeof(*vc) + PAGE_SIZE - 1) / PAGE_SIZE);
 	if (!vc)
 		return VMM_ERROR;

@@ -15,7 +15,6 @@
 #include "runtime/host/panic.h"
 #include "runtime/host/percpu.h"
 #include "runtime/host/traps.h"
-#include "runtime/vm/vmm.h"
 #include "runtime/host/x86_arch.h"
 
 extern const uint64_t interrupt_stubs[IDT_VECTORS];
@@ -97,6 +96,21 @@ void idt_set_handler(unsigned int vector, interrupt_handler_t handler)
 	WRITE_ONCE(handlers[vector], handler);
 }
 
+/*
+ * The NMI's owner (traps.h).  An indirect call, but off the exit path (an
+ * NMI in root operation: a kick to a CPU waiting or idle, the guest's
+ * own NMI landing in the hypervisor) and fixed at boot like the handlers
+ * above: the host, below the VMM, names nothing of it.
+ */
+static nmi_owner_t nmi_owner;
+
+void traps_set_nmi_owner(nmi_owner_t owner)
+{
+	if (READ_ONCE(handlers_sealed) || READ_ONCE(nmi_owner))
+		panic("traps_set_nmi_owner: once, at boot, before idt_seal()");
+	WRITE_ONCE(nmi_owner, owner);
+}
+
 void idt_seal(void)
 {
 	__atomic_store_n(&handlers_sealed, true, __ATOMIC_SEQ_CST);
@@ -168,14 +182,16 @@ void nmi_host(struct interrupt_frame *f)
 }
 
 /*
- * NMI: the guest's when a vCPU runs on this CPU (queued for it by the
- * VMM), else a registered handler's (parked CPUs), else the host's.
+ * NMI: its owner's when it takes it (the VMM: the guest's when a vCPU
+ * runs on this CPU, queued for it), else a registered handler's (parked
+ * CPUs), else the host's.
  */
 static void nmi_dispatch(struct interrupt_frame *f)
 {
+	nmi_owner_t owner = READ_ONCE(nmi_owner);
 	interrupt_handler_t handler;
 
-	if (vmm_nmi_in_root(f))
+	if (owner && owner(f))
 		return;
 	handler = READ_ONCE(handlers[X86_EXC_NMI]);
 	if (handler)

@@ -10,6 +10,7 @@
 #ifndef EXITPLAN_TRAPS_H
 #define EXITPLAN_TRAPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define IDT_VECTORS		256
@@ -46,8 +47,18 @@ void idt_seal(void);
 void interrupt_dispatch(struct interrupt_frame *frame);
 
 /*
+ * The NMI's owner: asked first on every NMI, before the vector's handler
+ * (idt_set_handler()) and nmi_host(); true when it took the NMI.  The
+ * VMM registers it once at boot, before idt_seal() and before any vCPU
+ * exists (an NMI taken earlier is nobody's and goes on as if it had
+ * said false): the host calls it without knowing the VMM is above it.
+ */
+typedef bool (*nmi_owner_t)(struct interrupt_frame *frame);
+void traps_set_nmi_owner(nmi_owner_t owner);
+
+/*
  * An NMI that is nobody's (no guest on this CPU): reported once per CPU
- * and dropped, never a panic.  NMIs reach the VMM first (vmm.h).
+ * and dropped, never a panic.  NMIs reach their owner first.
  */
 void nmi_host(struct interrupt_frame *frame);
 

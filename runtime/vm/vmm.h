@@ -30,15 +30,6 @@ int vmm_run(const struct boot_info *bi);
 /* The profile the hypervisor was built for (profiles/NAME.yaml), for the banner. */
 extern const char vmm_profile_name[];
 
-struct interrupt_frame;
-
-/*
- * An NMI in the hypervisor (runtime/host/traps.c): true when it is the guest's
- * (a vCPU runs on this CPU) and has been queued for it; @frame may be
- * changed to re-run the exit stub's last check before VM entry.
- */
-bool vmm_nmi_in_root(struct interrupt_frame *frame);
-
 /*
  * Make vCPU @vcpu_id look at its posted events (runtime/vm/vm.h) soon: an
  * IPI with the host's kick vector to the CPU running it, which leaves
