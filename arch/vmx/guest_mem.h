@@ -30,6 +30,11 @@ enum guest_walk guest_linear_walk(uint64_t gla, unsigned int access, uint64_t *g
 				  uint32_t *pf_error);
 /* A supervisor access: true when it translates. */
 bool guest_linear_to_phys(uint64_t gla, bool write, uint64_t *gpa);
-/* guest_read_linear(), guest_write_linear(): runtime/vm/vmm.h */
+/*
+ * Copy from/to the guest's linear memory through its paging (or none);
+ * false on a fault or an address in hypervisor memory.  len 0: true.
+ */
+bool guest_read_linear(uint64_t gla, void *dst, unsigned int len);
+bool guest_write_linear(uint64_t gla, const void *src, unsigned int len);
 
 #endif /* EXITPLAN_GUEST_MEM_H */

@@ -166,15 +166,8 @@ void vcpu_gpr_write(struct vcpu *vcpu, unsigned int n, uint64_t v)
 
 /* --- VMCALL ------------------------------------------------------------ */
 
-bool vmm_stats_read(const struct vcpu *vcpu, uint64_t reason, uint64_t *count)
-{
-	if (reason >= EXIT_STATS_SLOTS)
-		return false;
-	*count = vcpu->stats.count[reason];
-	return true;
-}
-
-void vmm_stats_reset(struct vcpu *vcpu)
+/* STATS_RESET (runtime/vm/hypercall.c asks it in its result). */
+static void vmx_stats_reset(struct vcpu *vcpu)
 {
 	memset(&vcpu->stats, 0, sizeof(vcpu->stats));
 	/* The fast handlers' breakdown slots again (profile.h), before the next exit. */
@@ -197,11 +190,26 @@ void vmm_stats_reset(struct vcpu *vcpu)
 static noinline enum vmx_exit_action vmcall_dispatch(struct vcpu *vcpu)
 {
 	struct guest_regs *r = &vcpu->regs;
+	struct hypercall_call call = {
+		.nr = r->rax,
+		.arg = { r->rbx, r->rcx, r->rdx, r->rsi },
+		.exit_counts = vcpu->stats.count,
+		.nr_exit_counts = EXIT_STATS_SLOTS,
+	};
 	struct hypercall_result res;
+	char buf[HYPERCALL_PUTS_MAX];
+	uint64_t gla = 0;
+	unsigned int len;
 
 	if (VCPU_STATS_COUNTING)
 		exit_stats_count_hypercall(&vcpu->stats, (uint32_t)r->rax);
-	res = hypercall_dispatch(vcpu, r->rax, r->rbx, r->rcx, r->rdx, r->rsi);
+	/* The guest memory the call reads, through the guest's paging (guest_mem.c). */
+	len = hypercall_guest_read(&call, &gla);
+	if (guest_read_linear(gla, buf, len))
+		call.guest = buf;
+	res = hypercall_dispatch(&call);
+	if (res.stats_reset)
+		vmx_stats_reset(vcpu);
 	if (res.stop)
 		return vcpu_stop_status(vcpu, VCPU_STOP_SHUTDOWN, res.status);
 	/* Outside 64-bit mode the guest reads EAX: sign-extended -1000 is fine either way. */

@@ -12,7 +12,7 @@
 #include "arch/vmx/vcpu_stop.h"
 #include "arch/vmx/events.h"
 #include "arch/vmx/vcpu_regs.h"
-#include "runtime/vm/vmm.h"
+#include "arch/vmx/guest_mem.h"
 #include "arch/vmx/vmx_ctls.h"
 #include "vmx_controls_bits.h"
 

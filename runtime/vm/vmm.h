@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The hypervisor proper, as the boot runtime sees it: one call that runs
- * the guest machine to completion (every vCPU, one per CPU), and the one
- * service the architecture-neutral VM (runtime/vm/vm.c) needs from it.
+ * The hypervisor proper, as the image's entry (runtime/init) sees it:
+ * one call that runs the guest machine to completion (every vCPU, one
+ * per CPU); and the one service the architecture-neutral VM
+ * (runtime/vm/vm.c) still calls up for, the kick.
  */
 #ifndef EXITPLAN_VMM_H
 #define EXITPLAN_VMM_H
@@ -38,25 +39,5 @@ extern const char vmm_profile_name[];
  * guest polls its events itself and needs no kick.
  */
 void vmm_kick(unsigned int vcpu_id);
-
-/*
- * The services the hypercalls (runtime/vm/hypercall.c) need from the vCPU
- * that made the call, so that they see no VMCS and no struct layout.
- */
-struct vcpu;
-
-/*
- * Copy from/to the guest's linear memory through its paging (or none);
- * false on a fault or an address in hypervisor memory (arch/vmx/guest_mem.c).
- */
-bool guest_read_linear(uint64_t gla, void *dst, unsigned int len);
-bool guest_write_linear(uint64_t gla, const void *src, unsigned int len);
-
-/*
- * The exit statistics of @vcpu (arch/vmx/handlers.c): the count of exit
- * reason @reason (false when it has no counter), and a reset of them all.
- */
-bool vmm_stats_read(const struct vcpu *vcpu, uint64_t reason, uint64_t *count);
-void vmm_stats_reset(struct vcpu *vcpu);
 
 #endif /* EXITPLAN_VMM_H */

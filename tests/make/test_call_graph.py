@@ -258,13 +258,14 @@ SEAM = {("arch/vmx", "generated"), ("generated", "arch/vmx")}
 
 FOLDER_EDGES_TO_GO = {
     ("runtime/vm", "arch/vmx"):
-        "vm.c kicks with vmm_kick(), hypercall.c reads guest memory and the statistics: "
-        "the run loop and the exit handlers that call the VM leave arch/vmx",
+        "vm.c kicks with vmm_kick() (ap_park.c): runtime/vm sits below arch/vmx (runtime/vm/"
+        "README.md), so the kick, vendor-neutral as KVM's kvm_vcpu_kick(), moves down with the "
+        "per-CPU kick flags of apic.c and ap_park.c it reads",
 }
 
 # The largest set of objects that all reach each other, across folders:
 # it may only shrink (the rebuild's aim is at most 8).
-MAX_FILE_CIRCLE = 25
+MAX_FILE_CIRCLE = 24
 
 
 def folder_of(rel):
