@@ -61,7 +61,7 @@ struct vcpu_arch_state {
 	uint64_t coalesce[4];
 	/* NMIs that arrived in VMX root operation and were given to the guest. */
 	uint64_t nmis_in_root;
-	uint64_t kicks_in_root;		/* interrupts: direct: kick NMIs taken in root (intr_exits.c) */
+	uint64_t kicks_in_root;		/* interrupts: direct: kick NMIs taken in root (nmi_root.c) */
 	/*
 	 * Interrupt storms (events.c): where and when (host TSC) the last
 	 * interrupt was injected, whether the guest has since been given time

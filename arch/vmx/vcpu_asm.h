@@ -34,7 +34,7 @@
 /* Its bits: arrived since the stub last looked; waiting for the guest to unblock NMIs. */
 #define VCPU_NMI_ARRIVED	1
 #define VCPU_NMI_QUEUED		2
-/* interrupts: direct: a kick's NMI arrived in root operation (intr_exits.c), not the guest's. */
+/* interrupts: direct: a kick's NMI arrived in root operation (nmi_root.c), not the guest's. */
 #define VCPU_NMI_KICK		4
 
 /* vmx_enter_guest()'s results. */

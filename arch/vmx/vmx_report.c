@@ -115,7 +115,7 @@ static void vmx_print_exit_table(const struct vcpu *vcpu, unsigned int n)
 }
 
 /*
- * The event counters of intr_exits.c (NMIs and kicks in root) and
+ * The event counters of nmi_root.c (NMIs and kicks in root) and
  * events.c (storm steps), which no exit reason shows: NMIs that
  * arrived in root operation and went to the guest, interrupts: direct's
  * kick NMIs taken in root operation, and the single steps that let an

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * arch/vmx/nmi_root.h: what an NMI taken in VMX root operation on a
- * vCPU's CPU does to that vCPU (intr_exits.c's vmm_nmi_in_root(), the
+ * vCPU's CPU does to that vCPU (nmi_root.c's vmm_nmi_in_root(), the
  * HLT wait's wake-up test in vmx_run.c).  The guest's own NMI (unflagged)
  * that finds its vCPU halted in root with IF=0 is kept and ends the wait,
  * as an NMI ends HLT on hardware; one that finds it in wait-for-SIPI is
