@@ -4,6 +4,7 @@
  * tables' 2-MiB pages give: write-protected code (CR0.WP makes that hold
  * in ring 0 too) and unmapped guard pages under the stacks.
  */
+#include "runtime/host/boot_data.h"
 #include "runtime/host/compiler.h"
 #include "runtime/host/cpu.h"
 #include "runtime/host/layout.h"
@@ -12,9 +13,7 @@
 
 #define HV_LARGE_PAGES	(HV_IMAGE_MAX / LARGE_PAGE_SIZE)
 
-extern uint64_t boot_pd[4 * PT_ENTRIES];
 extern char __image_start[], __image_end[], __text_end[], __rodata_start[], __rodata_end[];
-extern char boot_stack_guard[];
 extern uint8_t ap_stacks[HV_MAX_CPUS][HV_STACK_SLOT];
 
 /* One page table per 2-MiB page of the image (it starts on a 2-MiB boundary). */

@@ -3,12 +3,11 @@
  * Per-CPU areas: GDT with a 64-bit TSS (VMX requires a usable host TR,
  * and the TSS gives #DF, NMI and #MC their own stacks), and the GS base.
  */
+#include "runtime/host/boot_data.h"
 #include "runtime/host/cpu.h"
 #include "runtime/host/percpu.h"
 #include "lib/string.h"
 #include "runtime/host/x86_arch.h"
-
-extern char boot_stack_bottom[], boot_stack_top[];
 
 static struct percpu percpu_areas[HV_MAX_CPUS] __aligned(PAGE_SIZE);
 static unsigned int cpus_online;

@@ -13,6 +13,7 @@
  */
 #include "runtime/host/reloc.h"
 
+#include "runtime/host/boot_data.h"
 #include "runtime/host/compiler.h"
 #include "runtime/host/layout.h"
 #include "lib/multiboot.h"
@@ -29,7 +30,6 @@ struct elf64_rela {
 
 extern char __image_start[], __image_end[];
 extern const struct elf64_rela __rela_start[], __rela_end[];
-extern uint64_t boot_pml4[], boot_pdpt[];
 
 struct boot_region boot_region;
 

@@ -6,6 +6,7 @@
  * Every AP that answers takes the next CPU id.
  */
 #include "runtime/host/acpi.h"
+#include "runtime/host/boot_data.h"
 #include "runtime/host/boot_info.h"
 #include "runtime/host/console.h"
 #include "runtime/host/cpu.h"
@@ -23,7 +24,6 @@
 extern const char trampoline_start[], trampoline_end[], trampoline_arrived[];
 extern const char trampoline_cr3[], trampoline_entry64[];
 extern const char ap_start64[];
-extern uint64_t boot_pml4[];
 extern uint8_t ap_stacks[HV_MAX_CPUS][HV_STACK_SLOT];
 extern uint32_t ap_parked;
 

@@ -8,7 +8,8 @@
  * physical address of struct multiboot_info.  We check both, zero .bss,
  * identity-map the first 4 GiB with 2-MiB pages, enter IA-32e mode
  * (SDM Vol. 3A 10.8.5: CR4.PAE, CR3, EFER.LME, then CR0.PG) and call
- * hv_main(magic, info) on the boot CPU's stack.
+ * hv_main(magic, info) on the boot CPU's stack.  The page tables and the
+ * stack are boot_data.S's.
  */
 #include "asm-offsets.h"
 #include "runtime/host/desc.h"
