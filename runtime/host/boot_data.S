@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The boot CPU's page tables and stack: data only, no code.
+ * The boot page tables and the CPUs' stacks: data only, no code.
  *
- * boot.S fills the tables and runs on the stack, reloc.c points the
- * moved copy's tables at themselves, paging.c splits and protects them,
- * smp.c hands boot_pml4 to the APs, percpu.c records the stack.  They
- * live apart from boot.S's code so that those files do not reach boot.S,
- * which calls hv_main(), and through it everything (tests/make/
- * test_call_graph.py).  The build links this object right after boot.o,
- * so .bss is laid out as when they were in boot.S.
+ * boot.S fills the tables and runs on the boot CPU's stack, reloc.c
+ * points the moved copy's tables at themselves, paging.c splits them and
+ * unmaps the stacks' guard pages, smp.c hands boot_pml4 and a stack to
+ * each AP, percpu.c records the stacks.  They live apart from the code
+ * that runs on them (boot.S calls hv_main(), trampoline.S ap_main(), and
+ * through them everything) so that the files using them do not reach
+ * that code (tests/make/test_call_graph.py).  The build links this
+ * object right after boot.o, before trampoline.o, so .bss is laid out as
+ * when they were in those two.
  */
 #include "runtime/host/layout.h"
 
@@ -33,3 +35,9 @@ boot_stack_guard:
 boot_stack_bottom:
 	.skip HV_STACK_SIZE
 boot_stack_top:
+
+	/* The APs' stacks (trampoline.S's ap_start64 takes one each). */
+	.balign PAGE_SIZE
+	.globl ap_stacks
+ap_stacks:		/* [HV_MAX_CPUS][HV_STACK_SLOT]: guard page, stack; [0] unused */
+	.skip HV_MAX_CPUS * HV_STACK_SLOT

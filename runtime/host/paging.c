@@ -14,7 +14,6 @@
 #define HV_LARGE_PAGES	(HV_IMAGE_MAX / LARGE_PAGE_SIZE)
 
 extern char __image_start[], __image_end[], __text_end[], __rodata_start[], __rodata_end[];
-extern uint8_t ap_stacks[HV_MAX_CPUS][HV_STACK_SLOT];
 
 /* One page table per 2-MiB page of the image (it starts on a 2-MiB boundary). */
 static uint64_t region_pt[HV_LARGE_PAGES][PT_ENTRIES] __aligned(PAGE_SIZE);

@@ -24,7 +24,6 @@
 extern const char trampoline_start[], trampoline_end[], trampoline_arrived[];
 extern const char trampoline_cr3[], trampoline_entry64[];
 extern const char ap_start64[];
-extern uint8_t ap_stacks[HV_MAX_CPUS][HV_STACK_SLOT];
 extern uint32_t ap_parked;
 
 #define INIT_DEASSERT_DELAY_US	10000	/* INIT to STARTUP */

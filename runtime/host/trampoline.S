@@ -113,9 +113,3 @@ ap_next_id:
 	.long 1				/* 0 is the boot CPU */
 ap_parked:
 	.long 0
-
-	.section .bss
-	.balign PAGE_SIZE
-	.globl ap_stacks
-ap_stacks:		/* [HV_MAX_CPUS][HV_STACK_SLOT]: guard page, stack; [0] unused */
-	.skip HV_MAX_CPUS * HV_STACK_SLOT
