@@ -21,7 +21,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct exit_stats;
 struct vcpu;
 
 /*
@@ -48,7 +47,7 @@ typedef enum vmx_exit_action (*vmx_exit_handler_t)(struct vcpu *vcpu);
 enum vmx_exit_action vmx_dispatch_exit(struct vcpu *vcpu, uint16_t basic_reason);
 
 /*
- * Hand-written (exit.c): every reason the dispatch has no handler for,
+ * Hand-written (vcpu_stop.c): every reason the dispatch has no handler for,
  * including those above the highest reason the SDM defines, and a failed
  * VM entry (bit 31 set, reported as such).  Prints the exit information
  * and VMCS state, and stops the guest.  Never skips.
@@ -60,12 +59,8 @@ int vmx_enter_guest(struct vcpu *vcpu, bool resume);
 void vmx_exit_stub(void);
 void vmx_exit_stub_hooks(void);
 
-/* exit.c: called by the stub (the hooked exits; a failed VMRESUME). */
+/* Called by the stub: the hooked exits (exit.c); a failed VMRESUME (vcpu_stop.c). */
 enum vmx_exit_action vmx_handle_exit(struct vcpu *vcpu);
 void vmx_report_vmresume_failure(struct vcpu *vcpu, uint64_t rflags);
-/* exit.c: the guest's registers and VMCS guest state, for a report (handlers.c too). */
-void vmx_dump_guest_state(struct vcpu *vcpu);
-/* exit.c: the breakdown maps of the statistics document (docs/STATS.md), for vmx_report.c. */
-void exit_stats_print_breakdowns(const struct exit_stats *st);
 
 #endif /* EXITPLAN_VMX_EXIT_H */
