@@ -2,15 +2,14 @@
 /*
  * The boot page tables and the CPUs' stacks: data only, no code.
  *
- * boot.S fills the tables and runs on the boot CPU's stack, reloc.c
- * points the moved copy's tables at themselves, paging.c splits them and
- * unmaps the stacks' guard pages, smp.c hands boot_pml4 and a stack to
- * each AP, percpu.c records the stacks.  They live apart from the code
- * that runs on them (boot.S calls hv_main(), trampoline.S ap_main(), and
- * through them everything) so that the files using them do not reach
- * that code (tests/make/test_call_graph.py).  The build links this
- * object right after boot.o, before trampoline.o, so .bss is laid out as
- * when they were in those two.
+ * runtime/init/boot.S fills the tables and runs on the boot CPU's
+ * stack, reloc.c points the moved copy's tables at themselves, paging.c
+ * splits them and unmaps the stacks' guard pages, smp.c hands boot_pml4
+ * and a stack to each AP, percpu.c records the stacks.  They live apart
+ * from the code that runs on them (boot.S calls hv_main(), trampoline.S
+ * ap_main(), and through them everything) so that the files using them
+ * do not reach that code (tests/make/test_call_graph.py).  Where they
+ * land in .bss is the link order's: nothing depends on it.
  */
 #include "runtime/host/layout.h"
 
