@@ -58,6 +58,8 @@ enum vmx_exit_action handle_unexpected_exit(struct vcpu *vcpu, uint16_t basic_re
 int vmx_enter_guest(struct vcpu *vcpu, bool resume);
 void vmx_exit_stub(void);
 void vmx_exit_stub_hooks(void);
+/* The stub's tests of nmi_pending before VMRESUME (labels; nmi_root.c moves an NMI's RIP there). */
+extern const char vmx_nmi_check[], vmx_nmi_check_end[], vmx_nmi_recheck[], vmx_nmi_recheck_end[];
 
 /* Called by the stub: the hooked exits (exit.c); a failed VMRESUME (vcpu_stop.c). */
 enum vmx_exit_action vmx_handle_exit(struct vcpu *vcpu);

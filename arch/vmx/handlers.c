@@ -30,7 +30,7 @@
 #include "arch/vmx/msr.h"
 #include "arch/vmx/vlapic_exits.h"
 #include "arch/vmx/vcpu_switch.h"
-#include "arch/vmx/vmx_run.h"
+#include "arch/vmx/nmi_root.h"
 #include "arch/vmx/guest_mem.h"
 #include "arch/vmx/vmx_ctls.h"
 #include "arch/vmx/vmx_controls.h"

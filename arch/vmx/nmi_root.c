@@ -4,7 +4,8 @@
  * root operation (for STARTUP, or in HLT with interrupts off) and the
  * NMI handler that wakes it, the kick or the guest's own NMI.
  * vmm_nmi_in_root() is the host's NMI owner (runtime/host/traps.h),
- * registered by vmm_run() (vmx_run.c) at boot.
+ * registered by vmm_run() (vmx_run.c) at boot.  And HLT with interrupts
+ * off, which waits here (handle_hlt()).
  */
 #include "arch/vmx/apic.h"
 #include "runtime/host/compiler.h"
@@ -13,6 +14,10 @@
 #include "runtime/host/traps.h"
 #include "arch/vmx/vcpu_arch.h"
 #include "arch/vmx/vcpu_asm.h"
+#include "arch/vmx/vcpu_regs.h"
+#include "arch/vmx/vcpu_stop.h"
+#include "arch/vmx/vcpu_switch.h"
+#include "runtime/vm/vm.h"
 
 extern const char vmx_wait_window[], vmx_wait_window_end[];
 
@@ -60,13 +65,57 @@ noinline bool vmx_wait_in_root(struct vcpu *vcpu, bool (*ready)(struct vcpu *),
 	return ok;
 }
 
+/* An NMI, INIT or stop posted, or the guest's own NMI taken while it waited. */
+static bool vmx_wakeup_posted(struct vcpu *vcpu)
+{
+	return vmx_hlt_wait_over(vm_vcpu_wakeup_pending(vcpu->vv),
+				 __atomic_load_n(&vcpu->nmi_pending, __ATOMIC_RELAXED));
+}
+
+/*
+ * HLT with interrupts off (SDM Vol. 3A 9.x: only NMI, SMI, INIT or a
+ * reset end it).  Bochs 2.7 bug (PLATFORM.md): a guest halted with IF=0
+ * is never woken in VMX non-root operation, not even by the preemption
+ * timer's interrupt that would come after it; so the halt is done here,
+ * in root operation, where vmm_kick()'s NMI wakes the CPU.  With one
+ * vCPU, or none left running, nothing can come: the vCPU is stopped, as
+ * before SMP.
+ */
+enum vmx_exit_action vmx_halt_interrupts_off(struct vcpu *vcpu)
+{
+	uint64_t rip = vmcs_read(GUEST_RIP);
+
+	if (!vm_vcpu_set_halted(vcpu->vv, true))
+		return vmx_take_events(vcpu);
+	if (!vm_any_vcpu_runnable(vcpu->vm) && !vm_vcpu_wakeup_pending(vcpu->vv)) {
+		vm_vcpu_set_halted(vcpu->vv, false);
+		return vcpu_stop(vcpu, "HLT with interrupts disabled at RIP %#llx (the guest halted "
+				 "for good)", (unsigned long long)rip);
+	}
+	vmx_skip_instruction();
+	/* Sharing its CPU, it gives it up instead of halting it (vcpu_switch.c). */
+	if (vcpu->arch->shared)
+		return vmx_sched_block(vcpu, VCPU_BLOCK_HLT_IRQS_OFF);
+	if (!vmx_wait_in_root(vcpu, vmx_wakeup_posted, VMX_WAIT_HLT))
+		vcpu->arch->halted_at_stop = true;	/* the machine stopped meanwhile */
+	vm_vcpu_set_halted(vcpu->vv, false);
+	return vmx_take_events(vcpu);
+}
+
 /*
  * NMIs in root operation.  The exit stub tests vcpu->nmi_pending twice
  * before VMRESUME (exit_entry.S); an NMI between those tests and the
- * VMRESUME sends the stub back to them.
+ * VMRESUME sends the stub back to them.  The windows' addresses come from
+ * vmm_run() at boot, before the NMI owner is registered, rather than
+ * from the stub's symbols here: the stub calls every exit handler, and
+ * the handlers call into this file (the HLT wait above).
  */
-extern const char vmx_nmi_check[], vmx_nmi_check_end[];
-extern const char vmx_nmi_recheck[], vmx_nmi_recheck_end[];
+static struct vmx_stub_windows stub;
+
+void vmx_nmi_root_init(const struct vmx_stub_windows *w)
+{
+	stub = *w;
+}
 
 static bool rip_in(uint64_t rip, const char *first, const char *last)
 {
@@ -123,9 +172,9 @@ bool vmm_nmi_in_root(struct interrupt_frame *f)
 		 * bit (the second tests ARRIVED only).
 		 */
 		__atomic_or_fetch(&vcpu->nmi_pending, VCPU_NMI_KICK, __ATOMIC_RELAXED);
-		if (rip_in(f->rip, vmx_nmi_check, vmx_nmi_check_end) ||
-		    rip_in(f->rip, vmx_nmi_recheck, vmx_nmi_recheck_end))
-			f->rip = (uintptr_t)vmx_nmi_check;
+		if (rip_in(f->rip, stub.check, stub.check_end) ||
+		    rip_in(f->rip, stub.recheck, stub.recheck_end))
+			f->rip = (uintptr_t)stub.check;
 		vcpu->arch->kicks_in_root++;
 		return true;
 	}
@@ -135,10 +184,10 @@ bool vmm_nmi_in_root(struct interrupt_frame *f)
 	 * again, or the NMI would wait for the next exit.  Both tests are
 	 * a CMP or TEST and a jump: nothing to undo.
 	 */
-	if (rip_in(f->rip, vmx_nmi_check, vmx_nmi_check_end))
-		f->rip = (uintptr_t)vmx_nmi_check;
-	else if (rip_in(f->rip, vmx_nmi_recheck, vmx_nmi_recheck_end))
-		f->rip = (uintptr_t)vmx_nmi_recheck;
+	if (rip_in(f->rip, stub.check, stub.check_end))
+		f->rip = (uintptr_t)stub.check;
+	else if (rip_in(f->rip, stub.recheck, stub.recheck_end))
+		f->rip = (uintptr_t)stub.recheck;
 	vcpu->arch->nmis_in_root++;
 	return true;
 }

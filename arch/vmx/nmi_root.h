@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/vmx/vcpu_asm.h"
+#include "arch/vmx/exit.h"
 
 /* What a vCPU waits for in root operation (vmx_wait_in_root()). */
 enum vmx_root_wait {
@@ -60,5 +61,20 @@ bool vmx_wait_in_root(struct vcpu *vcpu, bool (*ready)(struct vcpu *), enum vmx_
  * (runtime/host/traps.h traps_set_nmi_owner()), registered by vmm_run().
  */
 bool vmm_nmi_in_root(struct interrupt_frame *frame);
+
+/*
+ * HLT with RFLAGS.IF = 0 (handle_hlt()): halt in root operation until an
+ * NMI, INIT or the machine's stop is posted; stop the vCPU if no other
+ * vCPU runs to post one.
+ */
+enum vmx_exit_action vmx_halt_interrupts_off(struct vcpu *vcpu);
+
+/* Where the exit stub's NMI tests are (exit_entry.S): vmm_nmi_in_root() moves a RIP there. */
+struct vmx_stub_windows {
+	const char *check, *check_end;
+	const char *recheck, *recheck_end;
+};
+/* Given once at boot, by vmm_run(), before the NMI owner is registered. */
+void vmx_nmi_root_init(const struct vmx_stub_windows *w);
 
 #endif /* EXITPLAN_NMI_ROOT_H */

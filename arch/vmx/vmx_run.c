@@ -26,7 +26,6 @@
 #include "arch/vmx/vcpu_switch.h"
 #include "runtime/vm/vmm.h"
 #include "arch/vmx/vmx_setup.h"
-#include "arch/vmx/vmx_run.h"
 #include "arch/vmx/preemption_timer.h"
 #include "arch/vmx/nmi_root.h"
 #include "vmx_controls_bits.h"
@@ -79,43 +78,6 @@ static void vmx_check_progress(struct vcpu *vcpu)
 			  "with interrupts off");
 		vm_stop(vcpu->vm, vcpu->id);
 	}
-}
-
-/* An NMI, INIT or stop posted, or the guest's own NMI taken while it waited. */
-static bool vmx_wakeup_posted(struct vcpu *vcpu)
-{
-	return vmx_hlt_wait_over(vm_vcpu_wakeup_pending(vcpu->vv),
-				 __atomic_load_n(&vcpu->nmi_pending, __ATOMIC_RELAXED));
-}
-
-/*
- * HLT with interrupts off (SDM Vol. 3A 9.x: only NMI, SMI, INIT or a
- * reset end it).  Bochs 2.7 bug (PLATFORM.md): a guest halted with IF=0
- * is never woken in VMX non-root operation, not even by the preemption
- * timer's interrupt that would come after it; so the halt is done here,
- * in root operation, where vmm_kick()'s NMI wakes the CPU.  With one
- * vCPU, or none left running, nothing can come: the vCPU is stopped, as
- * before SMP.
- */
-enum vmx_exit_action vmx_halt_interrupts_off(struct vcpu *vcpu)
-{
-	uint64_t rip = vmcs_read(GUEST_RIP);
-
-	if (!vm_vcpu_set_halted(vcpu->vv, true))
-		return vmx_take_events(vcpu);
-	if (!vm_any_vcpu_runnable(vcpu->vm) && !vm_vcpu_wakeup_pending(vcpu->vv)) {
-		vm_vcpu_set_halted(vcpu->vv, false);
-		return vcpu_stop(vcpu, "HLT with interrupts disabled at RIP %#llx (the guest halted "
-				 "for good)", (unsigned long long)rip);
-	}
-	vmx_skip_instruction();
-	/* Sharing its CPU, it gives it up instead of halting it (vcpu_switch.c). */
-	if (vcpu->arch->shared)
-		return vmx_sched_block(vcpu, VCPU_BLOCK_HLT_IRQS_OFF);
-	if (!vmx_wait_in_root(vcpu, vmx_wakeup_posted, VMX_WAIT_HLT))
-		vcpu->arch->halted_at_stop = true;	/* the machine stopped meanwhile */
-	vm_vcpu_set_halted(vcpu->vv, false);
-	return vmx_take_events(vcpu);
 }
 
 /* What a vCPU's turn on its CPU ended with. */
@@ -710,6 +672,10 @@ int vmm_run(const struct boot_info *bi)
 	 * The host's NMIs are asked of the VMM first, from before any CPU can
 	 * take one meant for a vCPU (none exists yet) to the end.
 	 */
+	vmx_nmi_root_init(&(struct vmx_stub_windows){
+		.check = vmx_nmi_check, .check_end = vmx_nmi_check_end,
+		.recheck = vmx_nmi_recheck, .recheck_end = vmx_nmi_recheck_end,
+	});
 	traps_set_nmi_owner(vmm_nmi_in_root);
 	vc = vmx_alloc_pages((sizeof(*vc) + PAGE_SIZE - 1) / PAGE_SIZE);
 	if (!vc)

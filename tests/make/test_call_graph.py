@@ -265,7 +265,7 @@ FOLDER_EDGES_TO_GO = {
 
 # The largest set of objects that all reach each other, across folders:
 # it may only shrink (the rebuild's aim is at most 8).
-MAX_FILE_CIRCLE = 11
+MAX_FILE_CIRCLE = 8
 
 
 def folder_of(rel):
