@@ -65,4 +65,22 @@ void vmx_idle_irq(struct interrupt_frame *f);
 /* After posting to a vCPU of @cpu: wake @cpu if it is halted idle. */
 void vmx_idle_kick(unsigned int cpu);
 
+/*
+ * Make vCPU @vcpu_id look at its posted events (runtime/vm/vm.h) soon: an
+ * IPI with the host's kick vector to the CPU running it, which leaves
+ * the guest with an external-interrupt exit (or, if it is in the
+ * hypervisor already, right after its next entry).  A vCPU not in the
+ * guest polls its events itself and needs no kick.
+ */
+void vmm_kick(unsigned int vcpu_id);
+
+/* vmm_kick() each vCPU of @mask (bit i: vCPU i), as vm_icr_deliver() and vm_stop() return them. */
+static inline void vmx_kick_vcpus(uint32_t mask)
+{
+	while (mask) {
+		vmm_kick((unsigned int)__builtin_ctz(mask));
+		mask &= mask - 1;
+	}
+}
+
 #endif /* EXITPLAN_AP_PARK_H */

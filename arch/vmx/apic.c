@@ -17,6 +17,7 @@
  * itself to the vCPUs the destination names, so a guest can reach no CPU
  * that is not one of its vCPUs.
  */
+#include "arch/vmx/ap_park.h"
 #include "runtime/devices/apic_mode.h"
 #include "arch_bits.h"
 #include "runtime/vcpu/arch_checks.h"
@@ -342,7 +343,7 @@ enum vmx_exit_action vmx_icr_write(struct vcpu *vcpu, uint64_t icr, bool x2apic)
 	/* Vectors 0-15 are illegal for fixed delivery: the APIC drops them (SDM 11.5.3). */
 	if (req.kind == ICR_FIXED && req.vector < 16)
 		return VMX_EXIT_RESUME;
-	vm_icr_deliver(vcpu->vm, vcpu->id, &req);
+	vmx_kick_vcpus(vm_icr_deliver(vcpu->vm, vcpu->id, &req) & ~(1u << vcpu->id));
 	/* Ours (self, a broadcast, INIT to ourselves) are taken at once. */
 	if (req.targets & (1u << vcpu->id))
 		return vmx_take_events(vcpu);

@@ -192,7 +192,7 @@ static uint32_t ioapic_post(struct vm *vm, unsigned int self, uint8_t vector)
 	if (!routed)
 		return 0;
 	req = vm_ioapic_decode(vm, low, high);
-	vm_icr_deliver(vm, self, &req);
+	vmx_kick_vcpus(vm_icr_deliver(vm, self, &req) & ~(1u << self));
 	return req.targets;
 }
 

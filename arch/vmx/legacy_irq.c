@@ -38,6 +38,7 @@
  * 8259's INT to any vCPU but 0 (the guest's LINT0 there is its physical
  * APIC's, which the hypervisor does not see).
  */
+#include "arch/vmx/ap_park.h"
 #include "runtime/devices/platform.h"
 #include "runtime/host/spinlock.h"
 #include "runtime/vm/vm.h"
@@ -61,7 +62,7 @@ static void deliver_pin(struct vcpu *vcpu, uint32_t low, uint32_t high)
 	bool self = req.targets & (1u << vcpu->id);
 
 	req.targets &= ~(1u << vcpu->id);
-	vm_icr_deliver(vcpu->vm, vcpu->id, &req);
+	vmx_kick_vcpus(vm_icr_deliver(vcpu->vm, vcpu->id, &req));
 	if (!self || req.kind != ICR_FIXED)
 		return;
 	if (PROFILE_APIC_VIRTUAL)

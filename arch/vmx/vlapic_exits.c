@@ -23,6 +23,7 @@
  * The model keeps time in host TSC ticks; IA32_TSC_DEADLINE is converted
  * from and to the guest's TSC (the VMCS TSC offset) here.
  */
+#include "arch/vmx/ap_park.h"
 #include "runtime/devices/apic_mode.h"
 #include "arch_bits.h"
 #include "runtime/host/compiler.h"
@@ -190,7 +191,7 @@ bool vmx_vlapic_has_interrupt(struct vcpu *vcpu)
 /* An ICR write: the model decoded it (vm_icr_decode()); deliver, and take ours at once. */
 static enum vmx_exit_action send_ipi(struct vcpu *vcpu, const struct icr_request *req)
 {
-	vm_icr_deliver(vcpu->vm, vcpu->id, req);
+	vmx_kick_vcpus(vm_icr_deliver(vcpu->vm, vcpu->id, req) & ~(1u << vcpu->id));
 	if (req->targets & (1u << vcpu->id))
 		return vmx_take_events(vcpu);
 	return VMX_EXIT_RESUME;

@@ -76,7 +76,7 @@ static void vmx_check_progress(struct vcpu *vcpu)
 	if (!vm_stopping(vcpu->vm) && !vm_any_vcpu_runnable(vcpu->vm)) {
 		vcpu_stop(vcpu, "no vCPU is left running: each waits for a STARTUP IPI or halted "
 			  "with interrupts off");
-		vm_stop(vcpu->vm, vcpu->id);
+		vmx_kick_vcpus(vm_stop(vcpu->vm, vcpu->id));
 	}
 }
 
@@ -243,7 +243,7 @@ static enum vmx_turn vmx_vcpu_turn(struct vcpu *vcpu)
 	if (a->stop == VCPU_RUNNING)
 		a->stop = VCPU_STOP_VM;		/* the machine stopped while it waited */
 	if (a->stop != VCPU_STOP_VM)
-		vm_stop(vcpu->vm, vcpu->id);
+		vmx_kick_vcpus(vm_stop(vcpu->vm, vcpu->id));
 	if (a->block == VCPU_BLOCK_HLT_IRQS_OFF || a->block == VCPU_BLOCK_HLT)
 		a->halted_at_stop = true;
 	vm_vcpu_set_stopped(vcpu->vv, a->halted_at_stop);

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The guest machine (vm.h): vCPU run states, posted events, the ICR
- * decode, the stop.  No VT-x here: the VMM is reached through vmm.h only
- * (vmm_kick()), so this file is unit-tested on the host
+ * decode, the stop.  No VT-x here, and no call into the VMM: what must
+ * be kicked after a post is returned to the caller, which kicks
+ * (arch/vmx ap_park.h vmx_kick_vcpus()).  Unit-tested on the host
  * (tests/unit/test_vm.c).
  */
 #include "arch_bits.h"
 #include "runtime/host/compiler.h"
 #include "runtime/host/console.h"
 #include "runtime/vm/vm.h"
-#include "runtime/vm/vmm.h"
 
 void vm_init(struct vm *vm, unsigned int n, const uint32_t *apic_ids)
 {
@@ -162,9 +162,9 @@ unsigned int vm_extint_vcpu(const struct vm *vm)
 	return VM_MAX_VCPUS;
 }
 
-unsigned int vm_icr_deliver(struct vm *vm, unsigned int self, const struct icr_request *req)
+uint32_t vm_icr_deliver(struct vm *vm, unsigned int self, const struct icr_request *req)
 {
-	unsigned int n = 0;
+	uint32_t got = 0;
 
 	if (req->kind == ICR_SMI || req->kind == ICR_RESERVED) {
 		/* Said a few times, not for every one: a guest could flood the console. */
@@ -199,13 +199,10 @@ unsigned int vm_icr_deliver(struct vm *vm, unsigned int self, const struct icr_r
 			act = vm_vcpu_post_startup(v, req->vector);
 			break;
 		}
-		if (!act)
-			continue;
-		n++;
-		if (i != self)
-			vmm_kick(i);
+		if (act)
+			got |= 1u << i;
 	}
-	return n;
+	return got;
 }
 
 /* --- posted events ------------------------------------------------------ */
@@ -373,29 +370,28 @@ bool vm_any_vcpu_runnable(struct vm *vm)
 
 /* --- stopping ------------------------------------------------------------- */
 
-bool vm_stop(struct vm *vm, unsigned int id)
+uint32_t vm_stop(struct vm *vm, unsigned int id)
 {
 	int expected = VM_NOT_STOPPING;
+	uint32_t kick = 0;
 
 	if (!__atomic_compare_exchange_n(&vm->stopped_by, &expected, (int)id, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		return false;
+		return 0;
 	for (unsigned int i = 0; i < vm->nr_vcpus; i++) {
 		struct vm_vcpu *v = &vm->vcpu[i];
-		bool kick;
 
 		if (i == id)
 			continue;
 		spin_lock(&v->lock);
 		v->pending.stop = true;
 		set_posted(v, true);
-		kick = v->state != VCPU_RUN_STOPPED;
-		spin_unlock(&v->lock);
 		/* In the guest or waiting in the hypervisor, it must look now. */
-		if (kick)
-			vmm_kick(i);
+		if (v->state != VCPU_RUN_STOPPED)
+			kick |= 1u << i;
+		spin_unlock(&v->lock);
 	}
-	return true;
+	return kick;
 }
 
 bool vm_vcpu_set_halted(struct vm_vcpu *v, bool halted)

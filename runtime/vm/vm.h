@@ -162,11 +162,11 @@ unsigned int vm_extint_vcpu(const struct vm *vm);
 
 /*
  * Carry out a decoded request from vCPU @self: post the events to every
- * target (kicking those on other CPUs) and report an SMI as dropped.
- * Events for @self are posted too; the caller takes them right after.
- * Returns the number of targets that got something.
+ * target and report an SMI as dropped.  Returns the vCPUs that got
+ * something (bit i: vCPU i): the caller kicks those other than @self
+ * (vmx_kick_vcpus()) and takes @self's right after.
  */
-unsigned int vm_icr_deliver(struct vm *vm, unsigned int self, const struct icr_request *req);
+uint32_t vm_icr_deliver(struct vm *vm, unsigned int self, const struct icr_request *req);
 
 /*
  * Post one event to a vCPU; true when it changed something the vCPU must
@@ -210,9 +210,10 @@ bool vm_any_vcpu_runnable(struct vm *vm);
 
 /*
  * Stop the machine because vCPU @id stopped.  The first call wins (its id
- * is kept, true is returned); every other vCPU is posted a stop and kicked.
+ * is kept); every other vCPU is posted a stop.  Returns those the caller
+ * must kick (bit i: vCPU i, not stopped yet), 0 for a call that did not win.
  */
-bool vm_stop(struct vm *vm, unsigned int id);
+uint32_t vm_stop(struct vm *vm, unsigned int id);
 static inline bool vm_stopping(const struct vm *vm)
 {
 	return __atomic_load_n(&vm->stopped_by, __ATOMIC_ACQUIRE) != VM_NOT_STOPPING;

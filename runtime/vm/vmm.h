@@ -31,13 +31,5 @@ int vmm_run(const struct boot_info *bi);
 /* The profile the hypervisor was built for (profiles/NAME.yaml), for the banner. */
 extern const char vmm_profile_name[];
 
-/*
- * Make vCPU @vcpu_id look at its posted events (runtime/vm/vm.h) soon: an
- * IPI with the host's kick vector to the CPU running it, which leaves
- * the guest with an external-interrupt exit (or, if it is in the
- * hypervisor already, right after its next entry).  A vCPU not in the
- * guest polls its events itself and needs no kick.
- */
-void vmm_kick(unsigned int vcpu_id);
 
 #endif /* EXITPLAN_VMM_H */

@@ -18,12 +18,6 @@
 #include "msr_index.h"
 #include "runtime/devices/vlapic.h"
 #include "runtime/vm/vm.h"
-#include "runtime/vm/vmm.h"
-
-void vmm_kick(unsigned int vcpu_id)
-{
-	(void)vcpu_id;
-}
 
 static struct vm vm;
 static struct vlapic lapic;
