@@ -210,7 +210,7 @@ def check_msrs(doc, vmcs, controls):
         if m.get("answer") == "vmcs" and not (m.get("vmcs") or {}).get("guest_field"):
             err(w, "answer vmcs needs vmcs.guest_field to answer from")
         # The runtime keeps resident MSRs in the CPU and executes their
-        # trapped accesses (msr_resident.c): single MSRs answered executed.
+        # trapped accesses (vcpu_switch.c): single MSRs answered executed.
         if "resident" in m and m["resident"] is not True:
             err(w, "resident is given only where true")
         if m.get("resident") and (m.get("answer") not in ("executed", "executed_if_shown") or "last" in m):

@@ -62,8 +62,6 @@ struct exit_stats {
 	struct exit_stats_table msr_read, msr_write, io, cpuid, hypercall;
 };
 
-/* The breakdown maps of the statistics document (docs/STATS.md): exit_stats.c. */
-void exit_stats_print_breakdowns(const struct exit_stats *st);
 
 /* A key not in its home slot: probe on, claim a free slot, or count it in `other`. */
 static __attribute__((__noinline__, __cold__, __unused__)) void

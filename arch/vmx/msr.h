@@ -14,7 +14,7 @@
 struct vcpu;
 
 /*
- * msr.c, msr_resident.c: IA32_XSS exists for the guest exactly when its CPUID shows XSAVES
+ * msr.c, vcpu_switch.c: IA32_XSS exists for the guest exactly when its CPUID shows XSAVES
  * (cpuid.c hides it without "enable XSAVES/XRSTORS").  Its value is the
  * CPU's own, which the guest's XSAVES uses; the host never executes XSAVES.
  */
@@ -25,7 +25,7 @@ static inline bool vcpu_xss_shown(const struct vcpu *vcpu)
 
 void vcpu_setup_msrs(struct vcpu *vcpu);
 /*
- * The guest MSRs that live in the CPU while the guest runs (msr_resident.c):
+ * The guest MSRs that live in the CPU while the guest runs (vcpu_switch.c):
  * which this vCPU has, at setup; saved when a shared vCPU is switched
  * out, loaded when it is switched in.
  */

@@ -39,7 +39,7 @@
  * MOV-DR exiting -- only vmexit-bench sets it -- the guest's values are
  * in the registers, handle_dr_access() reads and writes them there), and
  * the MSRs the runtime executes for the guest without switching them
- * (msr_resident.c: the SYSCALL MSRs, KERNEL_GS_BASE, TSC_AUX,
+ * (below: the SYSCALL MSRs, KERNEL_GS_BASE, TSC_AUX,
  * SPEC_CTRL, XSS -- the `switch: none` ones, trapped or passed through;
  * an MSR the profile switches has its per-vCPU copy already).  The host
  * uses none of them (-mgeneral-regs-only, no host page faults, no
@@ -64,6 +64,10 @@
 #include "arch/vmx/msr.h"
 #include "arch/vmx/preemption_timer.h"
 #include "vmx_controls_bits.h"
+#include "msr_switch.h"
+#include "runtime/host/msr_safe.h"
+#include "msr_policy.h"
+#include "msr_table.h"
 
 struct sched vmx_sched;
 /*
@@ -320,4 +324,62 @@ void vmx_sched_switch_in(struct vcpu *vcpu)
 	} else {
 		asm volatile("fxrstor64 (%0)" : : "r"(a->fpu_area) : "memory");
 	}
+}
+
+/* --- the guest MSRs that stay in the CPU (msr.h) ------------------------- */
+
+/*
+ * Which a vCPU has, at its setup (vmx.c), and their save and load when
+ * vCPUs share a CPU (above).  Which MSRs: msr_resident[] (spec/msrs.yaml
+ * `resident`, which says why these; generated/common/msr_table.c), in
+ * their save and load order.
+ */
+/* Switched by the profile (the VM-entry load list, or by hand): its copy is per vCPU already. */
+static bool msr_switched_by_profile(const struct vcpu *vcpu, uint32_t msr)
+{
+	for (unsigned int i = 0; i < profile_msr_load_list_count; i++)
+		if (profile_msr_load_list[i] == msr)
+			return true;
+	return profile_msr_manual_slot(vcpu, msr) >= 0;
+}
+
+/*
+ * Which of them this CPU has (a RDMSR that does not fault) and the guest
+ * can reach, with their values now (the guest's start values: the CPU's
+ * at setup, as a vCPU alone on its CPU sees them).  Once, when the vCPU
+ * is set up: INIT leaves them as they are (SDM Vol. 3A Table 10-1), so
+ * a STARTUP keeps the saved values.
+ */
+void vmx_resident_msrs_setup(struct vcpu *vcpu)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+
+	a->resident_msrs = 0;
+	for (unsigned int i = 0; i < MSR_RESIDENT_COUNT; i++) {
+		uint32_t msr = msr_resident[i];
+
+		if ((msr == MSR_IA32_XSS && !vcpu_xss_shown(vcpu)) || msr_switched_by_profile(vcpu, msr))
+			continue;
+		if (vmx_msr_access_safe(msr, &a->resident_msr[i], false))
+			a->resident_msrs |= 1u << i;
+	}
+}
+
+void vmx_resident_msrs_save(struct vcpu *vcpu)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+
+	for (unsigned int i = 0; i < MSR_RESIDENT_COUNT; i++)
+		if (a->resident_msrs & (1u << i))
+			a->resident_msr[i] = rdmsr(msr_resident[i]);
+}
+
+void vmx_resident_msrs_load(struct vcpu *vcpu)
+{
+	struct vcpu_arch_state *a = vcpu->arch;
+
+	/* Values the CPU took before (from the guest's WRMSR or at setup): no fault. */
+	for (unsigned int i = 0; i < MSR_RESIDENT_COUNT; i++)
+		if (a->resident_msrs & (1u << i))
+			wrmsr(msr_resident[i], a->resident_msr[i]);
 }

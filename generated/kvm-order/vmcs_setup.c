@@ -4,7 +4,7 @@
  *   profiles/kvm-order.yaml (sha256: e0836fdf0fc7d2b3f6f5dff044f53d50546eb1955a1fcc3ef04b5c1d27df0790)
  *   spec/vmx_controls.yaml (sha256: c93b96698b5913b3e8977686021404221c4b3c0e6ece08796bb78b68e3bcdaea)
  *   spec/features.yaml (sha256: 683be4670c0a32b4331a8e56ec9e72944b7f647687bd29e7914c5851f1cfdf48)
- *   spec/msrs.yaml (sha256: 4dd7bf798ef103b68982f0d0d96a16e764123719b9effe76e103bfd326ac0315)
+ *   spec/msrs.yaml (sha256: a439ba263667e10cfd17fedfd8f36f5ddff4c1f85ff3483b7489f9e2b9691411)
  *   spec/runtime.yaml (sha256: 591f945527948cf6775bd926b94241e04992a353894075a6eb91841a7600e1af)
  * Do not edit: change the sources and regenerate with `make gen`.
  */

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """What VMX does not switch survives vCPUs sharing a CPU (issue 11;
-arch/vmx/vcpu_switch.c, msr_resident.c, spec/msrs.yaml `resident`).
+arch/vmx/vcpu_switch.c, spec/msrs.yaml `resident`).
 
 The SMP guest's cpu-state-kept check: every vCPU writes DR0-DR3, DR6 and
 the MSRs exitplan executes for it without switching them (the SYSCALL
