@@ -137,23 +137,30 @@ $(UNIT_OUT)/test_policy: $(call UNIT_OBJ,common,$(UNIT_SRC)/test_policy.c) $(UNI
 # the sources it tests and the fakes of what those call.  lib/format.c defines snprintf/vsnprintf: renamed here so
 # that the host's stay the C library's (the test compares the two).
 $(call UNIT_OBJ,common,lib/format.c): UNIT_CFLAGS += -Dsnprintf=ep_snprintf -Dvsnprintf=ep_vsnprintf
+# lib/string.c's strlcpy() (the C library has none), with its other
+# functions renamed so that the host's stay the C library's.
+$(call UNIT_OBJ,common,lib/string.c): UNIT_CFLAGS += -Dmemset=ep_memset -Dmemcpy=ep_memcpy \
+	-Dmemmove=ep_memmove -Dmemcmp=ep_memcmp -Dstrlen=ep_strlen -Dstrnlen=ep_strnlen \
+	-Dstrcmp=ep_strcmp -Dstrncmp=ep_strncmp -Dstrchr=ep_strchr -fno-builtin
+# printk() into a buffer the tests read, and lib/string.c as the runtime has it.
+UNIT_FAKE_RUNTIME := $(UNIT_SRC)/fakes/fake_runtime.c lib/string.c
 # -Wno-format-truncation: the kernel is built -ffreestanding, where GCC
 # does not treat snprintf as the C library's; here it would.
 $(UNIT_OUT)/obj/common/runtime/%.o: UNIT_CFLAGS += -Wno-format-truncation
 UNIT_SRCS_test_format        := lib/format.c
-UNIT_SRCS_test_platform      := runtime/devices/platform.c runtime/devices/pci.c runtime/devices/vpic.c runtime/devices/vpit.c runtime/devices/vrtc.c $(UNIT_SRC)/fakes/fake_runtime.c \
+UNIT_SRCS_test_platform      := runtime/devices/platform.c runtime/devices/pci.c runtime/devices/vpic.c runtime/devices/vpit.c runtime/devices/vrtc.c $(UNIT_FAKE_RUNTIME) \
 				$(UNIT_SRC)/fakes/fake_cpu.c
-UNIT_SRCS_test_pci           := runtime/devices/pci.c $(UNIT_SRC)/fakes/fake_runtime.c \
+UNIT_SRCS_test_pci           := runtime/devices/pci.c $(UNIT_FAKE_RUNTIME) \
 				$(UNIT_SRC)/fakes/fake_cpu.c
 UNIT_SRCS_test_ept           := arch/vmx/ept.c runtime/loader/guest_ram.c \
-				$(UNIT_SRC)/fakes/fake_runtime.c
-UNIT_SRCS_test_guest_loader  := runtime/loader/guest_loader.c runtime/loader/guest_ram.c runtime/loader/linux_loader.c $(UNIT_SRC)/fakes/fake_runtime.c
-UNIT_SRCS_test_linux_loader  := runtime/loader/linux_loader.c runtime/loader/guest_loader.c runtime/loader/guest_ram.c $(UNIT_SRC)/fakes/fake_runtime.c
+				$(UNIT_FAKE_RUNTIME)
+UNIT_SRCS_test_guest_loader  := runtime/loader/guest_loader.c runtime/loader/guest_ram.c runtime/loader/linux_loader.c $(UNIT_FAKE_RUNTIME)
+UNIT_SRCS_test_linux_loader  := runtime/loader/linux_loader.c runtime/loader/guest_loader.c runtime/loader/guest_ram.c $(UNIT_FAKE_RUNTIME)
 UNIT_SRCS_test_arch_checks   := runtime/vcpu/arch_checks.c
 UNIT_SRCS_test_task_switch   := runtime/vcpu/task_switch.c
 UNIT_SRCS_test_x86_decode    := runtime/vcpu/x86_decode.c
 UNIT_SRCS_test_nmi_root      :=
-UNIT_SRCS_test_vm            := runtime/vm/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
+UNIT_SRCS_test_vm            := runtime/vm/vm.c $(UNIT_FAKE_RUNTIME)
 # test_vm runs vm_any_vcpu_runnable() on a second thread against a held vCPU lock.
 $(UNIT_OUT)/test_vm: UNIT_LDLIBS += -pthread
 UNIT_SRCS_test_ioapic        := runtime/devices/ioapic.c
@@ -169,9 +176,9 @@ UNIT_SRCS_test_apic_mode     := runtime/devices/apic_mode.c
 UNIT_SRCS_test_vpic          := runtime/devices/vpic.c
 UNIT_SRCS_test_vpit          := runtime/devices/vpit.c
 UNIT_SRCS_test_vrtc          := runtime/devices/vrtc.c
-UNIT_SRCS_test_vlapic        := runtime/devices/vlapic.c runtime/vm/vm.c $(UNIT_SRC)/fakes/fake_runtime.c
+UNIT_SRCS_test_vlapic        := runtime/devices/vlapic.c runtime/vm/vm.c $(UNIT_FAKE_RUNTIME)
 UNIT_SRCS_test_vmcs_init     := arch/vmx/vmcs_init.c $(UNIT_SRC)/fakes/fake_vmcs.c \
-				$(UNIT_SRC)/fakes/fake_runtime.c
+				$(UNIT_FAKE_RUNTIME)
 # vmcs_init.c's quoted "vmx_ops.h" would be the real one beside it: the fake goes first.
 $(call UNIT_OBJ,common,arch/vmx/vmcs_init.c): UNIT_CFLAGS += -include $(UNIT_SRC)/fakes/arch/vmx/vmx_ops.h
 
@@ -228,7 +235,7 @@ $(UNIT_OUT)/vmexit-bench/test_msr_io_fast: $(call UNIT_OBJ,vmexit-bench,$(UNIT_S
 		$(call UNIT_OBJ,vmexit-bench,generated/vmexit-bench/msr_policy.c) \
 		$(call UNIT_OBJ,vmexit-bench,$(UNIT_SRC)/fakes/fake_msr_io_fast.c) \
 		$(foreach f,runtime/devices/platform.c runtime/devices/pci.c runtime/devices/vpic.c runtime/devices/vpit.c runtime/devices/vrtc.c \
-			$(UNIT_SRC)/fakes/fake_runtime.c $(UNIT_SRC)/fakes/fake_cpu.c \
+			$(UNIT_FAKE_RUNTIME) $(UNIT_SRC)/fakes/fake_cpu.c \
 			$(UNIT_SRC)/fakes/fake_vmcs.c runtime/vcpu/arch_checks.c runtime/host/msr_safe.c runtime/devices/apic_mode.c \
 			generated/common/msr_table.c,$(call UNIT_OBJ,common,$(f)))
 	$(call msg,HOSTLD,$@)$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^ $(UNIT_LDLIBS)

@@ -22,11 +22,11 @@ bool fake_printk_contains(const char *needle)
 	return strstr(fake_printk_log, needle) != NULL;
 }
 
-/* The runtime's prototypes (console.h, string.h), not included: they would
- * clash with the host's <string.h> in this file. */
+/* The runtime's prototypes (console.h), not included: they would clash
+ * with the host's <string.h> in this file.  strlcpy() is lib/string.c's,
+ * linked beside this file (unit.mk UNIT_FAKE_RUNTIME). */
 int vprintk(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 int printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-size_t strlcpy(char *dst, const char *src, size_t size);
 
 int vprintk(const char *fmt, va_list ap)
 {
@@ -52,18 +52,4 @@ int printk(const char *fmt, ...)
 	n = vprintk(fmt, ap);
 	va_end(ap);
 	return n;
-}
-
-/* lib/string.h: copies at most size - 1 bytes, always terminates. */
-size_t strlcpy(char *dst, const char *src, size_t size)
-{
-	size_t len = strlen(src);
-
-	if (size) {
-		size_t n = len < size - 1 ? len : size - 1;
-
-		memcpy(dst, src, n);
-		dst[n] = '\0';
-	}
-	return len;
 }
