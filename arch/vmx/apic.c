@@ -81,6 +81,15 @@ static volatile uint32_t *xapic_reg(unsigned int offset)
 static void send_ipi(uint32_t apic_id, uint32_t icr)
 {
 	if (this_apic_x2apic()) {
+		/*
+		 * A WRMSR to the x2APIC ICR is not serializing (SDM Vol. 3A
+		 * 11.12.3): without a fence the IPI can reach its target
+		 * before the events posted for it (vm.c) are visible there,
+		 * and a look at `posted` would miss them.  MFENCE; LFENCE,
+		 * as Linux's weak_wrmsr_fence().  An xAPIC MMIO write is
+		 * ordered after earlier stores already (UC memory).
+		 */
+		asm volatile("mfence; lfence" : : : "memory");
 		wrmsr(MSR_IA32_X2APIC_ICR, ((uint64_t)apic_id << APIC_ICR_X2APIC_DEST_SHIFT) | icr);
 	} else {
 		uint32_t high = *xapic_reg(XAPIC_REG_ICR_HIGH);
