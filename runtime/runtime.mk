@@ -81,8 +81,20 @@ HV_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-jump-tables \
 # The profile's generated code: generated/PROFILE, or where a test-only
 # variant was generated (tests/boot/bootlib.py build_profile_variant()).
 GEN_PROFILE_DIR ?= generated/$(PROFILE)
+# One build for every profile (issue 26): an object whose source reads no
+# generated per-profile header (profile.h, runtime_profile.h,
+# msr_policy.h, msr_switch.h) is compiled once, into $(BUILD)/common,
+# without -I $(GEN_PROFILE_DIR), so a file that starts reading one fails
+# to compile there instead of silently going stale; each profile's
+# obj/ gets a hard link of it, so $(BUILD)/PROFILE/obj still holds every
+# object of the image.  Only HV_PER_PROFILE_SRCS and generated/PROFILE
+# are compiled per profile.
+HV_COMMON_DIR    := $(BUILD)/common
+HV_COMMON_OBJDIR := $(HV_COMMON_DIR)/obj
+HV_COMMON_INCDIR := $(HV_COMMON_DIR)/include
+HV_COMMON_CPPFLAGS = -I . -I generated/common -I $(HV_COMMON_INCDIR) -MMD -MP
 HV_CPPFLAGS = -I . -I generated/common -I $(GEN_PROFILE_DIR) \
-	-I $(HV_INCDIR) -MMD -MP
+	-I $(HV_COMMON_INCDIR) -MMD -MP
 HV_ASFLAGS := -D__ASSEMBLER__ -g
 HV_LDFLAGS := -nostdlib -static -pie --no-dynamic-linker -z notext -z norelro \
 	-z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments
@@ -92,11 +104,48 @@ HV_LDFLAGS := -nostdlib -static -pie --no-dynamic-linker -z notext -z norelro \
 GEN_COMMON_SRCS ?= $(wildcard generated/common/*.c)
 GEN_PROFILE_SRCS ?= $(wildcard generated/$(PROFILE)/*.c)
 
-HV_C_SRCS := $(filter-out runtime/host/asm-offsets.c,$(wildcard runtime/*/*.c arch/vmx/*.c lib/*.c)) \
-	$(GEN_COMMON_SRCS) $(GEN_PROFILE_SRCS)
+# The hand-written files compiled per profile, each for the constants it
+# inlines from the profile's generated headers
+# (tests/make/test_build_once.py checks that each still reads one).
+HV_PER_PROFILE_SRCS := \
+	arch/vmx/ap_park.c \
+	arch/vmx/apic.c \
+	arch/vmx/cpuid.c \
+	arch/vmx/ept_exits.c \
+	arch/vmx/eptp.c \
+	arch/vmx/events.c \
+	arch/vmx/exit.c \
+	arch/vmx/guest_mem.c \
+	arch/vmx/handlers.c \
+	arch/vmx/intr_exits.c \
+	arch/vmx/io.c \
+	arch/vmx/ioapic_exits.c \
+	arch/vmx/legacy_irq.c \
+	arch/vmx/mmio.c \
+	arch/vmx/msr.c \
+	arch/vmx/nmi_root.c \
+	arch/vmx/preemption_timer.c \
+	arch/vmx/task_switch_vmcs.c \
+	arch/vmx/vcpu_stop.c \
+	arch/vmx/vcpu_switch.c \
+	arch/vmx/vlapic_exits.c \
+	arch/vmx/vmx.c \
+	arch/vmx/vmx_caps.c \
+	arch/vmx/vmx_report.c \
+	arch/vmx/vmx_run.c \
+	runtime/vm/hypercall.c
+
+HV_HAND_C_SRCS := $(filter-out runtime/host/asm-offsets.c,$(wildcard runtime/*/*.c arch/vmx/*.c lib/*.c))
+HV_COMMON_C_SRCS := $(filter-out $(HV_PER_PROFILE_SRCS),$(HV_HAND_C_SRCS)) $(GEN_COMMON_SRCS)
+HV_PROFILE_C_SRCS := $(filter $(HV_PER_PROFILE_SRCS),$(HV_HAND_C_SRCS)) $(GEN_PROFILE_SRCS)
 HV_S_SRCS := $(wildcard runtime/*/*.S arch/vmx/*.S)
-HV_OBJS := $(patsubst %.c,$(HV_OBJDIR)/%.o,$(HV_C_SRCS)) \
-	$(patsubst %.S,$(HV_OBJDIR)/%.o,$(HV_S_SRCS))
+
+HV_SRC_OBJS = $(patsubst %.c,$(1)/%.o,$(filter %.c,$(2))) $(patsubst %.S,$(1)/%.o,$(filter %.S,$(2)))
+HV_COMMON_OBJS  := $(call HV_SRC_OBJS,$(HV_COMMON_OBJDIR),$(HV_COMMON_C_SRCS) $(HV_S_SRCS))
+HV_COMMON_LINKS := $(call HV_SRC_OBJS,$(HV_OBJDIR),$(HV_COMMON_C_SRCS) $(HV_S_SRCS))
+HV_PROFILE_OBJS := $(call HV_SRC_OBJS,$(HV_OBJDIR),$(HV_PROFILE_C_SRCS))
+# Linked in the sources' order, whichever way each was compiled.
+HV_OBJS := $(call HV_SRC_OBJS,$(HV_OBJDIR),$(HV_HAND_C_SRCS) $(GEN_COMMON_SRCS) $(GEN_PROFILE_SRCS) $(HV_S_SRCS))
 
 # The version in the banner; version.h is rewritten only when it changes.
 HV_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
@@ -113,41 +162,66 @@ $(HV_LDS): runtime/host/exitplan.ld runtime/host/layout.h
 	@mkdir -p $(@D)
 	$(call msg,CPP,$@)$(HV_CC) -E -P -x c -D__ASSEMBLER__ -I . $< -o $@
 
-$(HV_INCDIR)/version.h: FORCE
+# Files written by more than one make at once (two profiles built in
+# parallel share $(BUILD)/common) are written beside and renamed.
+$(HV_COMMON_INCDIR)/version.h: FORCE
 	@mkdir -p $(@D)
-	@echo '#define EXITPLAN_VERSION "$(HV_VERSION)"' > $@.tmp
-	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+	@echo '#define EXITPLAN_VERSION "$(HV_VERSION)"' > $@.$$$$; \
+	if cmp -s $@.$$$$ $@; then rm -f $@.$$$$; else mv -f $@.$$$$ $@; fi
 
 # The compiler's flags, rewritten only when they change: every object
-# depends on it, so a changed flag rebuilds them (as Kbuild's .cmd files do).
+# depends on it, so a changed flag rebuilds them (as Kbuild's .cmd files
+# do).  One for the common objects, one for each profile's.
+HV_COMMON_FLAGS_STAMP := $(HV_COMMON_INCDIR)/flags
 HV_FLAGS_STAMP := $(HV_INCDIR)/flags
+$(HV_COMMON_FLAGS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(HV_CC) $(HV_CFLAGS) $(HV_ASFLAGS) $(HV_COMMON_CPPFLAGS)' > $@.$$$$; \
+	if cmp -s $@.$$$$ $@; then rm -f $@.$$$$; else mv -f $@.$$$$ $@; fi
 $(HV_FLAGS_STAMP): FORCE
 	@mkdir -p $(@D)
-	@echo '$(HV_CC) $(HV_CFLAGS) $(HV_ASFLAGS) $(HV_CPPFLAGS)' > $@.tmp
-	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+	@echo '$(HV_CC) $(HV_CFLAGS) $(HV_CPPFLAGS)' > $@.$$$$; \
+	if cmp -s $@.$$$$ $@; then rm -f $@.$$$$; else mv -f $@.$$$$ $@; fi
 
-# Constants for assembly, computed by the compiler from C headers.
-$(HV_INCDIR)/asm-offsets.h: runtime/host/asm-offsets.c $(HV_FLAGS_STAMP)
-	@mkdir -p $(@D) $(HV_OBJDIR)/runtime/host
-	$(call msg,GEN,$@)$(HV_CC) $(HV_CFLAGS) $(HV_CPPFLAGS) -MT $@ -MF $(HV_OBJDIR)/runtime/host/asm-offsets.d \
-		-S -o $(HV_OBJDIR)/runtime/host/asm-offsets.s $<
-	@{ echo '/* Generated from runtime/host/asm-offsets.c; do not edit. */'; \
+# Constants for assembly, computed by the compiler from C headers
+# (host-only: common to every profile).
+$(HV_COMMON_INCDIR)/asm-offsets.h: runtime/host/asm-offsets.c $(HV_COMMON_FLAGS_STAMP)
+	@mkdir -p $(@D) $(HV_COMMON_OBJDIR)/runtime/host
+	$(call msg,GEN,$@)$(HV_CC) $(HV_CFLAGS) $(HV_COMMON_CPPFLAGS) -MT $@ \
+		-MF $(HV_COMMON_OBJDIR)/runtime/host/asm-offsets.d.$$$$ \
+		-S -o $(HV_COMMON_OBJDIR)/runtime/host/asm-offsets.s.$$$$ $< && \
+	{ echo '/* Generated from runtime/host/asm-offsets.c; do not edit. */'; \
 	   sed -n 's/^[[:space:]]*\.ascii "->\([A-Za-z0-9_]*\) \$$\{0,1\}\(-\{0,1\}[0-9]*\)"$$/#define \1 \2/p' \
-		$(HV_OBJDIR)/runtime/host/asm-offsets.s; } > $@.tmp
-	@mv $@.tmp $@
+		$(HV_COMMON_OBJDIR)/runtime/host/asm-offsets.s.$$$$; } > $@.$$$$ && \
+	mv -f $(HV_COMMON_OBJDIR)/runtime/host/asm-offsets.d.$$$$ $(HV_COMMON_OBJDIR)/runtime/host/asm-offsets.d && \
+	mv -f $(HV_COMMON_OBJDIR)/runtime/host/asm-offsets.s.$$$$ $(HV_COMMON_OBJDIR)/runtime/host/asm-offsets.s && \
+	mv -f $@.$$$$ $@
 
-$(HV_OBJDIR)/%.o: %.c $(HV_FLAGS_STAMP)
+$(HV_COMMON_OBJDIR)/%.o: %.c $(HV_COMMON_FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(call msg,CC,$*.o)$(HV_CC) $(HV_CFLAGS) $(HV_COMMON_CPPFLAGS) \
+		$(if $(filter runtime/init/main.c,$<),-include $(HV_COMMON_INCDIR)/version.h) -MT $@ -MF $(@:.o=.d).$$$$ \
+		-c -o $@.$$$$ $< && mv -f $(@:.o=.d).$$$$ $(@:.o=.d) && mv -f $@.$$$$ $@
+
+$(HV_COMMON_OBJDIR)/%.o: %.S $(HV_COMMON_INCDIR)/asm-offsets.h $(HV_COMMON_FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(call msg,AS,$*.o)$(HV_CC) $(HV_COMMON_CPPFLAGS) $(HV_ASFLAGS) -MT $@ -MF $(@:.o=.d).$$$$ \
+		-c -o $@.$$$$ $< && mv -f $(@:.o=.d).$$$$ $(@:.o=.d) && mv -f $@.$$$$ $@
+
+# A common object and its .d into the profile's obj/: a hard link where
+# the file system allows one.
+$(HV_COMMON_LINKS): $(HV_OBJDIR)/%.o: $(HV_COMMON_OBJDIR)/%.o
+	@mkdir -p $(@D)
+	@ln -f $< $@ 2>/dev/null || cp -f $< $@
+	@ln -f $(<:.o=.d) $(@:.o=.d) 2>/dev/null || cp -f $(<:.o=.d) $(@:.o=.d)
+
+$(HV_PROFILE_OBJS): $(HV_OBJDIR)/%.o: %.c $(HV_FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(call msg,CC,$*.o)$(HV_CC) $(HV_CFLAGS) $(HV_CPPFLAGS) -c -o $@ $<
 
-$(HV_OBJDIR)/%.o: %.S $(HV_INCDIR)/asm-offsets.h $(HV_FLAGS_STAMP)
-	@mkdir -p $(@D)
-	$(call msg,AS,$*.o)$(HV_CC) $(HV_CPPFLAGS) $(HV_ASFLAGS) -c -o $@ $<
+$(HV_COMMON_OBJDIR)/runtime/init/main.o: $(HV_COMMON_INCDIR)/version.h
 
-$(HV_OBJDIR)/runtime/init/main.o: $(HV_INCDIR)/version.h
-$(HV_OBJDIR)/runtime/init/main.o: HV_CPPFLAGS += -include $(HV_INCDIR)/version.h
-
--include $(HV_OBJS:.o=.d) $(HV_OBJDIR)/runtime/host/asm-offsets.d
+-include $(HV_COMMON_OBJS:.o=.d) $(HV_PROFILE_OBJS:.o=.d) $(HV_COMMON_OBJDIR)/runtime/host/asm-offsets.d
 
 # The boot ISO: GRUB, the hypervisor, the guest (or KERNEL) as the first
 # module, MODULES after it.
