@@ -111,11 +111,8 @@ HV_PER_PROFILE_SRCS := \
 	arch/vmx/ap_park.c \
 	arch/vmx/apic.c \
 	arch/vmx/cpuid.c \
-	arch/vmx/ept_exits.c \
-	arch/vmx/eptp.c \
 	arch/vmx/events.c \
 	arch/vmx/exit.c \
-	arch/vmx/guest_mem.c \
 	arch/vmx/handlers.c \
 	arch/vmx/intr_exits.c \
 	arch/vmx/io.c \
@@ -123,9 +120,7 @@ HV_PER_PROFILE_SRCS := \
 	arch/vmx/legacy_irq.c \
 	arch/vmx/mmio.c \
 	arch/vmx/msr.c \
-	arch/vmx/nmi_root.c \
 	arch/vmx/preemption_timer.c \
-	arch/vmx/task_switch_vmcs.c \
 	arch/vmx/vcpu_stop.c \
 	arch/vmx/vcpu_switch.c \
 	arch/vmx/vlapic_exits.c \

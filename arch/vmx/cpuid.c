@@ -12,6 +12,7 @@
 #include "runtime/vm/vm.h"
 #include "vmcs_fields.h"
 #include "arch/vmx/vcpu_arch.h"
+#include "profile.h"		/* generated per profile */
 #include "arch/vmx/vcpu_regs.h"
 #include "arch/vmx/vmx_ctls.h"
 #include "vmx_controls_bits.h"

@@ -54,6 +54,7 @@
 #include "vmcs_fields.h"
 #include "runtime/vm/vmm.h"
 #include "arch/vmx/vcpu_arch.h"
+#include "profile.h"		/* generated per profile */
 #include "arch/vmx/vcpu_stop.h"
 #include "runtime/host/phys_apic.h"
 #include "arch/vmx/vmx_ctls.h"

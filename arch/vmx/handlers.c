@@ -22,6 +22,7 @@
 #include "lib/string.h"
 #include "vmcs_fields.h"
 #include "arch/vmx/vcpu_arch.h"
+#include "profile.h"		/* generated per profile */
 #include "arch/vmx/vcpu_stop.h"
 #include "arch/vmx/events.h"
 #include "arch/vmx/apic.h"

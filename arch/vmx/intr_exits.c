@@ -16,6 +16,7 @@
 #include "runtime/host/percpu.h"
 #include "runtime/host/traps.h"
 #include "arch/vmx/vcpu_arch.h"
+#include "profile.h"		/* generated per profile */
 #include "arch/vmx/vcpu_asm.h"
 #include "arch/vmx/vcpu_stop.h"
 #include "arch/vmx/vlapic_exits.h"

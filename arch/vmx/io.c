@@ -16,6 +16,7 @@
 #include "runtime/vm/vm.h"
 #include "vmcs_fields.h"
 #include "arch/vmx/vcpu_arch.h"
+#include "profile.h"		/* generated per profile */
 #include "arch/vmx/vcpu_stop.h"
 #include "arch/vmx/events.h"
 #include "arch/vmx/vcpu_regs.h"

@@ -44,6 +44,7 @@
 #include "runtime/vm/vm.h"
 #include "vmcs_fields.h"
 #include "arch/vmx/vcpu_arch.h"
+#include "profile.h"		/* generated per profile */
 #include "arch/vmx/apic.h"
 #include "arch/vmx/preemption_timer.h"
 #include "arch/vmx/events.h"

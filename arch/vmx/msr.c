@@ -885,7 +885,7 @@ void vcpu_setup_msrs(struct vcpu *vcpu)
 
 	/* MSRs switched by hand: the host's now, the guest's reset values. */
 	profile_msrs_save_host(vcpu);
-	for (unsigned int i = 0; i < PROFILE_MANUAL_MSR_SLOTS; i++)
+	for (unsigned int i = 0; i < MSR_MANUAL_MAX; i++)
 		vcpu->msrs.guest[i] = 0;	/* EFER and the SYSCALL MSRs reset to 0 */
 	if ((slot = profile_msr_manual_slot(vcpu, MSR_IA32_PAT)) >= 0)
 		vcpu->msrs.guest[slot] = vcpu->msrs.host[slot];

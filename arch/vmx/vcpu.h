@@ -15,7 +15,7 @@
 
 #include "exit_handlers.h"	/* generated: struct cpuid_regs, CPUID_FAST_LEAVES_MAX */
 #include "arch/vmx/exit_stats.h"
-#include "msr_policy.h"		/* generated per profile: struct profile_msr_state */
+#include "msr_table.h"		/* generated: MSR_MANUAL_MAX */
 #include "arch/vmx/vmx_controls.h"	/* enum vmx_ctl_field */
 
 /*
@@ -33,6 +33,21 @@ struct guest_regs {
 	uint64_t r8, r9, r10, r11;
 	uint64_t rbp, r12, r13, r14, r15;
 	uint64_t cr2;
+};
+
+/*
+ * Guest and host values of the MSRs the profile switches by hand, in its
+ * slots (PROFILE_MANUAL_MSR_*, the generated msr_policy.h).  The runtime
+ * fills host[] once per vCPU (profile_msrs_save_host()) and guest[] with
+ * the guest's initial values; the RDMSR/WRMSR handlers of a trapped
+ * manual MSR read and write guest[] (profile_msr_manual_slot()).  Room
+ * for every MSR spec/msrs.yaml lets be switched so, not just the
+ * profile's: struct vcpu's layout is the same for every profile, so the
+ * files that only reach it compile once (runtime/runtime.mk).
+ */
+struct profile_msr_state {
+	uint64_t guest[MSR_MANUAL_MAX];
+	uint64_t host[MSR_MANUAL_MAX];
 };
 
 struct vmx_controls;

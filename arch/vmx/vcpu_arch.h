@@ -14,7 +14,6 @@
 #include "runtime/host/compiler.h"
 #include "arch/vmx/ept.h"
 #include "runtime/devices/platform.h"
-#include "profile.h"
 #include "arch/vmx/vcpu.h"
 #include "runtime/devices/vlapic.h"
 #include "arch/vmx/vmx_controls.h"
@@ -226,11 +225,5 @@ struct vmx_cpu {
 	struct vmx_controls controls;
 	struct vcpu *vcpu;		/* one vCPU per CPU for now */
 };
-
-/*
- * The handlers' breakdowns (exit_stats.h), when the profile counts: a
- * compile-time constant, so at "off" the counting code is not there.
- */
-#define VCPU_STATS_COUNTING	(PROFILE_STATS_LEVEL >= STATS_COUNTS)
 
 #endif /* EXITPLAN_VCPU_ARCH_H */

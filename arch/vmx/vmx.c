@@ -11,6 +11,8 @@
 #include "lib/multiboot.h"
 #include "arch/vmx/vcpu_asm.h"
 #include "arch/vmx/vcpu_arch.h"
+#include "profile.h"		/* generated per profile */
+#include "msr_policy.h"		/* generated per profile */
 #include "arch/vmx/msr.h"
 #include "arch/vmx/apic.h"
 #include "arch/vmx/vcpu_switch.h"
@@ -646,7 +648,7 @@ bool vmx_setup_guest_startup(struct vcpu *vcpu, uint8_t vector)
 	if (!ctls_init(vcpu, VMX_ENTRY, ctl->field[VMX_ENTRY]) ||
 	    !ctls_init(vcpu, VMX_PROC_BASED, ctl->field[VMX_PROC_BASED]))
 		return false;
-	for (unsigned int i = 0; i < PROFILE_MANUAL_MSR_SLOTS; i++)
+	for (unsigned int i = 0; i < MSR_MANUAL_MAX; i++)
 		vcpu->msrs.guest[i] = 0;
 	vcpu_setup_msrs(vcpu);
 	return true;

@@ -10,6 +10,7 @@
 
 #include "runtime/host/spinlock.h"
 #include "arch/vmx/vcpu_arch.h"
+#include "profile.h"		/* generated per profile */
 #include "arch/vmx/vcpu_switch.h"
 #include "arch/vmx/vmx_setup.h"
 #include "runtime/host/console.h"

@@ -337,6 +337,8 @@ class Spec:
         # In the file's order: the runtime's lookup table and save/load order.
         self.msr_answers = [m for m in self.msrs if m.answer in MSR_TABLE_ANSWERS]
         self.resident_msrs = [m for m in self.msrs if m.resident]
+        # The most MSRs a profile can switch by hand: struct vcpu's room for them.
+        self.manual_msrs_max = sum(1 for m in self.msrs if "manual" in m.mechanisms)
         if len(self.resident_msrs) > MAX_RESIDENT_MSRS:
             raise sf.err(self.resident_msrs[-1].path + ("resident",),
                          f"{len(self.resident_msrs)} resident MSRs: the runtime keeps a bit per "

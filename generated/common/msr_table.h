@@ -43,4 +43,11 @@ extern const struct msr_answer_range msr_answers[MSR_ANSWER_COUNT];
 #define MSR_RESIDENT_COUNT	8
 extern const uint32_t msr_resident[MSR_RESIDENT_COUNT];
 
+/*
+ * The MSRs that may be switched by hand (mechanism manual): the most a
+ * profile can switch so, and the room struct profile_msr_state
+ * (arch/vmx/vcpu.h) keeps, the same for every profile.
+ */
+#define MSR_MANUAL_MAX		11
+
 #endif /* EXITPLAN_GEN_MSR_TABLE_H */

@@ -8,10 +8,11 @@
  */
 
 /*
- * MSR policy of profile 'pipe-pingpong-direct': the state of the MSRs it switches
- * by hand (embedded in struct vcpu, which is why this header stays free
- * of vcpu.h), the MSR-bitmap rules and the VM-entry/VM-exit MSR-load
- * list.  The switch code itself is in msr_switch.h.
+ * MSR policy of profile 'pipe-pingpong-direct': the slots of the MSRs it switches
+ * by hand in struct profile_msr_state (arch/vmx/vcpu.h, sized for every
+ * profile by msr_table.h's MSR_MANUAL_MAX), the MSR-bitmap rules and the
+ * VM-entry/VM-exit MSR-load list.  The switch code itself is in
+ * msr_switch.h.
  */
 #ifndef EXITPLAN_GEN_PROFILE_MSR_POLICY_H
 #define EXITPLAN_GEN_PROFILE_MSR_POLICY_H
@@ -19,6 +20,7 @@
 #include <stdint.h>
 
 #include "arch/vmx/policy.h"
+#include "msr_table.h"
 
 /* Slots in struct profile_msr_state of the MSRs switched by hand. */
 enum profile_manual_msr {
@@ -26,20 +28,8 @@ enum profile_manual_msr {
 	PROFILE_MANUAL_MSR_COUNT
 };
 
-/* At least one slot: C has no empty arrays. */
-#define PROFILE_MANUAL_MSR_SLOTS \
-	(PROFILE_MANUAL_MSR_COUNT > 0 ? PROFILE_MANUAL_MSR_COUNT : 1)
-
-/*
- * Guest and host values of the MSRs switched by hand.  The runtime fills
- * host[] once per vCPU (profile_msrs_save_host()) and guest[] with the
- * guest's initial values; the RDMSR/WRMSR handlers of a trapped manual
- * MSR read and write guest[] (profile_msr_manual_slot()).
- */
-struct profile_msr_state {
-	uint64_t guest[PROFILE_MANUAL_MSR_SLOTS];
-	uint64_t host[PROFILE_MANUAL_MSR_SLOTS];
-};
+_Static_assert(PROFILE_MANUAL_MSR_COUNT <= MSR_MANUAL_MAX,
+	       "struct profile_msr_state has no room for the manual MSRs");
 
 /*
  * MSR-bitmap rules, applied in order (a later rule overrides an earlier

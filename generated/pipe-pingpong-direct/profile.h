@@ -26,6 +26,13 @@
 #include "vmx_exit_reasons.h"
 
 /*
+ * The handlers' breakdowns (arch/vmx/exit_stats.h), when the profile
+ * counts: a compile-time constant, so at "off" the counting code is not
+ * there.
+ */
+#define VCPU_STATS_COUNTING	(PROFILE_STATS_LEVEL >= STATS_COUNTS)
+
+/*
  * The breakdown slots the fast handlers count their listed MSRs and ports
  * in (generated msr_io_fast.c: one increment of a constant slot), claimed
  * in struct exit_stats_table (arch/vmx/exit_stats.h: key + 1, home slot
