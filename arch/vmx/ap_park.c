@@ -17,7 +17,7 @@
 #include "arch/vmx/apic.h"
 #include "msr_index.h"
 #include "runtime/host/phys_apic.h"
-#include "profile.h"
+#include "arch/vmx/profile_values.h"
 #include "runtime/vm/vmm.h"
 #include "arch/vmx/vcpu_switch.h"
 #include "arch/vmx/vcpu_arch.h"
@@ -159,7 +159,7 @@ void vmx_ap_park_init(unsigned int n)
 	 * for the idle timer (the guest's TSC-deadline MSR is the model's).
 	 */
 	cpuid_count(1, 0, &eax, &ebx, &ecx, &edx);
-	if (PROFILE_APIC_VIRTUAL) {
+	if (exitplan_profile.apic_virtual) {
 		/* Also a kick taken in root operation, while CPU 0 idles with interrupts on. */
 		idt_set_handler(VMX_KICK_VECTOR, idle_timer_irq);
 		WRITE_ONCE(idle_timer_ok, !!(ecx & CPUID_1_ECX_TSC_DEADLINE));

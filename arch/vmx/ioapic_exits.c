@@ -33,7 +33,7 @@
 #include "arch/vmx/mmio.h"
 #include "runtime/host/page_alloc.h"
 #include "runtime/host/percpu.h"
-#include "profile.h"
+#include "arch/vmx/profile_values.h"
 #include "runtime/host/traps.h"
 #include "runtime/vm/vm.h"
 #include "vmcs_fields.h"
@@ -131,7 +131,7 @@ static enum vmx_exit_action ioapic_access(struct vcpu *vcpu, uint64_t gpa, unsig
 		 * destinations; the hardware sends every interrupt to CPU 0,
 		 * whose exit hands it on (vmx_ioapic_deliver()).
 		 */
-		if (PROFILE_APIC_VIRTUAL) {
+		if (exitplan_profile.apic_virtual) {
 			ioapic_guest_init_virtual(&vm_ioapic, (uint8_t)percpu_area(0)->apic_id,
 						  emulated);
 		} else {
@@ -235,7 +235,7 @@ void vmx_ioapic_root_init(struct vm *vm)
 	 * at any time once the guest unmasks one.  Registered here, before
 	 * any vCPU runs: the IDT's handlers are fixed from then on.
 	 */
-	if (!PROFILE_APIC_VIRTUAL)
+	if (!exitplan_profile.apic_virtual)
 		return;
 	ioapic_vm = vm;
 	for (unsigned int n = 0; n < IOAPIC_MAX_ENTRIES; n++)
@@ -250,7 +250,7 @@ bool vmx_ioapic_pit_route(uint32_t *low, uint32_t *high)
 
 bool vmx_ioapic_idle_polls(unsigned int cpu)
 {
-	return PROFILE_APIC_VIRTUAL && cpu == 0 && READ_ONCE(vm_ioapic_ready);
+	return exitplan_profile.apic_virtual && cpu == 0 && READ_ONCE(vm_ioapic_ready);
 }
 
 void vmx_ioapic_idle(unsigned int cpu)

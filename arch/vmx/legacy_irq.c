@@ -44,7 +44,7 @@
 #include "runtime/vm/vm.h"
 #include "vmcs_fields.h"
 #include "arch/vmx/vcpu_arch.h"
-#include "profile.h"		/* generated per profile */
+#include "arch/vmx/profile_values.h"
 #include "arch/vmx/apic.h"
 #include "arch/vmx/preemption_timer.h"
 #include "arch/vmx/events.h"
@@ -66,7 +66,7 @@ static void deliver_pin(struct vcpu *vcpu, uint32_t low, uint32_t high)
 	vmx_kick_vcpus(vm_icr_deliver(vcpu->vm, vcpu->id, &req));
 	if (!self || req.kind != ICR_FIXED)
 		return;
-	if (PROFILE_APIC_VIRTUAL)
+	if (exitplan_profile.apic_virtual)
 		vmx_vlapic_post(vcpu, req.vector);
 	else
 		vmx_deliver_apic_irq(vcpu, req.vector);

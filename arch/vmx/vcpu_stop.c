@@ -13,7 +13,7 @@
 #include "runtime/host/console.h"
 #include "arch/vmx/exit.h"
 #include "lib/format.h"
-#include "msr_switch.h"
+#include "arch/vmx/profile_values.h"
 #include "vmcs_fields.h"
 #include "arch/vmx/vcpu_arch.h"
 #include "arch/vmx/vcpu_regs.h"
@@ -126,7 +126,7 @@ enum vmx_exit_action vmx_entry_failed(struct vcpu *vcpu, uint32_t reason)
 void vmx_report_vmresume_failure(struct vcpu *vcpu, uint64_t rflags)
 {
 	/* The guest's MSR values were loaded for the entry that did not happen. */
-	profile_msrs_on_exit(vcpu);
+	profile_msrs_on_exit_call(vcpu);
 	if (rflags & X86_RFLAGS_CF) {
 		printk("exitplan: VMRESUME failed: VMfailInvalid (no current VMCS)\n");
 		vcpu_stop(vcpu, "VMRESUME failed: VMfailInvalid");

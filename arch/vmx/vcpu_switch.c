@@ -54,7 +54,7 @@
 #include "runtime/host/compiler.h"
 #include "runtime/host/cpu.h"
 #include "runtime/host/percpu.h"
-#include "profile.h"
+#include "arch/vmx/profile_values.h"
 #include "runtime/vm/sched.h"
 #include "runtime/devices/vlapic.h"
 #include "msr_index.h"
@@ -64,9 +64,7 @@
 #include "arch/vmx/msr.h"
 #include "arch/vmx/preemption_timer.h"
 #include "vmx_controls_bits.h"
-#include "msr_switch.h"
 #include "runtime/host/msr_safe.h"
-#include "msr_policy.h"
 #include "msr_table.h"
 
 struct sched vmx_sched;
@@ -137,7 +135,7 @@ uint64_t vmx_sched_timer_due(unsigned int cpu)
 /* When this CPU must next decide: the slice's end, or a blocked sibling's timer if earlier. */
 static uint64_t next_deadline(struct vcpu *vcpu, uint64_t now)
 {
-	uint64_t d = now + PROFILE_SCHED_SLICE_TICKS;
+	uint64_t d = now + exitplan_profile.sched_slice_ticks;
 
 	for_each_vcpu_on(id, vcpu->cpu->id) {
 		uint64_t s = sibling_due(id, vcpu);
@@ -340,7 +338,7 @@ static bool msr_switched_by_profile(const struct vcpu *vcpu, uint32_t msr)
 	for (unsigned int i = 0; i < profile_msr_load_list_count; i++)
 		if (profile_msr_load_list[i] == msr)
 			return true;
-	return profile_msr_manual_slot(vcpu, msr) >= 0;
+	return profile_msr_manual_slot_call(vcpu, msr) >= 0;
 }
 
 /*

@@ -33,7 +33,6 @@
 #include "arch/vmx/mmio.h"
 #include "msr_index.h"
 #include "runtime/host/page_alloc.h"
-#include "profile.h"
 #include "runtime/devices/vlapic.h"
 #include "runtime/vm/vm.h"
 #include "vmcs_fields.h"

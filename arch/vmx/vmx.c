@@ -11,8 +11,7 @@
 #include "lib/multiboot.h"
 #include "arch/vmx/vcpu_asm.h"
 #include "arch/vmx/vcpu_arch.h"
-#include "profile.h"		/* generated per profile */
-#include "msr_policy.h"		/* generated per profile */
+#include "arch/vmx/profile_values.h"
 #include "arch/vmx/msr.h"
 #include "arch/vmx/apic.h"
 #include "arch/vmx/vcpu_switch.h"
@@ -201,11 +200,12 @@ static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
 	 * The breakdown slots the fast handlers count in (profile.h), before
 	 * the first exit: the stats are zero until then.
 	 */
-	PROFILE_STATS_CLAIM_FAST_KEYS(&vcpu->stats);
+	profile_stats_claim_fast_keys(&vcpu->stats);
 	/* The MSR write a tickless kernel makes per timer (exit_stats.h). */
 	exit_stats_table_claim(&vcpu->stats.msr_write, MSR_IA32_TSC_DEADLINE);
 	if (proc2 & SECONDARY_EXEC_PAUSE_LOOP_EXITING) {
-		VMCS_WRITES(ple, { PLE_GAP, PROFILE_PLE_GAP }, { PLE_WINDOW, PROFILE_PLE_WINDOW });
+		VMCS_WRITES(ple, { PLE_GAP, exitplan_profile.ple_gap },
+			    { PLE_WINDOW, exitplan_profile.ple_window });
 		if (!vmcs_setup_write_all(vcpu->id, ple, ARRAY_SIZE(ple)))
 			return false;
 	}
@@ -216,7 +216,8 @@ static bool vmx_setup_controls(struct vcpu *vcpu, struct vmx_cpu *vc)
 	if ((proc2 & SECONDARY_EXEC_ENABLE_XSAVES) && !vmcs_setup_write(vcpu->id, XSS_EXIT_BITMAP, 0))
 		return false;
 	if (a->preemption_timer_on &&
-	    !vmcs_setup_write(vcpu->id, VMX_PREEMPTION_TIMER_VALUE, PROFILE_PREEMPTION_TIMER_VALUE))
+	    !vmcs_setup_write(vcpu->id, VMX_PREEMPTION_TIMER_VALUE,
+			      exitplan_profile.preemption_timer_value))
 		return false;
 	if (ctl->field[VMX_PROC_BASED] & CPU_BASED_TPR_SHADOW) {
 		/* The virtual-APIC page; threshold 0 never exceeds the TPR shadow. */
@@ -436,9 +437,9 @@ bool vmx_build_vm_ept(struct vmx_cpu *vc, const struct boot_info *bi)
 	if (!n || !ept_build(&vmx_vm_ept, ranges, n) ||
 	    /* apic: virtual: not mapped at all, its reads are the virtual APIC's too. */
 	    !ept_set_4k(&vmx_vm_ept, vmx_xapic_page(),
-			PROFILE_APIC_VIRTUAL ? 0 : EPT_READ | EPT_MEMTYPE_UC) ||
+			exitplan_profile.apic_virtual ? 0 : EPT_READ | EPT_MEMTYPE_UC) ||
 	    !vmx_hide_device_pages(&vmx_vm_ept) ||
-	    (!PROFILE_APIC_VIRTUAL &&
+	    (!exitplan_profile.apic_virtual &&
 	     (!ept_build(&vmx_vm_ept_apic_trap, ranges, n) ||
 	      !ept_set_4k(&vmx_vm_ept_apic_trap, vmx_xapic_page(), 0) ||
 	      !vmx_hide_device_pages(&vmx_vm_ept_apic_trap)))) {
@@ -446,7 +447,7 @@ bool vmx_build_vm_ept(struct vmx_cpu *vc, const struct boot_info *bi)
 		return false;
 	}
 	vmx_vm_eptp = ept_pointer(&vmx_vm_ept);
-	vmx_vm_eptp_apic_trap = PROFILE_APIC_VIRTUAL ? vmx_vm_eptp
+	vmx_vm_eptp_apic_trap = exitplan_profile.apic_virtual ? vmx_vm_eptp
 						     : ept_pointer(&vmx_vm_ept_apic_trap);
 	printk("exitplan: EPT: %u table pages; %llu MiB in 1-GiB, %llu MiB in 2-MiB, "
 		  "%llu KiB in 4-KiB pages; hypervisor [%#llx, %#llx) and MMIO test page %#x not mapped\n",
@@ -490,10 +491,10 @@ static void vmx_flush_tlbs(struct vcpu *vcpu, struct vmx_cpu *vc)
  */
 static bool vmx_exit_needs_hooks(const struct vmx_controls *ctl)
 {
-	unsigned int gated = 0, manual = PROFILE_MANUAL_MSR_COUNT;
+	unsigned int gated = 0, manual = exitplan_profile.manual_msr_count;
 	bool active = false;
 
-	if (PROFILE_STATS_LEVEL >= STATS_TIMING)
+	if (exitplan_profile.stats_level >= STATS_TIMING)
 		return true;
 	for (unsigned int g = 0; g < profile_vmx_setup.n_gates; g++) {
 		const struct vmx_gate *gate = &profile_vmx_setup.gates[g];

@@ -9,7 +9,7 @@
 #include "arch/vmx/vmx_setup.h"
 #include "vmx_controls_bits.h"
 #include "runtime/host/console.h"
-#include "profile.h"
+#include "arch/vmx/profile_values.h"
 
 /* --- capabilities ------------------------------------------------------ */
 
@@ -79,18 +79,17 @@ void vmx_print_gates(const struct vmx_controls *ctl)
 		vmx_format_gate_decision(line, sizeof(line), &profile_vmx_setup, ctl, g);
 		printk("%s\n", line);
 	}
-#ifndef PROFILE_GATE_PAUSE
 	/*
 	 * Without a pause gate (no fallback: one mode, required or none) the
 	 * boot still says which PAUSE handling it got: the scheduler's spin
 	 * yield depends on it (runtime/vm/sched.h).
 	 */
-	printk("exitplan: pause: %s (the profile's only choice)\n",
-	       (ctl->field[VMX_PROC_BASED2] & SECONDARY_EXEC_PAUSE_LOOP_EXITING) ?
-	       "PAUSE-loop exiting" :
-	       (ctl->field[VMX_PROC_BASED] & CPU_BASED_PAUSE_EXITING) ?
-	       "plain PAUSE exiting" : "no PAUSE exiting");
-#endif
+	if (exitplan_profile.gate_pause < 0)
+		printk("exitplan: pause: %s (the profile's only choice)\n",
+		       (ctl->field[VMX_PROC_BASED2] & SECONDARY_EXEC_PAUSE_LOOP_EXITING) ?
+		       "PAUSE-loop exiting" :
+		       (ctl->field[VMX_PROC_BASED] & CPU_BASED_PAUSE_EXITING) ?
+		       "plain PAUSE exiting" : "no PAUSE exiting");
 }
 
 /*
@@ -104,11 +103,11 @@ bool vmx_runtime_controls_ok(const struct vmx_controls *ctl)
 	for (unsigned int i = 0; i < vmx_runtime_required_control_count; i++) {
 		const struct vmx_runtime_control *c = &vmx_runtime_required_controls[i];
 
-		if (c->unless_interrupts_direct && PROFILE_INTERRUPTS_DIRECT)
+		if (c->unless_interrupts_direct && exitplan_profile.interrupts_direct)
 			continue;
 		if (!(ctl->field[c->field] & c->bit)) {
 			printk("exitplan: profile '%s' does not set the '%s' control the runtime needs\n",
-			       PROFILE_NAME, c->sdm);
+			       exitplan_profile.name, c->sdm);
 			return false;
 		}
 	}
@@ -117,7 +116,7 @@ bool vmx_runtime_controls_ok(const struct vmx_controls *ctl)
 
 		if (ctl->field[c->field] & c->bit) {
 			printk("exitplan: profile '%s' sets the '%s' control, which this runtime does "
-			       "not support\n", PROFILE_NAME, c->sdm);
+			       "not support\n", exitplan_profile.name, c->sdm);
 			return false;
 		}
 	}

@@ -10,7 +10,7 @@
 
 #include "runtime/host/spinlock.h"
 #include "arch/vmx/vcpu_arch.h"
-#include "profile.h"		/* generated per profile */
+#include "arch/vmx/profile_values.h"
 #include "arch/vmx/vcpu_switch.h"
 #include "arch/vmx/vmx_setup.h"
 #include "runtime/host/console.h"
@@ -119,8 +119,8 @@ static void vmx_print_stats_document(struct vcpu *const *vcpus, unsigned int n,
 	}
 
 	printk("# exitplan-stats-begin\n");
-	printk("exitplan_stats:\n  version: 1\n  profile: %s\n  level: %s\n", PROFILE_NAME,
-	       PROFILE_STATS_LEVEL == STATS_TIMING ? "timing" : "counts");
+	printk("exitplan_stats:\n  version: 1\n  profile: %s\n  level: %s\n", exitplan_profile.name,
+	       exitplan_profile.stats_level == STATS_TIMING ? "timing" : "counts");
 	printk("  cpu: ");
 	print_yaml_quoted(cpu);
 	printk("\n  guest: ");
@@ -128,7 +128,7 @@ static void vmx_print_stats_document(struct vcpu *const *vcpus, unsigned int n,
 	printk("\n  guest_args: ");
 	print_yaml_quoted(a->guest_args ? a->guest_args : "");
 	printk("\n");
-	if (PROFILE_STATS_LEVEL == STATS_TIMING)
+	if (exitplan_profile.stats_level == STATS_TIMING)
 		printk("  tsc_overhead: %llu\n", (unsigned long long)tsc_overhead);
 	printk("  vcpus:\n");
 	for (unsigned int v = 0; v < n; v++) {
@@ -144,7 +144,7 @@ static void vmx_print_stats_document(struct vcpu *const *vcpus, unsigned int n,
 				continue;
 			printk("        %s: {count: %llu", i == EXIT_STATS_OTHER ? "OTHER" :
 			       vmx_exit_reason_name(i), (unsigned long long)st->count[i]);
-			if (PROFILE_STATS_LEVEL == STATS_TIMING)
+			if (exitplan_profile.stats_level == STATS_TIMING)
 				printk(", ticks: %llu", (unsigned long long)st->ticks[i]);
 			printk("}\n");
 		}
@@ -162,16 +162,17 @@ static void vmx_print_exit_table(const struct vcpu *vcpu, unsigned int n)
 	uint64_t total = 0;
 
 	if (n == 1)
-		printk("exitplan: exits by reason (profile '%s'):\n", PROFILE_NAME);
+		printk("exitplan: exits by reason (profile '%s'):\n", exitplan_profile.name);
 	else
-		printk("exitplan: exits by reason (profile '%s', vCPU %u):\n", PROFILE_NAME, vcpu->id);
+		printk("exitplan: exits by reason (profile '%s', vCPU %u):\n",
+		       exitplan_profile.name, vcpu->id);
 	for (unsigned int i = 0; i < EXIT_STATS_SLOTS; i++) {
 		uint64_t c = vcpu->stats.count[i];
 
 		if (!c)
 			continue;
 		total += c;
-		if (PROFILE_STATS_LEVEL == STATS_TIMING)
+		if (exitplan_profile.stats_level == STATS_TIMING)
 			printk("  %3u %-28s %10llu  %12llu ticks  %8llu ticks/exit\n", i,
 			       i == EXIT_STATS_OTHER ? "(above the SDM's range)" :
 			       vmx_exit_reason_name(i), (unsigned long long)c,
@@ -277,8 +278,9 @@ void vmx_print_summary(struct vcpu *const *vcpus, unsigned int n, int stopped_by
 	const struct vcpu *cause = vcpus[stopped_by >= 0 ? stopped_by : 0];
 	const struct vcpu_arch_state *a = cause->arch;
 
-	if (PROFILE_STATS_LEVEL == STATS_OFF) {
-		printk("exitplan: exit statistics are off in profile '%s'\n", PROFILE_NAME);
+	if (exitplan_profile.stats_level == STATS_OFF) {
+		printk("exitplan: exit statistics are off in profile '%s'\n",
+		       exitplan_profile.name);
 		for (unsigned int v = 0; v < n; v++)
 			vmx_print_events(vcpus[v], n);
 	} else {

@@ -13,7 +13,7 @@
 #include "runtime/host/timer.h"
 #include "runtime/loader/guest_loader.h"
 #include "arch/vmx/mmio.h"
-#include "msr_switch.h"
+#include "arch/vmx/profile_values.h"
 #include "arch/vmx/vcpu_asm.h"
 #include "arch/vmx/vcpu_arch.h"
 #include "arch/vmx/vcpu_stop.h"
@@ -211,7 +211,7 @@ static enum vmx_turn vmx_vcpu_turn(struct vcpu *vcpu)
 		 */
 		if (!vcpu->launched && vcpu->id == 0)
 			vmx_legacy_irq_update(vcpu);
-		profile_msrs_before_entry(vcpu);
+		profile_msrs_before_entry_call(vcpu);
 		r = vmx_enter_guest(vcpu, vcpu->launched);
 		if (r == VMX_ENTER_SWITCHED) {
 			vcpu->launched = true;
@@ -222,7 +222,7 @@ static enum vmx_turn vmx_vcpu_turn(struct vcpu *vcpu)
 			const char *insn = vcpu->launched ? "VMRESUME" : "VMLAUNCH";
 
 			/* Nothing ran: give the host its MSRs back, then say why. */
-			profile_msrs_on_exit(vcpu);
+			profile_msrs_on_exit_call(vcpu);
 			printk("exitplan: vCPU %u: %s failed: VM-instruction error %u\n",
 			       vcpu->id, insn, vmcs_read32(VM_INSTRUCTION_ERROR));
 			vcpu_stop(vcpu, "%s failed: VM-instruction error %u", insn,
@@ -598,11 +598,11 @@ static bool vmx_vcpu_count(const struct boot_info *bi, unsigned int ncpus, unsig
 		       "refusing\n", want, ncpus);
 		return false;
 	}
-	if (want > ncpus && !PROFILE_APIC_VIRTUAL) {
+	if (want > ncpus && !exitplan_profile.apic_virtual) {
 		printk("exitplan: vcpus=%u on %u CPU%s needs `apic: virtual` (vCPUs that share a CPU "
 		       "cannot own its local APIC); profile '%s' has apic: %s: refusing\n", want, ncpus,
-		       ncpus == 1 ? "" : "s", PROFILE_NAME,
-		       PROFILE_APIC_INTERCEPT_ICR ? "intercept-icr" : "passthrough");
+		       ncpus == 1 ? "" : "s", exitplan_profile.name,
+		       exitplan_profile.apic_intercept_icr ? "intercept-icr" : "passthrough");
 		return false;
 	}
 	*n = want;
@@ -642,17 +642,14 @@ static bool vmx_io_grants_clear_of_pci(void)
 			printk("exitplan: profile '%s' grants ports %#x..%#x, which overlap I/O BAR %u "
 			       "(ports %#x..%#x) of PCI function %02x:%02x.%u (vendor %04x device %04x, "
 			       "class %06x), which the guest does not own: a device's registers can "
-			       "start DMA into the hypervisor: refusing\n", PROFILE_NAME, r->first,
-			       r->last, b->bar, b->first, b->last, b->bdf >> 16, (b->bdf >> 11) & 0x1f,
+			       "start DMA into the hypervisor: refusing\n", exitplan_profile.name,
+			       r->first, r->last, b->bar, b->first, b->last, b->bdf >> 16, (b->bdf >> 11) & 0x1f,
 			       (b->bdf >> 8) & 7, b->id & 0xffff, b->id >> 16, b->class_rev >> 8);
 			clear = false;
 		}
 	}
 	return clear;
 }
-
-/* runtime/vm/vmm.h: the banner's name, so that the runtime needs no generated header of ours. */
-const char vmm_profile_name[] = PROFILE_NAME;
 
 int vmm_run(const struct boot_info *bi)
 {
@@ -692,7 +689,7 @@ int vmm_run(const struct boot_info *bi)
 	}
 	printk("exitplan: VMX: revision %#llx, profile '%s' (%s)\n",
 		  (unsigned long long)(vc->caps.basic & VMX_BASIC_REVISION_ID_MASK),
-		  PROFILE_NAME, PROFILE_SOURCE);
+		  exitplan_profile.name, exitplan_profile.source);
 
 	vmx_compute_controls(&profile_vmx_setup, &vc->caps, &vc->controls);
 	if (vc->controls.status != VMX_CONTROLS_OK) {
@@ -701,7 +698,7 @@ int vmm_run(const struct boot_info *bi)
 		return VMM_REFUSED;
 	}
 	vmx_print_gates(&vc->controls);
-	if (PROFILE_APIC_VIRTUAL) {
+	if (exitplan_profile.apic_virtual) {
 		/* The generator requires the timer; a CPU without it fails the controls above. */
 		if (!(vc->controls.field[VMX_PIN_BASED] & PIN_BASED_VMX_PREEMPTION_TIMER) ||
 		    !(vc->controls.field[VMX_EXIT] & VM_EXIT_SAVE_VMX_PREEMPTION_TIMER)) {
@@ -714,7 +711,7 @@ int vmm_run(const struct boot_info *bi)
 		       "(preemption_timer)\n",
 		       (unsigned long long)(rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_ADDR_MASK));
 	}
-	if (PROFILE_INTERRUPTS_DIRECT) {
+	if (exitplan_profile.interrupts_direct) {
 		/* The generator requires both; a CPU without them fails the controls above. */
 		if (!(vc->controls.field[VMX_PIN_BASED] & PIN_BASED_NMI_EXITING) ||
 		    !(vc->controls.field[VMX_PIN_BASED] & PIN_BASED_VMX_PREEMPTION_TIMER)) {
@@ -747,9 +744,9 @@ int vmm_run(const struct boot_info *bi)
 		ncpus = VM_MAX_VCPUS;
 	if (!vmx_vcpu_count(bi, ncpus, &n))
 		return VMM_REFUSED;
-	if (!sched_init(&vmx_sched, ncpus, n, PROFILE_SCHED_PAUSE_YIELD_AFTER))
+	if (!sched_init(&vmx_sched, ncpus, n, exitplan_profile.sched_pause_yield_after))
 		return VMM_ERROR;
-	vmx_sched.wake_granularity = PROFILE_SCHED_WAKE_GRANULARITY_TICKS;
+	vmx_sched.wake_granularity = exitplan_profile.sched_wake_granularity_ticks;
 	vmx_wake_preempt_option(bi);
 	if (!vmx_deadline_option(bi))
 		return VMM_REFUSED;
@@ -829,10 +826,10 @@ int vmm_run(const struct boot_info *bi)
 	if (n > ncpus)
 		printk("exitplan: scheduler: %u vCPUs on %u CPU%s (vCPU i on CPU i mod %u), slice %u "
 		       "ticks, wake granularity %u ticks, yield after %u plain PAUSE exits\n", n, ncpus,
-		       ncpus == 1 ? "" : "s", ncpus, (unsigned int)PROFILE_SCHED_SLICE_TICKS,
-		       (unsigned int)PROFILE_SCHED_WAKE_GRANULARITY_TICKS,
-		       (unsigned int)PROFILE_SCHED_PAUSE_YIELD_AFTER);
-	if (PROFILE_STATS_LEVEL >= STATS_TIMING) {
+		       ncpus == 1 ? "" : "s", ncpus, exitplan_profile.sched_slice_ticks,
+		       exitplan_profile.sched_wake_granularity_ticks,
+		       exitplan_profile.sched_pause_yield_after);
+	if (exitplan_profile.stats_level >= STATS_TIMING) {
 		/* What reading the TSC twice adds to every timed exit. */
 		uint64_t t = rdtsc();
 

@@ -19,6 +19,7 @@
 #define PROFILE_SOURCE_SHA256	"08ee61936764bf2d02ff46a7edd5899a8eb516d4b16bd3c61a009ef822bd95bf"
 
 /* Exit statistics (statistics: counts). */
+/* As runtime/vm/stats_level.h defines them, for the files compiled once. */
 #define STATS_OFF		0
 #define STATS_COUNTS		1
 #define STATS_TIMING		2

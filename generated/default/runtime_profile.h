@@ -19,6 +19,7 @@
 #define PROFILE_SOURCE_SHA256	"df0bca3234715dfef2e62529095b3acf615b8274b454b3d7ef0c9d62781a48e2"
 
 /* Exit statistics (statistics: counts). */
+/* As runtime/vm/stats_level.h defines them, for the files compiled once. */
 #define STATS_OFF		0
 #define STATS_COUNTS		1
 #define STATS_TIMING		2

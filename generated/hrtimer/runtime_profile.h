@@ -19,6 +19,7 @@
 #define PROFILE_SOURCE_SHA256	"8de2d60003420f5b81f3e208d9ed9e58c051cff45d37942742730372368a7ba6"
 
 /* Exit statistics (statistics: counts). */
+/* As runtime/vm/stats_level.h defines them, for the files compiled once. */
 #define STATS_OFF		0
 #define STATS_COUNTS		1
 #define STATS_TIMING		2

@@ -18,8 +18,12 @@
  */
 #include <stddef.h>
 
+#include "arch/vmx/exit_stats.h"
 #include "arch/vmx/policy.h"
+#include "arch/vmx/profile_values.h"
 #include "profile.h"
+#include "msr_policy.h"
+#include "runtime/vm/vmm.h"
 #include "arch/vmx/vmx_controls.h"
 #include "vmx_controls_bits.h"
 #include "vmx_features.h"
@@ -109,3 +113,34 @@ const struct io_port_range profile_io_grant_ranges[] = {
 };
 const unsigned int profile_io_grant_range_count =
 	sizeof(profile_io_grant_ranges) / sizeof(profile_io_grant_ranges[0]);
+
+/*
+ * The profile's values as data (arch/vmx/profile_values.h), for the files
+ * compiled once for every profile; the exit path's files fold the
+ * PROFILE_* macros instead.
+ */
+const struct exitplan_profile exitplan_profile = {
+	.name = PROFILE_NAME,
+	.source = PROFILE_SOURCE,
+	.stats_level = PROFILE_STATS_LEVEL,
+	.apic_virtual = PROFILE_APIC_VIRTUAL,
+	.apic_intercept_icr = PROFILE_APIC_INTERCEPT_ICR,
+	.interrupts_direct = PROFILE_INTERRUPTS_DIRECT,
+	.ple_gap = PROFILE_PLE_GAP,
+	.ple_window = PROFILE_PLE_WINDOW,
+	.preemption_timer_value = PROFILE_PREEMPTION_TIMER_VALUE,
+	.sched_slice_ticks = PROFILE_SCHED_SLICE_TICKS,
+	.sched_wake_granularity_ticks = PROFILE_SCHED_WAKE_GRANULARITY_TICKS,
+	.sched_pause_yield_after = PROFILE_SCHED_PAUSE_YIELD_AFTER,
+	.manual_msr_count = PROFILE_MANUAL_MSR_COUNT,
+	.gate_pause = -1,		/* no pause gate */
+};
+
+/* runtime/vm/vmm.h: so that the runtime needs no generated header of ours. */
+const char vmm_profile_name[] = PROFILE_NAME;
+const unsigned int vmm_stats_level = PROFILE_STATS_LEVEL;
+
+void profile_stats_claim_fast_keys(struct exit_stats *st)
+{
+	PROFILE_STATS_CLAIM_FAST_KEYS(st);
+}

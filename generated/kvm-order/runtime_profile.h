@@ -19,6 +19,7 @@
 #define PROFILE_SOURCE_SHA256	"e0836fdf0fc7d2b3f6f5dff044f53d50546eb1955a1fcc3ef04b5c1d27df0790"
 
 /* Exit statistics (statistics: counts). */
+/* As runtime/vm/stats_level.h defines them, for the files compiled once. */
 #define STATS_OFF		0
 #define STATS_COUNTS		1
 #define STATS_TIMING		2

@@ -11,6 +11,8 @@
 
 #include "msr_index.h"
 #include "msr_policy.h"
+#include "msr_switch.h"
+#include "arch/vmx/profile_values.h"
 #include "arch/vmx/policy.h"
 
 const struct msr_bitmap_rule profile_msr_bitmap_rules[] = {
@@ -83,3 +85,23 @@ const unsigned int profile_msr_bitmap_rule_count =
 /* No MSR is switched through the MSR-load lists; one element keeps C happy. */
 const uint32_t profile_msr_load_list[1] = { 0 };
 const unsigned int profile_msr_load_list_count = PROFILE_MSR_LOAD_LIST_COUNT;
+
+/*
+ * arch/vmx/manual_msrs.h's switching as calls, for the files compiled
+ * once for every profile (arch/vmx/profile_values.h): they switch once
+ * per turn or per vCPU, the exit path (exit.c, msr.c) inlines it.
+ */
+void profile_msrs_on_exit_call(struct vcpu *vcpu)
+{
+	profile_msrs_on_exit(vcpu);
+}
+
+void profile_msrs_before_entry_call(struct vcpu *vcpu)
+{
+	profile_msrs_before_entry(vcpu);
+}
+
+int profile_msr_manual_slot_call(const struct vcpu *vcpu, uint32_t msr)
+{
+	return profile_msr_manual_slot(vcpu, msr);
+}

@@ -19,6 +19,7 @@
 #define PROFILE_SOURCE_SHA256	"2c96c9b8279e421b7e25dd5833ac2e6f36cff7f783a6f870e442c79cedd12a58"
 
 /* Exit statistics (statistics: counts). */
+/* As runtime/vm/stats_level.h defines them, for the files compiled once. */
 #define STATS_OFF		0
 #define STATS_COUNTS		1
 #define STATS_TIMING		2

@@ -19,6 +19,7 @@
 #define PROFILE_SOURCE_SHA256	"ca12cf5fa386e8360ddbb6b979a383d39a28edbef1f52e33daca2242f8e8f9fa"
 
 /* Exit statistics (statistics: counts). */
+/* As runtime/vm/stats_level.h defines them, for the files compiled once. */
 #define STATS_OFF		0
 #define STATS_COUNTS		1
 #define STATS_TIMING		2

@@ -19,6 +19,7 @@
 #define PROFILE_SOURCE_SHA256	"7b12c1191d37c8f5850fe20d5dc343a1ace369e3393b3ca6b89c52540f03fdf3"
 
 /* Exit statistics (statistics: counts). */
+/* As runtime/vm/stats_level.h defines them, for the files compiled once. */
 #define STATS_OFF		0
 #define STATS_COUNTS		1
 #define STATS_TIMING		2

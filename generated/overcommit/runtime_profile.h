@@ -19,6 +19,7 @@
 #define PROFILE_SOURCE_SHA256	"ffdd131414dc06dfb57e1b571e5d5d2e3f5cd3da4990531ad3a4ecb94ecc7c35"
 
 /* Exit statistics (statistics: counts). */
+/* As runtime/vm/stats_level.h defines them, for the files compiled once. */
 #define STATS_OFF		0
 #define STATS_COUNTS		1
 #define STATS_TIMING		2

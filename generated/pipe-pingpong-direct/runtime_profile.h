@@ -19,6 +19,7 @@
 #define PROFILE_SOURCE_SHA256	"874d1dff4655bd564426d5b7e73f3aac95db2405648ca1bc2cf937699306f476"
 
 /* Exit statistics (statistics: counts). */
+/* As runtime/vm/stats_level.h defines them, for the files compiled once. */
 #define STATS_OFF		0
 #define STATS_COUNTS		1
 #define STATS_TIMING		2

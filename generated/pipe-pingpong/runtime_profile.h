@@ -19,6 +19,7 @@
 #define PROFILE_SOURCE_SHA256	"96536b6ea856e46ef64f476d4ec1de0483930a91c5146f8448ea10e907e9d3c1"
 
 /* Exit statistics (statistics: counts). */
+/* As runtime/vm/stats_level.h defines them, for the files compiled once. */
 #define STATS_OFF		0
 #define STATS_COUNTS		1
 #define STATS_TIMING		2

@@ -19,6 +19,7 @@
 #define PROFILE_SOURCE_SHA256	"9decb624c6c79f2a5d2fe0165cead985cccfc1bfa420a327cdbe6d4df74a83c0"
 
 /* Exit statistics (statistics: counts). */
+/* As runtime/vm/stats_level.h defines them, for the files compiled once. */
 #define STATS_OFF		0
 #define STATS_COUNTS		1
 #define STATS_TIMING		2

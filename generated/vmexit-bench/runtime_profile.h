@@ -19,6 +19,7 @@
 #define PROFILE_SOURCE_SHA256	"d2c587c41ce3a183fbc673e4248e28fdcd964eb0118c272915f691e371f05c05"
 
 /* Exit statistics (statistics: off). */
+/* As runtime/vm/stats_level.h defines them, for the files compiled once. */
 #define STATS_OFF		0
 #define STATS_COUNTS		1
 #define STATS_TIMING		2

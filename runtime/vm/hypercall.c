@@ -8,7 +8,8 @@
 #include "runtime/host/compiler.h"
 #include "runtime/host/console.h"
 #include "runtime/vm/hypercall.h"
-#include "runtime_profile.h"
+#include "runtime/vm/stats_level.h"
+#include "runtime/vm/vmm.h"		/* vmm_stats_level */
 #include "lib/string.h"
 
 /* PUTS's length: what it prints of the guest's, at most HYPERCALL_PUTS_MAX. */
@@ -38,7 +39,7 @@ static int64_t hc_puts(const struct hypercall_call *call)
 
 static int64_t hc_stats_read(const struct hypercall_call *call, uint64_t reason)
 {
-	if (PROFILE_STATS_LEVEL == STATS_OFF)
+	if (vmm_stats_level == STATS_OFF)
 		return HYPERCALL_ENOSYS;
 	if (reason >= call->nr_exit_counts)
 		return HYPERCALL_EINVAL;
@@ -48,7 +49,7 @@ static int64_t hc_stats_read(const struct hypercall_call *call, uint64_t reason)
 
 static int64_t hc_stats_reset(struct hypercall_result *r)
 {
-	if (PROFILE_STATS_LEVEL == STATS_OFF)
+	if (vmm_stats_level == STATS_OFF)
 		return HYPERCALL_ENOSYS;
 	r->stats_reset = true;
 	return 0;

@@ -50,13 +50,13 @@ def test_exit_keeps_interrupt_exiting(out, profile):
 
 
 def test_runtime_table_marks_the_waived_control(out):
-    """vmx_runtime_controls_ok() skips it under PROFILE_INTERRUPTS_DIRECT only."""
+    """vmx_runtime_controls_ok() skips it under interrupts: direct only."""
     c = (out / "common" / "runtime_controls.c").read_text()
     req = c.split("vmx_runtime_required_controls[] = {")[1].split("};")[0]
     waived = re.findall(r"\{ VMX_\w+, (\w+), \"[^\"]*\", true \}", req)
     assert waived == ["PIN_BASED_EXTERNAL_INTERRUPT_EXITING"], req
     caps = (ROOT / "arch" / "vmx" / "vmx_caps.c").read_text()
-    assert "c->unless_interrupts_direct && PROFILE_INTERRUPTS_DIRECT" in caps
+    assert "c->unless_interrupts_direct && exitplan_profile.interrupts_direct" in caps
 
 
 def test_explain_says_which_exits_go():

@@ -15,7 +15,7 @@ RUNTIME_MK = REPO / "runtime" / "runtime.mk"
 PROFILE_HEADERS = ("profile.h", "runtime_profile.h", "msr_policy.h", "msr_switch.h")
 # At most this many files compiled for each profile after the first
 # (80 before issue 26; its goal is 15).
-MAX_PER_PROFILE = 26
+MAX_PER_PROFILE = 15
 
 
 def per_profile_srcs():
