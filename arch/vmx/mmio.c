@@ -23,7 +23,7 @@
 #include "lib/string.h"
 #include "vmcs_fields.h"
 #include "arch/vmx/vcpu_arch.h"
-#include "arch/vmx/profile_values.h"
+#include "profile.h"		/* generated per profile: PROFILE_APIC_VIRTUAL */
 #include "arch/vmx/vcpu_stop.h"
 #include "arch/vmx/events.h"
 #include "arch/vmx/vcpu_regs.h"
@@ -119,7 +119,7 @@ static enum vmx_exit_action phys_access(struct vcpu *vcpu, uint64_t gpa, unsigne
 	unsigned int offset = gpa & (PAGE_SIZE - 1);
 
 	if ((gpa & ~(uint64_t)(PAGE_SIZE - 1)) == vmx_xapic_page()) {
-		if (exitplan_profile.apic_virtual)
+		if (PROFILE_APIC_VIRTUAL)
 			return write ? vmx_vlapic_mmio_write(vcpu, offset, size, (uint32_t)*v)
 				     : vmx_vlapic_mmio_read(vcpu, offset, size, v);
 		if (write)
@@ -1013,7 +1013,7 @@ bool vmx_xapic_store_fast(struct vcpu *vcpu, uint64_t gpa, enum vmx_exit_action 
 	 * is to be put back.
 	 */
 	vmx_advance_rip(st.len);
-	if (exitplan_profile.apic_virtual)
+	if (PROFILE_APIC_VIRTUAL)
 		*act = vmx_vlapic_mmio_write(vcpu, offset, 4, v);
 	else
 		*act = vmx_xapic_write(vcpu, offset, v, 4);
