@@ -21,38 +21,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct vcpu;
-
 /*
- * The values are the stub's (exit.c checks them): RESUME is 0, so that
- * the one CMPQ of the action and nmi_pending finds "resume, no NMI"; a
- * stop or a switch is returned as it is, as vmx_enter_guest()'s result
- * (VMX_ENTER_STOPPED, VMX_ENTER_SWITCHED in vcpu_asm.h; 2 is
- * VMX_ENTER_VMFAIL, no action).
+ * The exit actions, vmx_dispatch_exit() and handle_unexpected_exit():
+ * the generated code's side of this contract, in its interface header.
  */
-enum vmx_exit_action {
-	VMX_EXIT_RESUME = 0,	/* VMRESUME the guest */
-	VMX_EXIT_STOP = 1,	/* stop this guest; the report is printed */
-	/*
-	 * Leave the guest for the run loop: the scheduler gave this CPU to
-	 * another vCPU (arch/vmx/vcpu_switch.c).  Taken like a stop by the
-	 * stub -- every guest register saved -- but the vCPU lives on.
-	 */
-	VMX_EXIT_SWITCH = 3,
-};
-
-typedef enum vmx_exit_action (*vmx_exit_handler_t)(struct vcpu *vcpu);
-
-/* Generated per profile (generated/PROFILE/exit_dispatch.c). */
-enum vmx_exit_action vmx_dispatch_exit(struct vcpu *vcpu, uint16_t basic_reason);
-
-/*
- * Hand-written (vcpu_stop.c): every reason the dispatch has no handler for,
- * including those above the highest reason the SDM defines, and a failed
- * VM entry (bit 31 set, reported as such).  Prints the exit information
- * and VMCS state, and stops the guest.  Never skips.
- */
-enum vmx_exit_action handle_unexpected_exit(struct vcpu *vcpu, uint16_t basic_reason);
+#include "arch/vmx/generated_api.h"
 
 /* exit_entry.S */
 int vmx_enter_guest(struct vcpu *vcpu, bool resume);

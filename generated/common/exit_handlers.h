@@ -8,14 +8,29 @@
 
 /*
  * The runtime's exit handlers (spec/handlers.yaml).  A reason not listed
- * goes to handle_unexpected_exit() (arch/vmx/exit.h).
+ * goes to handle_unexpected_exit() (arch/vmx/generated_api.h).
  */
 #ifndef EXITPLAN_GEN_EXIT_HANDLERS_H
 #define EXITPLAN_GEN_EXIT_HANDLERS_H
 
 #include <stdint.h>
 
-#include "arch/vmx/exit.h"
+/*
+ * The CPUID fast handler (generated per profile, cpuid_fast.c): the
+ * answers of the leaves a profile lists in fast.cpuid_leaves, taken at
+ * boot from the general handler's answer, cpuid_answer() (arch/vmx/
+ * cpuid.c), so whatever it hides or changes stays so.  Only the leaves of
+ * spec/handlers.yaml's cpuid_fast_leaves may be listed: their answer
+ * depends on neither ECX nor the guest.
+ */
+#define CPUID_FAST_LEAVES_MAX	9
+
+struct cpuid_regs {
+	uint32_t eax, ebx, ecx, edx;
+};
+
+/* After struct cpuid_regs: the interface header's vcpu.h needs it and reads this file. */
+#include "arch/vmx/generated_api.h"
 #include "vmx_exit_reasons.h"
 
 struct vcpu;
@@ -47,20 +62,6 @@ enum vmx_exit_action handle_ept_misconfig(struct vcpu *vcpu);
 enum vmx_exit_action handle_preemption_timer(struct vcpu *vcpu);
 enum vmx_exit_action handle_wbinvd(struct vcpu *vcpu);
 enum vmx_exit_action handle_xsetbv(struct vcpu *vcpu);
-
-/*
- * The CPUID fast handler (generated per profile, cpuid_fast.c): the
- * answers of the leaves a profile lists in fast.cpuid_leaves, taken at
- * boot from the general handler's answer, cpuid_answer() (arch/vmx/
- * cpuid.c), so whatever it hides or changes stays so.  Only the leaves of
- * spec/handlers.yaml's cpuid_fast_leaves may be listed: their answer
- * depends on neither ECX nor the guest.
- */
-#define CPUID_FAST_LEAVES_MAX	9
-
-struct cpuid_regs {
-	uint32_t eax, ebx, ecx, edx;
-};
 
 void cpuid_answer(struct vcpu *vcpu, uint32_t leaf, uint32_t subleaf, struct cpuid_regs *out);
 void cpuid_fast_init(struct vcpu *vcpu);

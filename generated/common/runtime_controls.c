@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch/vmx/vmx_controls.h"
+#include "arch/vmx/generated_api.h"
 #include "vmx_controls_bits.h"
 
 const struct vmx_runtime_control vmx_runtime_required_controls[] = {

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/vmx/vmx_controls.h"
+#include "arch/vmx/generated_api.h"
 #include "vmx_controls_bits.h"
 #include "vmx_features.h"
 

@@ -13,8 +13,8 @@
  */
 #include <stdint.h>
 
-#include "arch/vmx/exit.h"
 #include "exit_handlers.h"
+#include "arch/vmx/generated_api.h"
 
 void cpuid_fast_init(struct vcpu *vcpu)
 {

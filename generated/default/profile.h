@@ -19,11 +19,9 @@
 #ifndef EXITPLAN_GEN_PROFILE_PROFILE_H
 #define EXITPLAN_GEN_PROFILE_PROFILE_H
 
-#include "arch/vmx/exit.h"
-#include "arch/vmx/policy.h"
 #include "runtime_profile.h"	/* the name, the source, the statistics level */
-#include "arch/vmx/vmx_controls.h"
 #include "vmx_exit_reasons.h"
+#include "arch/vmx/generated_api.h"
 
 /*
  * The handlers' breakdowns (arch/vmx/exit_stats.h), when the profile

@@ -23,7 +23,10 @@
 /* This profile switches no MSR by hand: the functions do nothing. */
 #define PROFILE_MANUAL_MSRS(X)
 
-/* The code, the same for every profile. */
-#include "arch/vmx/manual_msrs.h"
+/*
+ * The code, the same for every profile: the interface header gives it
+ * to a file that has defined PROFILE_MANUAL_MSRS (arch/vmx/manual_msrs.h).
+ */
+#include "arch/vmx/generated_api.h"
 
 #endif /* EXITPLAN_GEN_PROFILE_MSR_SWITCH_H */

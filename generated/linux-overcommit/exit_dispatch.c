@@ -12,12 +12,10 @@
  */
 #include <stdint.h>
 
-#include "arch/vmx/exit.h"
 #include "exit_handlers.h"
-#include "runtime/host/nospec.h"
 #include "profile.h"
-#include "arch/vmx/vcpu.h"
 #include "vmx_exit_reasons.h"
+#include "arch/vmx/generated_api.h"
 
 enum vmx_exit_action vmx_dispatch_exit(struct vcpu *vcpu, uint16_t basic_reason)
 {

@@ -40,7 +40,10 @@
 	X(IA32_EFER, MSR_IA32_EFER, PROFILE_SWITCHED_IA32_EFER, \
 	  PROFILE_GATE_EFER, PROFILE_GATE_EFER_MANUAL, 0)
 
-/* The code, the same for every profile. */
-#include "arch/vmx/manual_msrs.h"
+/*
+ * The code, the same for every profile: the interface header gives it
+ * to a file that has defined PROFILE_MANUAL_MSRS (arch/vmx/manual_msrs.h).
+ */
+#include "arch/vmx/generated_api.h"
 
 #endif /* EXITPLAN_GEN_PROFILE_MSR_SWITCH_H */

@@ -12,8 +12,7 @@
 #include "msr_index.h"
 #include "msr_policy.h"
 #include "msr_switch.h"
-#include "arch/vmx/profile_values.h"
-#include "arch/vmx/policy.h"
+#include "arch/vmx/generated_api.h"
 
 const struct msr_bitmap_rule profile_msr_bitmap_rules[] = {
 	/* msrs.IA32_X2APIC: trap */

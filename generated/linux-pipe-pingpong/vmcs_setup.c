@@ -18,15 +18,11 @@
  */
 #include <stddef.h>
 
-#include "arch/vmx/exit_stats.h"
-#include "arch/vmx/policy.h"
-#include "arch/vmx/profile_values.h"
 #include "profile.h"
 #include "msr_policy.h"
-#include "runtime/vm/vmm.h"
-#include "arch/vmx/vmx_controls.h"
 #include "vmx_controls_bits.h"
 #include "vmx_features.h"
+#include "arch/vmx/generated_api.h"
 
 _Static_assert(PROFILE_GATE_COUNT <= VMX_MAX_GATES, "more gates than struct vmx_controls records");
 

@@ -19,8 +19,8 @@
 
 #include <stdint.h>
 
-#include "arch/vmx/policy.h"
 #include "msr_table.h"
+#include "arch/vmx/generated_api.h"
 
 /* Slots in struct profile_msr_state of the MSRs switched by hand. */
 enum profile_manual_msr {

@@ -20,12 +20,10 @@
 #include <stdint.h>
 
 #include "arch_bits.h"
-#include "arch/vmx/exit.h"
 #include "exit_handlers.h"
 #include "profile.h"
-#include "arch/vmx/vcpu.h"
-#include "arch/vmx/vcpu_arch.h"
-#include "arch/vmx/vcpu_regs.h"
+#define GENERATED_API_FAST_HANDLERS	/* vmx_skip_instruction() */
+#include "arch/vmx/generated_api.h"
 
 /* Called once per vCPU after its controls are set (vmx.c). */
 void cpuid_fast_init(struct vcpu *vcpu)

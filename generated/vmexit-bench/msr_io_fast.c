@@ -18,14 +18,11 @@
 #include <stdint.h>
 
 #include "arch_bits.h"
-#include "arch/vmx/exit.h"
 #include "exit_handlers.h"
 #include "msr_index.h"
-#include "arch/vmx/msr_io_fast.h"
 #include "profile.h"
-#include "arch/vmx/vcpu.h"
-#include "arch/vmx/vcpu_arch.h"
-#include "arch/vmx/vcpu_regs.h"
+#define GENERATED_API_FAST_HANDLERS	/* the answers, vmx_skip_instruction() */
+#include "arch/vmx/generated_api.h"
 
 enum vmx_exit_action handle_msr_read_fast(struct vcpu *vcpu)
 {

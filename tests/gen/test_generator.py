@@ -232,7 +232,8 @@ def test_efer_passthrough_saves_on_exit(write_profile, tmp_path):
 
 def test_msr_switch_lists_only_what_differs(fresh, write_profile, tmp_path):
     """msr_switch.h holds the profile's MSRs, not code: the switching code is
-    arch/vmx/manual_msrs.h.  Several MSRs, gated or not, saved or not, make
+    arch/vmx/manual_msrs.h, which it gets through the interface header
+    arch/vmx/generated_api.h.  Several MSRs, gated or not, saved or not, make
     one X() list that compiles, and a profile without manual MSRs an empty
     one."""
     path = write_profile("twomsrs", "MSR_WRITE: 1",
@@ -250,7 +251,7 @@ def test_msr_switch_lists_only_what_differs(fresh, write_profile, tmp_path):
     assert by_name["IA32_LSTAR"][3:6] == ("-1", "0", "0")     # writes exit
     assert by_name["IA32_EFER"][3:6] == ("PROFILE_GATE_EFER", "PROFILE_GATE_EFER_MANUAL", "0")
     assert [x[6] for x in xs] == [" \\"] * (len(xs) - 1) + [""]
-    assert "static inline" not in sw and '#include "arch/vmx/manual_msrs.h"' in sw
+    assert "static inline" not in sw and '#include "arch/vmx/generated_api.h"' in sw
     compile_profile(tmp_path / "out", "twomsrs")
 
     none = read(fresh, "hrtimer", "msr_switch.h")
