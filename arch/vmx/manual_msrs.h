@@ -2,9 +2,9 @@
 /*
  * Switching MSRs by hand (the `manual` MSR mechanism): the code every
  * profile shares.  The generated msr_switch.h says which MSRs a profile
- * switches this way and includes this header after defining
- * PROFILE_MANUAL_MSRS(X), one X(NAME, INDEX, SWITCHED, GATE, MANUAL, SAVE)
- * per MSR:
+ * switches this way and gets this header through the interface header
+ * (arch/vmx/generated_api.h) after defining PROFILE_MANUAL_MSRS(X), one
+ * X(NAME, INDEX, SWITCHED, GATE, MANUAL, SAVE) per MSR:
  *   NAME      its spec/msrs.yaml name; its slot in struct profile_msr_state
  *             is PROFILE_MANUAL_MSR_<NAME> (msr_policy.h)
  *   INDEX     its MSR_* index
