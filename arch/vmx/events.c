@@ -222,8 +222,9 @@ bool vmx_storm_defer(struct vcpu *vcpu, uint64_t period)
 }
 
 /*
- * vmx_inject_pending(), and with @alone vmx_inject_alone(): @fresh is the
- * one vector queued, so it is the highest and none is left after it.
+ * vmx_inject_pending(), and with @alone vmx_inject_alone(): @fresh is to
+ * go in where none is queued, so it is the highest; it is queued in the
+ * IRR only when it cannot go in now.
  */
 static __always_inline bool inject_pending(struct vcpu *vcpu, int fresh, bool alone, bool oneshot)
 {
@@ -231,14 +232,14 @@ static __always_inline bool inject_pending(struct vcpu *vcpu, int fresh, bool al
 	uint64_t period;
 	int vector;
 
-	if (!a->irq_pending)
+	if (!alone && !a->irq_pending)
 		return false;
 	if (a->storm_hold_until && rdtsc() < a->storm_hold_until)
-		return false;
+		goto held;
 	if (!vmx_guest_interruptible() ||
 	    (vmcs_read32(VM_ENTRY_INTR_INFO_FIELD) & INTR_INFO_VALID)) {
 		vmx_set_intr_window(vcpu, true);
-		return false;
+		goto held;
 	}
 	vector = alone ? fresh : irr_highest(a);
 	if (vector == a->pit_storm_vector && a->pit_storm_period)
@@ -246,13 +247,15 @@ static __always_inline bool inject_pending(struct vcpu *vcpu, int fresh, bool al
 	else
 		period = oneshot ? 0 : storm_period(vector);
 	if (storm_defer(vcpu, period))
-		return false;
+		goto held;
 	vmcs_write(VM_ENTRY_INTR_INFO_FIELD,
 		   INTR_INFO_VALID | INTR_INFO_TYPE_EXT_INTR | (uint32_t)vector);
 	/* An interrupt wakes a halted guest (Bochs may have left it in HLT). */
 	vmcs_write(GUEST_ACTIVITY_STATE, GUEST_ACTIVITY_ACTIVE);
-	a->irr[vector / 64] &= ~(1ull << (vector % 64));
-	a->irq_pending = !alone && (a->irr[0] | a->irr[1] | a->irr[2] | a->irr[3]);
+	if (!alone) {
+		a->irr[vector / 64] &= ~(1ull << (vector % 64));
+		a->irq_pending = a->irr[0] | a->irr[1] | a->irr[2] | a->irr[3];
+	}
 	/*
 	 * Acknowledge-on-exit moved the vector to the APIC's ISR when it
 	 * arrived, so its IRR could latch it again meanwhile; on the CPU the
@@ -269,6 +272,13 @@ static __always_inline bool inject_pending(struct vcpu *vcpu, int fresh, bool al
 	/* More queued: the window exit after this one's delivery injects the next. */
 	vmx_set_intr_window(vcpu, a->irq_pending);
 	return true;
+held:
+	/* Not now: it waits in the IRR for the window, or the hold's end. */
+	if (alone) {
+		a->irr[fresh / 64] |= 1ull << (fresh % 64);
+		a->irq_pending = true;
+	}
+	return false;
 }
 
 bool vmx_inject_pending(struct vcpu *vcpu, int fresh)

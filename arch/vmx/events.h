@@ -27,10 +27,11 @@ void vmx_inject_exception(struct vcpu *vcpu, unsigned int vector, bool has_error
  */
 bool vmx_inject_pending(struct vcpu *vcpu, int fresh);
 /*
- * The same for @vector just queued where none was (irq_pending was
- * clear): it is the highest without a look.  @oneshot: its source
- * interrupts only when re-armed (the TSC deadline), never a storm's, so
- * the LVT timer is not read for its period.
+ * The same for @vector where none is queued (irq_pending clear): it is
+ * the highest without a look, and queued in the IRR only if it cannot go
+ * in now.  @oneshot: its source interrupts only when re-armed (the TSC
+ * deadline), never a storm's, so the LVT timer is not read for its
+ * period.
  */
 bool vmx_inject_alone(struct vcpu *vcpu, uint8_t vector, bool oneshot);
 /*
@@ -53,14 +54,15 @@ static inline void vmx_queue_irq(struct vcpu *vcpu, uint8_t vector, bool oneshot
 {
 	struct vcpu_arch_state *a = vcpu->arch;
 	uint64_t bit = 1ull << (vector % 64);
-	bool alone = !a->irq_pending, queued = a->irr[vector / 64] & bit;
+	bool queued;
 
-	a->irr[vector / 64] |= bit;
-	a->irq_pending = true;
-	if (alone)
+	if (!a->irq_pending) {
 		vmx_inject_alone(vcpu, vector, oneshot);
-	else
-		vmx_inject_pending(vcpu, queued ? -1 : vector);
+		return;
+	}
+	queued = a->irr[vector / 64] & bit;
+	a->irr[vector / 64] |= bit;
+	vmx_inject_pending(vcpu, queued ? -1 : vector);
 }
 
 /*
