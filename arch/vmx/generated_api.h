@@ -65,7 +65,6 @@ enum vmx_exit_action handle_unexpected_exit(struct vcpu *vcpu, uint16_t basic_re
 
 /* Defined by the generated vmcs_setup.c; declared for the runtime in runtime/vm/vmm.h. */
 extern const char vmm_profile_name[];
-extern const unsigned int vmm_stats_level;
 
 #include "runtime/host/nospec.h"	/* array_index_nospec(): the dispatch's table */
 #include "arch/vmx/policy.h"		/* struct msr_bitmap_rule, io_port_range */

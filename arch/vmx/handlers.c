@@ -194,8 +194,9 @@ static noinline enum vmx_exit_action vmcall_dispatch(struct vcpu *vcpu)
 	struct hypercall_call call = {
 		.nr = r->rax,
 		.arg = { r->rbx, r->rcx, r->rdx, r->rsi },
-		.exit_counts = vcpu->stats.count,
-		.nr_exit_counts = EXIT_STATS_SLOTS,
+		/* None where the profile keeps no statistics: its hypercalls say ENOSYS. */
+		.exit_counts = VCPU_STATS_COUNTING ? vcpu->stats.count : NULL,
+		.nr_exit_counts = VCPU_STATS_COUNTING ? EXIT_STATS_SLOTS : 0,
 	};
 	struct hypercall_result res;
 	char buf[HYPERCALL_PUTS_MAX];

@@ -201,7 +201,6 @@ const struct exitplan_profile exitplan_profile = {
 
 /* runtime/vm/vmm.h: so that the runtime needs no generated header of ours. */
 const char vmm_profile_name[] = PROFILE_NAME;
-const unsigned int vmm_stats_level = PROFILE_STATS_LEVEL;
 
 void profile_stats_claim_fast_keys(struct exit_stats *st)
 {

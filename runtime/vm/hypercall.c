@@ -8,8 +8,6 @@
 #include "runtime/host/compiler.h"
 #include "runtime/host/console.h"
 #include "runtime/vm/hypercall.h"
-#include "runtime/vm/stats_level.h"
-#include "runtime/vm/vmm.h"		/* vmm_stats_level */
 #include "lib/string.h"
 
 /* PUTS's length: what it prints of the guest's, at most HYPERCALL_PUTS_MAX. */
@@ -39,7 +37,7 @@ static int64_t hc_puts(const struct hypercall_call *call)
 
 static int64_t hc_stats_read(const struct hypercall_call *call, uint64_t reason)
 {
-	if (vmm_stats_level == STATS_OFF)
+	if (!call->exit_counts)
 		return HYPERCALL_ENOSYS;
 	if (reason >= call->nr_exit_counts)
 		return HYPERCALL_EINVAL;
@@ -47,9 +45,9 @@ static int64_t hc_stats_read(const struct hypercall_call *call, uint64_t reason)
 	return (int64_t)call->exit_counts[reason];
 }
 
-static int64_t hc_stats_reset(struct hypercall_result *r)
+static int64_t hc_stats_reset(const struct hypercall_call *call, struct hypercall_result *r)
 {
-	if (vmm_stats_level == STATS_OFF)
+	if (!call->exit_counts)
 		return HYPERCALL_ENOSYS;
 	r->stats_reset = true;
 	return 0;
@@ -79,7 +77,7 @@ struct hypercall_result hypercall_dispatch(const struct hypercall_call *call)
 		r.value = hc_stats_read(call, a0);
 		break;
 	case HYPERCALL_STATS_RESET:
-		r.value = hc_stats_reset(&r);
+		r.value = hc_stats_reset(call, &r);
 		break;
 	default:
 		r.value = HYPERCALL_ENOSYS;

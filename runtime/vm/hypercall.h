@@ -24,7 +24,8 @@
  * and no struct vcpu and call nothing of the VMM:
  * - @guest: the guest memory hypercall_guest_read() named, read by the
  *   VMM through the guest's paging; NULL when that read failed;
- * - @exit_counts: the vCPU's exit counts by exit reason (the statistics).
+ * - @exit_counts: the vCPU's exit counts by exit reason (the statistics);
+ *   NULL where the profile keeps none (STATS_READ, STATS_RESET: ENOSYS).
  */
 struct hypercall_call {
 	uint64_t nr;			/* RAX */

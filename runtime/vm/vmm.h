@@ -30,8 +30,6 @@ int vmm_run(const struct boot_info *bi);
 
 /* The profile the hypervisor was built for (profiles/NAME.yaml), for the banner. */
 extern const char vmm_profile_name[];
-/* Its exit statistics level (runtime/vm/stats_level.h), for the statistics hypercalls. */
-extern const unsigned int vmm_stats_level;
 
 
 #endif /* EXITPLAN_VMM_H */
