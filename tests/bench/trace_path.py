@@ -22,7 +22,6 @@ tool: its run enables the magic breakpoint, which no test does
 import argparse
 import bisect
 import collections
-import os
 import re
 import subprocess
 import sys
@@ -114,15 +113,9 @@ def boot(profile: str, kind: str, steps: int, cpu: str, guest_args: str,
     iso = bootlib.build_iso(hv, guest, out / "trace.iso", "", f"trace={kind} {guest_args}".strip())
     rc = out / "trace.rc"
     rc.write_text(f"c\ntrace on\ns {steps}\nquit\n")
-    env = dict(os.environ, RUN_BOCHS_RC=str(rc), RUN_BOCHS_MAGIC_BREAK="1")
-    serial = out / "trace.serial"
-    p = subprocess.run([str(REPO / "tests" / "boot" / "run-bochs.sh"), str(iso), cpu, str(serial),
-                        "900"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True)
-    if p.returncode not in (0, 124):
-        raise SystemExit(f"run-bochs.sh failed:\n{p.stdout}")
-    stdout = (out / "trace.stdout").read_text(errors="replace")
-    return hv, serial.read_text(errors="replace"), stdout
+    r = bootlib.run_bochs(iso, cpu, out / "trace.serial", timeout=900,
+                          env={"RUN_BOCHS_RC": str(rc), "RUN_BOCHS_MAGIC_BREAK": "1"})
+    return hv, r.serial, (out / "trace.stdout").read_text(errors="replace")
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -34,7 +34,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import e9filter
 
@@ -340,17 +340,20 @@ def read_result(emulator: str, cpu: str, serial: Path, log: Optional[Path] = Non
 
 
 def run_bochs(iso: Path, cpu: str = DEFAULT_CPU, serial: Optional[Path] = None,
-              timeout: int = BOOT_TIMEOUT, ncpu: int = 1, megs: int = 0) -> BootResult:
+              timeout: int = BOOT_TIMEOUT, ncpu: int = 1, megs: int = 0,
+              env: Optional[Dict[str, str]] = None) -> BootResult:
     """Boot iso in Bochs with the given CPU model; COM1 to serial
     (default: beside the ISO), bochs.log beside it; megs: the RAM in MiB
-    (run-bochs.sh's default if 0)."""
+    (run-bochs.sh's default if 0); env: more of run-bochs.sh's variables
+    (RUN_BOCHS_RC, RUN_BOCHS_MAGIC_BREAK: tests/bench/trace_path.py)."""
     iso = Path(iso)
     serial = Path(serial) if serial else iso.with_name(f"{iso.stem}-{cpu}.serial")
     serial.parent.mkdir(parents=True, exist_ok=True)
     p = timed_run([str(BOOT_DIR / "run-bochs.sh"), str(iso), cpu, str(serial),
                 str(timeout), str(ncpu)],
                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-               env=dict(os.environ, BOCHS_MEGS=str(megs)) if megs else None)
+               env=dict(os.environ, **(env or {}), **({"BOCHS_MEGS": str(megs)} if megs else {}))
+               if megs or env else None)
     if p.returncode not in (0, 124):
         raise BootError(f"run-bochs.sh failed ({p.returncode}):\n{p.stdout}")
     log = serial.with_name(serial.name[:-len(".serial")] + ".bochs.log") \
