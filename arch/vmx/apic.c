@@ -103,6 +103,12 @@ static void send_ipi(uint32_t apic_id, uint32_t icr)
 	}
 }
 
+/* A fixed self IPI of @vector, on the APIC the guest owns. */
+static void send_self_ipi(uint8_t vector)
+{
+	send_ipi(0, APIC_ICR_SHORTHAND_SELF | APIC_ICR_DELIVERY_MODE_FIXED | vector);
+}
+
 /*
  * The host's NMIs (kicks, wake-ups) sent to each CPU and not yet taken
  * there.  An NMI carries no sender, and where the guest owns its CPU's
@@ -185,21 +191,23 @@ void vmx_nmi_unblock(void)
  * with the rest by TPR and ISR, and the guest's EOI ends it there, as it
  * ends every other; else it is injected (events.c).
  */
-void vmx_deliver_apic_irq(struct vcpu *vcpu, uint8_t vector)
+static __always_inline void deliver_apic_irq(struct vcpu *vcpu, uint8_t vector, bool oneshot)
 {
 	if (PROFILE_INTERRUPTS_DIRECT)
-		send_ipi(0, APIC_ICR_SHORTHAND_SELF | APIC_ICR_DELIVERY_MODE_FIXED | vector);
+		send_self_ipi(vector);
 	else
-		vmx_deliver_irq(vcpu, vector);
+		vmx_queue_irq(vcpu, vector, oneshot);
+}
+
+void vmx_deliver_apic_irq(struct vcpu *vcpu, uint8_t vector)
+{
+	deliver_apic_irq(vcpu, vector, false);
 }
 
 /* The same for the emulated TSC deadline's vector: a one-shot (events.c). */
 void vmx_deliver_apic_oneshot_irq(struct vcpu *vcpu, uint8_t vector)
 {
-	if (PROFILE_INTERRUPTS_DIRECT)
-		send_ipi(0, APIC_ICR_SHORTHAND_SELF | APIC_ICR_DELIVERY_MODE_FIXED | vector);
-	else
-		vmx_deliver_oneshot_irq(vcpu, vector);
+	deliver_apic_irq(vcpu, vector, true);
 }
 
 /*
@@ -224,7 +232,7 @@ void vmx_kick_nmi(unsigned int cpu)
  */
 void vmx_apic_flag_illegal_vector(uint8_t vector)
 {
-	send_ipi(0, APIC_ICR_SHORTHAND_SELF | APIC_ICR_DELIVERY_MODE_FIXED | vector);
+	send_self_ipi(vector);
 }
 
 /*
